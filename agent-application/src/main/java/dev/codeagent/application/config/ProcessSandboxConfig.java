@@ -1,0 +1,16 @@
+package dev.codeagent.application.config;
+
+/**
+ * Settings of the process tier.
+ *
+ * @param python the Python interpreter binary, or null to find one on the PATH (resolving shims)
+ * @param node the Node.js binary, or null to find one
+ * @param bash the Bash binary, or null to find one
+ * @param workRoot where private work directories are made, or null for the system temp directory
+ */
+public record ProcessSandboxConfig(String python, String node, String bash, String workRoot) {
+
+    public static ProcessSandboxConfig defaults() {
+        return new ProcessSandboxConfig(null, null, null, null);
+    }
+}

@@ -1,0 +1,104 @@
+package dev.codeagent.application.execute;
+
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.domain.execution.UnsupportedLanguageException;
+import dev.codeagent.domain.policy.CodePolicy;
+import io.github.resilience4j.bulkhead.Bulkhead;
+import io.github.resilience4j.bulkhead.BulkheadConfig;
+import io.github.resilience4j.bulkhead.BulkheadFullException;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
+import java.util.Objects;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Runs one program safely: checks its size and the code policy, waits for a free execution place,
+ * runs it in the sandbox, and runs it again (up to twice more) when the sandbox itself failed —
+ * never when the program failed.
+ */
+public final class ExecuteCode {
+
+    private static final Logger log = LoggerFactory.getLogger(ExecuteCode.class);
+
+    private final Sandbox sandbox;
+    private final CodePolicy policy;
+    private final long maxSourceBytes;
+    private final Bulkhead bulkhead;
+    private final Retry retry;
+
+    public ExecuteCode(Sandbox sandbox, CodePolicy policy, long maxSourceBytes, int maxConcurrent, Duration maxQueueWait) {
+        this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.maxSourceBytes = maxSourceBytes;
+        this.bulkhead = Bulkhead.of("sandbox-" + sandbox.tier(), BulkheadConfig.custom()
+                .maxConcurrentCalls(maxConcurrent)
+                .maxWaitDuration(maxQueueWait)
+                .build());
+        this.retry = Retry.of("sandbox-" + sandbox.tier(), RetryConfig.<Execution>custom()
+                .maxAttempts(3)
+                .waitDuration(Duration.ofMillis(200))
+                .retryOnResult(e -> e.outcome() == Outcome.SANDBOX_ERROR)
+                .retryExceptions()
+                .failAfterMaxAttempts(false)
+                .build());
+        retry.getEventPublisher().onRetry(e -> log.warn("sandbox failed, trying again ({}): {}",
+                e.getNumberOfRetryAttempts(), e.getLastThrowable() == null ? "sandbox error" : e.getLastThrowable().getMessage()));
+    }
+
+    /**
+     * Runs the request.
+     *
+     * @return the execution; {@link Outcome#POLICY_VIOLATION} when the policy refused the code
+     * @throws InvalidRequestException when the source is too large or its language is not supported
+     * @throws OverloadedException when no execution place came free in time
+     * @throws dev.codeagent.domain.execution.ExecutionCancelledException when the calling thread was interrupted
+     */
+    public Execution execute(ExecutionRequest request) {
+        validate(request);
+        var violation = policy.check(request.program());
+        if (violation.isPresent()) {
+            return Execution.policyViolation(violation.get(), sandbox.isolation());
+        }
+        try {
+            return bulkhead.executeSupplier(() -> retry.executeSupplier(() -> sandbox.execute(request)));
+        } catch (BulkheadFullException e) {
+            throw new OverloadedException("all " + bulkhead.getBulkheadConfig().getMaxConcurrentCalls()
+                    + " execution places are busy", Duration.ofSeconds(1));
+        }
+    }
+
+    /**
+     * Checks what can be checked without running: size, language.
+     *
+     * @throws InvalidRequestException naming the problem
+     */
+    public void validate(ExecutionRequest request) {
+        long size = request.program().sizeBytes();
+        if (size > maxSourceBytes) {
+            throw new InvalidRequestException("code", "the program is " + size + " bytes; the limit is " + maxSourceBytes
+                    + " (sandbox.maxSourceBytes)");
+        }
+        if (!sandbox.languages().contains(request.program().language())) {
+            var e = new UnsupportedLanguageException(request.program().language(), sandbox.tier(), sandbox.languages());
+            throw new InvalidRequestException("language", e.getMessage());
+        }
+    }
+
+    public Sandbox sandbox() {
+        return sandbox;
+    }
+
+    /** Executions running now. */
+    public int running() {
+        return bulkhead.getBulkheadConfig().getMaxConcurrentCalls() - bulkhead.getMetrics().getAvailableConcurrentCalls();
+    }
+
+    public int maxConcurrent() {
+        return bulkhead.getBulkheadConfig().getMaxConcurrentCalls();
+    }
+}

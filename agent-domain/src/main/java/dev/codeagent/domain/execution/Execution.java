@@ -1,0 +1,56 @@
+package dev.codeagent.domain.execution;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What happened when a program ran.
+ *
+ * @param outcome how it ended
+ * @param exitCode the exit status, or null when it did not exit normally (killed, never started)
+ * @param signal the number of the signal that ended it, or null
+ * @param stdout what was kept of standard output
+ * @param stderr what was kept of standard error
+ * @param wallTime real time from start to end
+ * @param cpuTime user + system CPU time of the program's processes, or null where the tier cannot measure it
+ * @param peakMemoryBytes peak memory use, or null where the tier cannot measure it
+ * @param detail a short human explanation of the outcome where there is one (which limit, why the sandbox
+ *     failed), or null
+ * @param isolation the sandbox that ran it and what isolation it achieved
+ */
+public record Execution(
+        Outcome outcome,
+        Integer exitCode,
+        Integer signal,
+        CapturedOutput stdout,
+        CapturedOutput stderr,
+        Duration wallTime,
+        Duration cpuTime,
+        Long peakMemoryBytes,
+        String detail,
+        Isolation isolation) {
+
+    public Execution {
+        Objects.requireNonNull(outcome, "outcome");
+        Objects.requireNonNull(stdout, "stdout");
+        Objects.requireNonNull(stderr, "stderr");
+        Objects.requireNonNull(wallTime, "wallTime");
+        Objects.requireNonNull(isolation, "isolation");
+    }
+
+    /** An execution that never started because the sandbox failed. */
+    public static Execution sandboxError(String detail, Duration wallTime, Isolation isolation) {
+        return new Execution(Outcome.SANDBOX_ERROR, null, null, CapturedOutput.EMPTY, CapturedOutput.EMPTY,
+                wallTime, null, null, detail, isolation);
+    }
+
+    /** A program refused by the code policy before it ran. */
+    public static Execution policyViolation(String detail, Isolation isolation) {
+        return new Execution(Outcome.POLICY_VIOLATION, null, null, CapturedOutput.EMPTY, CapturedOutput.EMPTY,
+                Duration.ZERO, null, null, detail, isolation);
+    }
+
+    public boolean ok() {
+        return outcome == Outcome.OK;
+    }
+}

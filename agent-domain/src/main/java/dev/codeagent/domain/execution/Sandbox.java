@@ -1,0 +1,37 @@
+package dev.codeagent.domain.execution;
+
+import java.util.Set;
+
+/**
+ * Runs untrusted programs so that nothing they do reaches the host beyond what the tier's
+ * {@link #isolation()} reports. Implementations are safe for concurrent use: many executions may
+ * run at once without seeing each other.
+ */
+public interface Sandbox extends AutoCloseable {
+
+    /** The tier name: {@code "process"} or {@code "docker"}. */
+    String tier();
+
+    /** The languages this sandbox can run on this host. */
+    Set<Language> languages();
+
+    /** The isolation this sandbox achieves on this host; never more than it enforces. */
+    Isolation isolation();
+
+    /**
+     * Runs one program to the end or until a limit stops it, then removes every trace of it: no
+     * process it started is alive and no file it wrote remains when this returns.
+     *
+     * <p>The program's own failures (non-zero exit, limits, crashes) are outcomes, not exceptions.
+     * When the sandbox itself fails the result has outcome {@link Outcome#SANDBOX_ERROR}.
+     *
+     * @throws UnsupportedLanguageException when {@link #languages()} lacks the program's language
+     * @throws ExecutionCancelledException when the calling thread is interrupted; the program has been
+     *     killed and cleaned up before this is thrown, and the thread's interrupt flag is set again
+     */
+    Execution execute(ExecutionRequest request);
+
+    /** Releases what the sandbox holds (pooled containers, threads). Executions in flight are killed. */
+    @Override
+    void close();
+}

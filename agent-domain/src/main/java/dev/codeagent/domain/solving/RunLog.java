@@ -1,0 +1,35 @@
+package dev.codeagent.domain.solving;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where runs are kept. Each call is durable when it returns: a process killed right after it loses
+ * nothing that call wrote, and never leaves a half-written record. Safe for concurrent use.
+ */
+public interface RunLog {
+
+    /** Records a new run (status RUNNING, no attempts). */
+    void started(Run run);
+
+    /** Appends one finished attempt to a RUNNING run. */
+    void attemptFinished(String runId, Attempt attempt);
+
+    /** Records that a run reached a final status. */
+    void ended(String runId, RunStatus status, java.time.Instant endedAt, String reason);
+
+    /** The run with all its attempts, or empty when there is none with that id. */
+    Optional<Run> find(String runId);
+
+    /**
+     * Runs newest first, at most {@code limit} (1 to 1000), starting after the run with id
+     * {@code beforeId} when that is not null (for paging).
+     */
+    List<Run> recent(int limit, String beforeId);
+
+    /**
+     * Marks every run still RUNNING as ERROR with the given reason; called at start, since no run
+     * from an earlier process can still be going. Returns how many were marked.
+     */
+    int markInterrupted(String reason);
+}

@@ -1,0 +1,49 @@
+package dev.codeagent.domain.solving;
+
+import java.util.Objects;
+
+/**
+ * The judge's decision on one attempt.
+ *
+ * <p>A record with a kind rather than a sealed family: every verdict carries the same optional
+ * details (an error report, an output difference, a message), and the front doors render them
+ * uniformly.
+ *
+ * @param kind what the judge decided
+ * @param message one line saying why (the failing assertion, the limit hit); empty for ACCEPTED
+ * @param error the parsed error where the program raised one, else null
+ * @param difference the first output difference for WRONG_ANSWER against an expected output, else null
+ */
+public record Verdict(Kind kind, String message, ErrorReport error, OutputDifference difference) {
+
+    /** The verdicts a judge can give. */
+    public enum Kind {
+        ACCEPTED,
+        WRONG_ANSWER,
+        SYNTAX_ERROR,
+        RUNTIME_ERROR,
+        TIME_LIMIT_EXCEEDED,
+        MEMORY_LIMIT_EXCEEDED,
+        OUTPUT_LIMIT_EXCEEDED,
+        POLICY_VIOLATION,
+        /** The sandbox or the agent failed; not the code's fault. Also: the reply held no code. */
+        INTERNAL_ERROR
+    }
+
+    public Verdict {
+        Objects.requireNonNull(kind, "kind");
+        message = message == null ? "" : message;
+    }
+
+    public static Verdict accepted() {
+        return new Verdict(Kind.ACCEPTED, "", null, null);
+    }
+
+    public static Verdict of(Kind kind, String message) {
+        return new Verdict(kind, message, null, null);
+    }
+
+    public boolean isAccepted() {
+        return kind == Kind.ACCEPTED;
+    }
+}
