@@ -1,0 +1,45 @@
+package dev.codeagent.store.sqlite;
+
+import java.util.List;
+
+/**
+ * The schema, as numbered steps. A database records the last step applied in
+ * {@code PRAGMA user_version}; opening it applies the later ones in one transaction. Steps are never
+ * edited once released, only appended to.
+ */
+final class Migrations {
+
+    /** One schema step: applied to a database at version {@code version - 1}. */
+    record Migration(int version, String description, List<String> statements) {
+    }
+
+    static final List<Migration> ALL = List.of(
+            new Migration(1, "runs and their attempts", List.of(
+                    // Times are fixed-width UTC text (9 fraction digits) so that text order is time
+                    // order and the file stays readable with the sqlite3 shell. The domain records
+                    // are kept whole as JSON; prompt, language, verdict and outcome are copied out
+                    // only for listing and querying.
+                    "CREATE TABLE runs ("
+                            + " id TEXT PRIMARY KEY NOT NULL,"
+                            + " prompt TEXT NOT NULL,"
+                            + " language TEXT NOT NULL,"
+                            + " task TEXT NOT NULL CHECK (json_valid(task)),"
+                            + " status TEXT NOT NULL,"
+                            + " started_at TEXT NOT NULL,"
+                            + " ended_at TEXT,"
+                            + " reason TEXT)",
+                    "CREATE INDEX runs_by_start ON runs (started_at DESC, id DESC)",
+                    "CREATE INDEX runs_by_status ON runs (status)",
+                    "CREATE TABLE attempts ("
+                            + " run_id TEXT NOT NULL REFERENCES runs (id) ON DELETE CASCADE,"
+                            + " number INTEGER NOT NULL CHECK (number >= 1),"
+                            + " verdict TEXT NOT NULL,"
+                            + " outcome TEXT,"
+                            + " attempt TEXT NOT NULL CHECK (json_valid(attempt)),"
+                            + " PRIMARY KEY (run_id, number)) WITHOUT ROWID")));
+
+    static final int LATEST = ALL.get(ALL.size() - 1).version();
+
+    private Migrations() {
+    }
+}

@@ -1,0 +1,606 @@
+package dev.codeagent.store.sqlite;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.codeagent.domain.solving.Attempt;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunLog;
+import dev.codeagent.domain.solving.RunStatus;
+import dev.codeagent.domain.solving.Task;
+import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.locks.ReentrantLock;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteDataSource;
+import org.sqlite.SQLiteErrorCode;
+import org.sqlite.SQLiteException;
+
+/**
+ * A {@link RunLog} in an SQLite file: store kind {@code sqlite}.
+ *
+ * <p>Every call is one transaction, committed (and, with {@code synchronous=FULL}, flushed to disk)
+ * before it returns, so a process killed at any point leaves each run and attempt either whole or
+ * absent. The file is in WAL mode, so other processes (the CLI while the HTTP server runs) can read it
+ * while one writes; writers wait for each other up to {@link #BUSY_TIMEOUT}.
+ *
+ * <p>Opening creates the file and its directories if needed and brings the schema up to date. It does
+ * not touch runs left RUNNING by an earlier process: the caller decides when to
+ * {@link #markInterrupted(String) mark them}. Safe for concurrent use (one connection, taken in turn).
+ *
+ * @see RunLogUnavailableException for a file that cannot be used
+ */
+public final class SqliteRunLog implements RunLog, AutoCloseable {
+
+    /** How long a write waits for another process holding the file before it fails. */
+    public static final Duration BUSY_TIMEOUT = Duration.ofSeconds(5);
+
+    /** The most runs {@link #recent} returns at once. */
+    public static final int MAX_PAGE = 1000;
+
+    private static final Logger log = LoggerFactory.getLogger(SqliteRunLog.class);
+
+    // Fixed width, so that text order is time order in SQL.
+    private static final DateTimeFormatter TIME =
+            DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSSSSS'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
+    private static final Instant EARLIEST = LocalDate.of(0, 1, 1).atStartOfDay(ZoneOffset.UTC).toInstant();
+    private static final Instant LATEST = LocalDate.of(10000, 1, 1).atStartOfDay(ZoneOffset.UTC).toInstant().minusNanos(1);
+
+    private static final String RUN_COLUMNS = "id, task, status, started_at, ended_at, reason";
+
+    private final Path file;
+    private final Clock clock;
+    private final RunJson json = new RunJson();
+    private final ReentrantLock lock = new ReentrantLock();
+    private Connection connection; // guarded by lock; null once closed
+
+    private SqliteRunLog(Path file, Clock clock, Connection connection) {
+        this.file = file;
+        this.clock = clock;
+        this.connection = connection;
+    }
+
+    /**
+     * Opens (creating if needed) the run log at {@code file}.
+     *
+     * @throws RunLogUnavailableException when the file cannot be created, opened or migrated
+     */
+    public static SqliteRunLog open(Path file) {
+        return open(file, Clock.systemUTC());
+    }
+
+    /**
+     * Opens the run log at {@code file}; {@code clock} gives the end time of runs marked interrupted.
+     *
+     * @throws RunLogUnavailableException when the file cannot be created, opened or migrated
+     */
+    public static SqliteRunLog open(Path file, Clock clock) {
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(clock, "clock");
+        Path path = file.toAbsolutePath().normalize();
+        prepareLocation(path);
+        Connection c = connect(path);
+        try {
+            int from = configureAndMigrate(path, c);
+            log.debug("run log {} opened (schema version {}, was {})", path, Migrations.LATEST, from);
+            return new SqliteRunLog(path, clock, c);
+        } catch (SQLException e) {
+            closeQuietly(c);
+            throw new RunLogUnavailableException(path, describe(e), e);
+        } catch (RuntimeException e) {
+            closeQuietly(c);
+            throw e;
+        }
+    }
+
+    /**
+     * The file a configured path names: a leading {@code ~} (alone or before a separator) is the
+     * user's home directory; a relative path is taken from the working directory.
+     *
+     * @throws IllegalArgumentException when the path is blank or not a valid path
+     */
+    public static Path resolvePath(String configured) {
+        if (configured == null || configured.isBlank()) {
+            throw new IllegalArgumentException("store.sqlite.path must not be empty");
+        }
+        String p = configured.strip();
+        if (p.equals("~") || p.startsWith("~/") || p.startsWith("~" + java.io.File.separator)) {
+            p = System.getProperty("user.home") + p.substring(1);
+        }
+        try {
+            return Path.of(p).toAbsolutePath().normalize();
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException("store.sqlite.path is not a valid path: " + e.getMessage(), e);
+        }
+    }
+
+    /** The database file. */
+    public Path file() {
+        return file;
+    }
+
+    @Override
+    public void started(Run run) {
+        Objects.requireNonNull(run, "run");
+        String task = json.write(run.task());
+        List<String> attempts = new ArrayList<>();
+        for (Attempt a : run.attempts()) {
+            attempts.add(json.write(a));
+        }
+        String startedAt = time(run.startedAt(), "startedAt");
+        String endedAt = run.endedAt() == null ? null : time(run.endedAt(), "endedAt");
+        write("record run " + run.id(), c -> {
+            if (runStatus(c, run.id()) != null) {
+                throw new IllegalStateException("run " + run.id() + " exists already");
+            }
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO runs"
+                    + " (id, prompt, language, task, status, started_at, ended_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+                s.setString(1, run.id());
+                s.setString(2, run.task().prompt());
+                s.setString(3, run.task().language().id());
+                s.setString(4, task);
+                s.setString(5, run.status().name());
+                s.setString(6, startedAt);
+                s.setString(7, endedAt);
+                s.setString(8, run.reason());
+                s.executeUpdate();
+            }
+            for (int i = 0; i < attempts.size(); i++) {
+                insertAttempt(c, run.id(), run.attempts().get(i), attempts.get(i));
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public void attemptFinished(String runId, Attempt attempt) {
+        Objects.requireNonNull(runId, "runId");
+        Objects.requireNonNull(attempt, "attempt");
+        String body = json.write(attempt);
+        write("record attempt " + attempt.number() + " of run " + runId, c -> {
+            if (runStatus(c, runId) == null) {
+                throw new NoSuchElementException("no run " + runId);
+            }
+            try (PreparedStatement s = c.prepareStatement("SELECT 1 FROM attempts WHERE run_id = ? AND number = ?")) {
+                s.setString(1, runId);
+                s.setInt(2, attempt.number());
+                try (ResultSet r = s.executeQuery()) {
+                    if (r.next()) {
+                        throw new IllegalStateException("run " + runId + " already has an attempt " + attempt.number());
+                    }
+                }
+            }
+            insertAttempt(c, runId, attempt, body);
+            return null;
+        });
+    }
+
+    @Override
+    public void ended(String runId, RunStatus status, Instant endedAt, String reason) {
+        Objects.requireNonNull(runId, "runId");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(endedAt, "endedAt");
+        if (!status.isFinal()) {
+            throw new IllegalArgumentException("cannot end a run as " + status);
+        }
+        String at = time(endedAt, "endedAt");
+        write("record the end of run " + runId, c -> {
+            try (PreparedStatement s = c.prepareStatement("UPDATE runs SET status = ?, ended_at = ?, reason = ? WHERE id = ?")) {
+                s.setString(1, status.name());
+                s.setString(2, at);
+                s.setString(3, reason);
+                s.setString(4, runId);
+                if (s.executeUpdate() == 0) {
+                    throw new NoSuchElementException("no run " + runId);
+                }
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public Optional<Run> find(String runId) {
+        Objects.requireNonNull(runId, "runId");
+        return read("read run " + runId, c -> {
+            List<Run> found = runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE id = ?", List.of(runId));
+            return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Newest first by start time, then by id; an unknown {@code beforeId} gives an empty page.
+     *
+     * @throws IllegalArgumentException when {@code limit} is not between 1 and {@value #MAX_PAGE}
+     */
+    @Override
+    public List<Run> recent(int limit, String beforeId) {
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
+        }
+        return read("list runs", c -> {
+            if (beforeId == null) {
+                return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs ORDER BY started_at DESC, id DESC LIMIT ?",
+                        List.of(limit));
+            }
+            if (runStatus(c, beforeId) == null) {
+                return List.of();
+            }
+            return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs"
+                    + " WHERE (started_at, id) < (SELECT started_at, id FROM runs WHERE id = ?)"
+                    + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(beforeId, limit));
+        });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Their end time is now by this log's clock. Call it only when no other process can be writing
+     * runs to the same file.
+     */
+    @Override
+    public int markInterrupted(String reason) {
+        Objects.requireNonNull(reason, "reason");
+        String now = time(clock.instant(), "now");
+        int marked = write("mark interrupted runs", c -> {
+            try (PreparedStatement s = c.prepareStatement(
+                    "UPDATE runs SET status = ?, ended_at = ?, reason = ? WHERE status = ?")) {
+                s.setString(1, RunStatus.ERROR.name());
+                s.setString(2, now);
+                s.setString(3, reason);
+                s.setString(4, RunStatus.RUNNING.name());
+                return s.executeUpdate();
+            }
+        });
+        if (marked > 0) {
+            log.info("marked {} run(s) left RUNNING in {} as ERROR: {}", marked, file, reason);
+        }
+        return marked;
+    }
+
+    /** Closes the connection; later calls fail. Closing twice is harmless. */
+    @Override
+    public void close() {
+        lock.lock();
+        try {
+            if (connection != null) {
+                try {
+                    connection.close();
+                } catch (SQLException e) {
+                    log.warn("closing run log {} failed: {}", file, describe(e));
+                } finally {
+                    connection = null;
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SqliteRunLog[" + file + "]";
+    }
+
+    // ---- opening
+
+    private static void prepareLocation(Path path) {
+        if (Files.isDirectory(path)) {
+            throw new RunLogUnavailableException(path, "it is a directory, not a database file");
+        }
+        if (Files.exists(path) && !Files.isRegularFile(path)) {
+            throw new RunLogUnavailableException(path, "it is not a regular file");
+        }
+        Path dir = path.getParent();
+        if (dir == null) {
+            return;
+        }
+        try {
+            Files.createDirectories(dir);
+        } catch (FileAlreadyExistsException e) {
+            throw new RunLogUnavailableException(path, "cannot create its directory: " + e.getFile() + " is not a directory", e);
+        } catch (IOException e) {
+            throw new RunLogUnavailableException(path, "cannot create its directory " + dir + ": " + e, e);
+        }
+    }
+
+    private static Connection connect(Path path) {
+        SQLiteConfig config = new SQLiteConfig();
+        config.setBusyTimeout((int) BUSY_TIMEOUT.toMillis());
+        config.enforceForeignKeys(true);
+        SQLiteDataSource source = new SQLiteDataSource(config);
+        source.setUrl("jdbc:sqlite:" + path);
+        try {
+            return source.getConnection();
+        } catch (SQLException e) {
+            throw new RunLogUnavailableException(path, describe(e), e);
+        }
+    }
+
+    /** Sets the connection up and applies missing migrations; returns the version the file had. */
+    private static int configureAndMigrate(Path path, Connection c) throws SQLException {
+        try (Statement s = c.createStatement()) {
+            // FULL rather than NORMAL: in WAL mode NORMAL already survives a killed process, but can lose
+            // the last commits on power loss; the port promises "durable when the call returns", and one
+            // fsync per attempt is nothing next to the model call and the sandbox run that produce it.
+            s.execute("PRAGMA synchronous = FULL");
+            try (ResultSet r = s.executeQuery("PRAGMA journal_mode = WAL")) {
+                String mode = r.next() ? r.getString(1) : "?";
+                if (!"wal".equalsIgnoreCase(mode)) {
+                    log.warn("run log {} is in journal mode {}, not WAL (the file system may not support it)", path, mode);
+                }
+            }
+            s.execute("BEGIN IMMEDIATE");
+            boolean committed = false;
+            try {
+                int version;
+                try (ResultSet r = s.executeQuery("PRAGMA user_version")) {
+                    version = r.next() ? r.getInt(1) : 0;
+                }
+                if (version > Migrations.LATEST) {
+                    throw new RunLogUnavailableException(path, "it was written by a newer codeagent (schema version "
+                            + version + "; this one knows up to " + Migrations.LATEST + ")");
+                }
+                if (version == 0 && hasForeignTables(s)) {
+                    throw new RunLogUnavailableException(path, "it is an SQLite database of something else"
+                            + " (it has tables but no codeagent schema version)");
+                }
+                for (Migrations.Migration m : Migrations.ALL) {
+                    if (m.version() > version) {
+                        for (String sql : m.statements()) {
+                            s.execute(sql);
+                        }
+                        log.info("run log {}: applied schema step {} ({})", path, m.version(), m.description());
+                    }
+                }
+                if (version < Migrations.LATEST) {
+                    s.execute("PRAGMA user_version = " + Migrations.LATEST);
+                }
+                s.execute("COMMIT");
+                committed = true;
+                return version;
+            } finally {
+                if (!committed) {
+                    rollbackQuietly(c);
+                }
+            }
+        }
+    }
+
+    private static boolean hasForeignTables(Statement s) throws SQLException {
+        try (ResultSet r = s.executeQuery("SELECT count(*) FROM sqlite_schema WHERE type = 'table'")) {
+            return r.next() && r.getInt(1) > 0;
+        }
+    }
+
+    // ---- transactions
+
+    @FunctionalInterface
+    private interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    /** Runs {@code work} in a write transaction, taken at once so that it never fails half-way for a lock. */
+    private <T> T write(String what, Work<T> work) {
+        return inTransaction("BEGIN IMMEDIATE", what, work);
+    }
+
+    /** Runs {@code work} in a read transaction, so that its queries see one state of the file. */
+    private <T> T read(String what, Work<T> work) {
+        return inTransaction("BEGIN", what, work);
+    }
+
+    private <T> T inTransaction(String begin, String what, Work<T> work) {
+        lock.lock();
+        try {
+            Connection c = connection;
+            if (c == null) {
+                throw new IllegalStateException("run log " + file + " is closed");
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute(begin);
+                boolean committed = false;
+                try {
+                    T result = work.run(c);
+                    s.execute("COMMIT");
+                    committed = true;
+                    return result;
+                } finally {
+                    if (!committed) {
+                        rollbackQuietly(c);
+                    }
+                }
+            } catch (SQLException e) {
+                throw new RunLogUnavailableException(file, "cannot " + what + ": " + describe(e), e);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private static void rollbackQuietly(Connection c) {
+        // SQLite may already have rolled back by itself (after an I/O error or a full disk)
+        try (Statement s = c.createStatement()) {
+            s.execute("ROLLBACK");
+        } catch (SQLException e) {
+            log.debug("rollback: {}", e.toString());
+        }
+    }
+
+    private static void closeQuietly(Connection c) {
+        try {
+            c.close();
+        } catch (SQLException e) {
+            log.debug("close failed: {}", e.toString());
+        }
+    }
+
+    // ---- rows
+
+    private static String runStatus(Connection c, String runId) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT status FROM runs WHERE id = ?")) {
+            s.setString(1, runId);
+            try (ResultSet r = s.executeQuery()) {
+                return r.next() ? r.getString(1) : null;
+            }
+        }
+    }
+
+    private static void insertAttempt(Connection c, String runId, Attempt attempt, String body) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement(
+                "INSERT INTO attempts (run_id, number, verdict, outcome, attempt) VALUES (?, ?, ?, ?, ?)")) {
+            s.setString(1, runId);
+            s.setInt(2, attempt.number());
+            s.setString(3, attempt.verdict().kind().name());
+            s.setString(4, attempt.execution() == null ? null : attempt.execution().outcome().name());
+            s.setString(5, body);
+            s.executeUpdate();
+        }
+    }
+
+    /** The runs a query over {@link #RUN_COLUMNS} selects, in its order, each with its attempts. */
+    private List<Run> runs(Connection c, String sql, List<?> params) throws SQLException {
+        Map<String, RunRow> rows = new LinkedHashMap<>();
+        try (PreparedStatement s = c.prepareStatement(sql)) {
+            bind(s, params);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    RunRow row = new RunRow(r.getString(1), r.getString(2), r.getString(3), r.getString(4),
+                            r.getString(5), r.getString(6));
+                    rows.put(row.id(), row);
+                }
+            }
+        }
+        if (rows.isEmpty()) {
+            return List.of();
+        }
+        Map<String, List<Attempt>> attempts = attempts(c, new ArrayList<>(rows.keySet()));
+        List<Run> result = new ArrayList<>(rows.size());
+        for (RunRow row : rows.values()) {
+            result.add(toRun(row, attempts.getOrDefault(row.id(), List.of())));
+        }
+        return result;
+    }
+
+    private Map<String, List<Attempt>> attempts(Connection c, List<String> runIds) throws SQLException {
+        String marks = String.join(", ", Collections.nCopies(runIds.size(), "?"));
+        Map<String, List<Attempt>> byRun = new LinkedHashMap<>();
+        try (PreparedStatement s = c.prepareStatement("SELECT run_id, number, attempt FROM attempts"
+                + " WHERE run_id IN (" + marks + ") ORDER BY run_id, number")) {
+            bind(s, runIds);
+            try (ResultSet r = s.executeQuery()) {
+                while (r.next()) {
+                    String runId = r.getString(1);
+                    int number = r.getInt(2);
+                    Attempt a;
+                    try {
+                        a = json.attempt(r.getString(3));
+                    } catch (JsonProcessingException | IllegalArgumentException | NullPointerException e) {
+                        throw unreadable("attempt " + number + " of run " + runId, e);
+                    }
+                    byRun.computeIfAbsent(runId, k -> new ArrayList<>()).add(a);
+                }
+            }
+        }
+        return byRun;
+    }
+
+    private static void bind(PreparedStatement s, List<?> params) throws SQLException {
+        for (int i = 0; i < params.size(); i++) {
+            Object p = params.get(i);
+            if (p instanceof Integer) {
+                s.setInt(i + 1, (Integer) p);
+            } else {
+                s.setString(i + 1, (String) p);
+            }
+        }
+    }
+
+    /** A runs row before its attempts are joined. */
+    private record RunRow(String id, String task, String status, String startedAt, String endedAt, String reason) {
+    }
+
+    private Run toRun(RunRow row, List<Attempt> attempts) {
+        try {
+            Task task = json.task(row.task());
+            return new Run(row.id(), task, RunStatus.valueOf(row.status()), attempts, Instant.parse(row.startedAt()),
+                    row.endedAt() == null ? null : Instant.parse(row.endedAt()), row.reason());
+        } catch (JsonProcessingException | RuntimeException e) {
+            throw unreadable("run " + row.id(), e);
+        }
+    }
+
+    private RunLogUnavailableException unreadable(String what, Exception e) {
+        String why = e instanceof JsonProcessingException ? ((JsonProcessingException) e).getOriginalMessage() : e.getMessage();
+        return new RunLogUnavailableException(file, what + " cannot be read (" + firstLine(why) + ")", e);
+    }
+
+    // ---- values
+
+    private static String time(Instant t, String what) {
+        Objects.requireNonNull(t, what);
+        if (t.isBefore(EARLIEST) || t.isAfter(LATEST)) {
+            throw new IllegalArgumentException(what + " must lie in the years 0 to 9999, was " + t);
+        }
+        return TIME.format(t);
+    }
+
+    /** A one-line reason for an SQLite failure, in words a user can act on. */
+    static String describe(SQLException e) {
+        if (e instanceof SQLiteException) {
+            SQLiteErrorCode code = ((SQLiteException) e).getResultCode();
+            int primary = code.code & 0xff;
+            if (primary == SQLiteErrorCode.SQLITE_NOTADB.code) {
+                return "not an SQLite database (the file is damaged or is something else)";
+            }
+            if (primary == SQLiteErrorCode.SQLITE_CORRUPT.code) {
+                return "the database is corrupt";
+            }
+            if (primary == SQLiteErrorCode.SQLITE_CANTOPEN.code) {
+                return "cannot open the file (check that it and its directory are readable and writable)";
+            }
+            if (primary == SQLiteErrorCode.SQLITE_READONLY.code || primary == SQLiteErrorCode.SQLITE_PERM.code) {
+                return "no permission to write it";
+            }
+            if (primary == SQLiteErrorCode.SQLITE_BUSY.code || primary == SQLiteErrorCode.SQLITE_LOCKED.code) {
+                return "another process has held it locked for more than " + BUSY_TIMEOUT.toSeconds() + "s";
+            }
+            if (primary == SQLiteErrorCode.SQLITE_FULL.code) {
+                return "the disk is full";
+            }
+        }
+        return firstLine(e.getMessage());
+    }
+
+    private static String firstLine(String s) {
+        if (s == null) {
+            return "unknown error";
+        }
+        int nl = s.indexOf('\n');
+        return nl < 0 ? s : s.substring(0, nl);
+    }
+}

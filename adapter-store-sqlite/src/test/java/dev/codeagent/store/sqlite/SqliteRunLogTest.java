@@ -1,0 +1,531 @@
+package dev.codeagent.store.sqlite;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.codeagent.application.store.InMemoryRunLog;
+import dev.codeagent.domain.solving.Attempt;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunLog;
+import dev.codeagent.domain.solving.RunStatus;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+class SqliteRunLogTest {
+
+    @TempDir
+    Path dir;
+
+    private Path db;
+    private SqliteRunLog log;
+
+    @BeforeEach
+    void open() {
+        db = dir.resolve("sub/dir/runs.db");
+        log = SqliteRunLog.open(db);
+    }
+
+    @AfterEach
+    void close() {
+        log.close();
+    }
+
+    // ---- round trips
+
+    @Test
+    void roundTripsARunThroughEveryCallExactly() {
+        Run expected = Run.started("r1", Samples.fullTask(), Samples.T0);
+        log.started(expected);
+        List<Attempt> attempts = List.of(Samples.runtimeError(1), Samples.noCode(2), Samples.wrongAnswer(3), Samples.accepted(4));
+        for (Attempt a : attempts) {
+            log.attemptFinished("r1", a);
+            expected = expected.withAttempt(a);
+            assertThat(log.find("r1")).contains(expected);
+        }
+        Instant end = Samples.T0.plusSeconds(9).plusNanos(1);
+        log.ended("r1", RunStatus.SOLVED, end, null);
+        expected = expected.ended(RunStatus.SOLVED, end, null);
+
+        assertThat(log.find("r1")).contains(expected);
+        Run found = log.find("r1").orElseThrow();
+        assertThat(found.attempts()).containsExactlyElementsOf(attempts);
+        assertThat(found.task()).isEqualTo(Samples.fullTask());
+        assertThat(found.startedAt()).isEqualTo(Samples.T0);
+        assertThat(found.endedAt()).isEqualTo(end);
+    }
+
+    @Test
+    void keepsNullAndEmptyFieldsAsTheyWere() {
+        log.started(Run.started("bare", Samples.bareTask(), Samples.T0));
+        log.attemptFinished("bare", Samples.noCode(1));
+        log.attemptFinished("bare", Samples.wrongAnswer(2));
+        log.ended("bare", RunStatus.ERROR, Samples.T0.plusMillis(1), "generator refused: bad key");
+
+        Run found = log.find("bare").orElseThrow();
+        assertThat(found.task().tests()).isNull();
+        assertThat(found.task().expectedOutput()).isNull();
+        assertThat(found.task().stdin()).isEmpty();
+        assertThat(found.attempts().get(0).execution()).isNull();
+        assertThat(found.attempts().get(0).verdict().error()).isNull();
+        assertThat(found.attempts().get(0).verdict().difference()).isNull();
+        assertThat(found.attempts().get(1).execution().cpuTime()).isNull();
+        assertThat(found.attempts().get(1).execution().peakMemoryBytes()).isNull();
+        assertThat(found.attempts().get(1).execution().detail()).isNull();
+        assertThat(found.attempts().get(1).execution().signal()).isEqualTo(9);
+        assertThat(found.attempts().get(1).verdict().difference().expected()).isNull();
+        assertThat(found.reason()).isEqualTo("generator refused: bad key");
+        assertThat(found.status()).isEqualTo(RunStatus.ERROR);
+    }
+
+    @Test
+    void recordsARunHandedOverWithAttemptsAndAFinalStatus() {
+        Run whole = Run.started("whole", Samples.fullTask(), Samples.T0)
+                .withAttempt(Samples.runtimeError(1)).withAttempt(Samples.accepted(2))
+                .ended(RunStatus.CANCELLED, Samples.T0.plusSeconds(1), "cancelled by the user");
+        log.started(whole);
+        assertThat(log.find("whole")).contains(whole);
+    }
+
+    @Test
+    void keepsEverythingAcrossReopening() throws Exception {
+        Run run = Run.started("r", Samples.fullTask(), Samples.T0).withAttempt(Samples.runtimeError(1));
+        log.started(run);
+        log.close();
+        log = SqliteRunLog.open(db);
+        assertThat(log.find("r")).contains(run);
+        assertThat(pragma(db, "user_version")).isEqualTo(String.valueOf(Migrations.LATEST));
+    }
+
+    @Test
+    void findsNothingForAnUnknownId() {
+        assertThat(log.find("nope")).isEmpty();
+    }
+
+    @Test
+    void storesKeyColumnsForQueries() throws Exception {
+        log.started(Run.started("k", Samples.fullTask(), Samples.T0));
+        log.attemptFinished("k", Samples.runtimeError(1));
+        log.attemptFinished("k", Samples.noCode(2));
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+            try (ResultSet r = s.executeQuery("SELECT prompt, language, status, started_at FROM runs")) {
+                assertThat(r.next()).isTrue();
+                assertThat(r.getString(1)).isEqualTo(Samples.fullTask().prompt());
+                assertThat(r.getString(2)).isEqualTo("javascript");
+                assertThat(r.getString(3)).isEqualTo("RUNNING");
+                assertThat(r.getString(4)).isEqualTo("2025-03-04T05:06:07.123456789Z");
+            }
+            try (ResultSet r = s.executeQuery("SELECT number, verdict, outcome FROM attempts ORDER BY number")) {
+                assertThat(r.next()).isTrue();
+                assertThat(List.of(r.getInt(1), r.getString(2), r.getString(3))).containsExactly(1, "RUNTIME_ERROR", "RUNTIME_ERROR");
+                assertThat(r.next()).isTrue();
+                assertThat(r.getString(2)).isEqualTo("INTERNAL_ERROR");
+                assertThat(r.getString(3)).isNull();
+            }
+        }
+    }
+
+    // ---- misuse
+
+    @Test
+    void refusesADuplicateRunId() {
+        log.started(Run.started("dup", Samples.bareTask(), Samples.T0));
+        assertThatThrownBy(() -> log.started(Run.started("dup", Samples.fullTask(), Samples.T0)))
+                .isInstanceOf(IllegalStateException.class).hasMessage("run dup exists already");
+        assertThat(log.find("dup").orElseThrow().task()).isEqualTo(Samples.bareTask());
+    }
+
+    @Test
+    void refusesAttemptsAndEndsForUnknownRuns() {
+        assertThatThrownBy(() -> log.attemptFinished("ghost", Samples.accepted(1)))
+                .isInstanceOf(NoSuchElementException.class).hasMessage("no run ghost");
+        assertThatThrownBy(() -> log.ended("ghost", RunStatus.FAILED, Samples.T0, null))
+                .isInstanceOf(NoSuchElementException.class).hasMessage("no run ghost");
+    }
+
+    @Test
+    void refusesASecondAttemptWithTheSameNumberAndKeepsTheFirst() {
+        log.started(Run.started("r", Samples.bareTask(), Samples.T0));
+        log.attemptFinished("r", Samples.noCode(1));
+        assertThatThrownBy(() -> log.attemptFinished("r", Samples.accepted(1)))
+                .isInstanceOf(IllegalStateException.class).hasMessage("run r already has an attempt 1");
+        assertThat(log.find("r").orElseThrow().attempts()).containsExactly(Samples.noCode(1));
+    }
+
+    @Test
+    void refusesToEndARunAsRunning() {
+        log.started(Run.started("r", Samples.bareTask(), Samples.T0));
+        assertThatThrownBy(() -> log.ended("r", RunStatus.RUNNING, Samples.T0, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("cannot end a run as RUNNING");
+    }
+
+    @Test
+    void failsClearlyOnceClosed() {
+        log.close();
+        log.close();
+        assertThatThrownBy(() -> log.find("x")).isInstanceOf(IllegalStateException.class)
+                .hasMessage("run log " + db.toAbsolutePath() + " is closed");
+    }
+
+    @Test
+    void reportsARowItCannotReadNamingIt() throws Exception {
+        log.started(Run.started("r", Samples.bareTask(), Samples.T0));
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+            s.execute("INSERT INTO attempts (run_id, number, verdict, outcome, attempt) VALUES ('r', 1, 'ACCEPTED', NULL, '{\"number\": 1}')");
+        }
+        assertThatThrownBy(() -> log.find("r")).isInstanceOf(RunLogUnavailableException.class)
+                .hasMessageStartingWith("run log " + db + ": attempt 1 of run r cannot be read (")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    // ---- listing
+
+    @Test
+    void listsNewestFirstBreakingTiesById() {
+        log.started(Run.started("a", Samples.bareTask(), Samples.T0));
+        log.started(Run.started("c", Samples.bareTask(), Samples.T0.plusNanos(1)));
+        log.started(Run.started("b", Samples.bareTask(), Samples.T0.plusNanos(1)));
+        log.started(Run.started("old", Samples.bareTask(), Samples.T0.minusSeconds(86_400 * 400)));
+        log.attemptFinished("c", Samples.accepted(1));
+
+        List<Run> runs = log.recent(10, null);
+        assertThat(runs).extracting(Run::id).containsExactly("c", "b", "a", "old");
+        assertThat(runs.get(0).attempts()).containsExactly(Samples.accepted(1));
+        assertThat(log.recent(2, null)).extracting(Run::id).containsExactly("c", "b");
+        assertThat(log.recent(2, "c")).extracting(Run::id).containsExactly("b", "a");
+        assertThat(log.recent(10, "a")).extracting(Run::id).containsExactly("old");
+        assertThat(log.recent(10, "old")).isEmpty();
+    }
+
+    @Test
+    void pagesThroughEveryRunOnceEach() {
+        for (int i = 0; i < 57; i++) {
+            Run r = Run.started("run-" + i, Samples.bareTask(), Samples.T0.plusMillis(i % 7));
+            log.started(r);
+            if (i % 5 == 0) {
+                log.attemptFinished(r.id(), Samples.noCode(1));
+            }
+        }
+        List<Run> all = new ArrayList<>();
+        String before = null;
+        while (true) {
+            List<Run> page = log.recent(10, before);
+            if (page.isEmpty()) {
+                break;
+            }
+            all.addAll(page);
+            before = page.get(page.size() - 1).id();
+        }
+        assertThat(all).hasSize(57);
+        assertThat(all.stream().map(Run::id).collect(Collectors.toSet())).hasSize(57);
+        assertThat(all).isSortedAccordingTo((x, y) -> {
+            int byTime = y.startedAt().compareTo(x.startedAt());
+            return byTime != 0 ? byTime : y.id().compareTo(x.id());
+        });
+        assertThat(all.stream().filter(r -> !r.attempts().isEmpty()).count()).isEqualTo(12);
+        assertThat(log.recent(1000, null)).hasSize(57);
+    }
+
+    @Test
+    void givesAnEmptyPageAfterAnUnknownId() {
+        log.started(Run.started("a", Samples.bareTask(), Samples.T0));
+        assertThat(log.recent(10, "nope")).isEmpty();
+    }
+
+    @Test
+    void refusesALimitOutsideOneToAThousand() {
+        assertThatThrownBy(() -> log.recent(0, null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("limit must be between 1 and 1000, was 0");
+        assertThatThrownBy(() -> log.recent(1001, null)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("limit must be between 1 and 1000, was 1001");
+    }
+
+    @Test
+    void answersLikeTheInMemoryLogForTheSameCalls() {
+        InMemoryRunLog memory = new InMemoryRunLog();
+        for (RunLog l : List.of(log, memory)) {
+            for (int i = 0; i < 12; i++) {
+                String id = "r" + (i * 7 % 12);
+                l.started(Run.started(id, i % 2 == 0 ? Samples.fullTask() : Samples.bareTask(), Samples.T0.plusSeconds(i % 4)));
+                for (int n = 1; n <= i % 3; n++) {
+                    l.attemptFinished(id, n == 2 ? Samples.accepted(n) : Samples.runtimeError(n));
+                }
+                if (i % 3 == 2) {
+                    l.ended(id, RunStatus.SOLVED, Samples.T0.plusSeconds(10), null);
+                } else if (i % 5 == 0) {
+                    l.ended(id, RunStatus.CANCELLED, Samples.T0.plusSeconds(10), "cancelled");
+                }
+            }
+        }
+        assertThat(log.recent(1000, null)).isEqualTo(memory.recent(1000, null));
+        for (String before : new String[] {null, "r0", "r5", "r11"}) {
+            assertThat(log.recent(3, before)).as("page after %s", before).isEqualTo(memory.recent(3, before));
+        }
+        assertThat(log.find("r3")).isEqualTo(memory.find("r3"));
+    }
+
+    // ---- interrupted runs
+
+    @Test
+    void marksRunsLeftRunningAsErrorsWithTheReason() {
+        Instant now = Instant.parse("2025-06-01T00:00:00.000000001Z");
+        log.close();
+        log = SqliteRunLog.open(db, Clock.fixed(now, ZoneOffset.UTC));
+        log.started(Run.started("live1", Samples.bareTask(), Samples.T0));
+        log.attemptFinished("live1", Samples.noCode(1));
+        log.started(Run.started("live2", Samples.bareTask(), Samples.T0));
+        log.started(Run.started("done", Samples.bareTask(), Samples.T0));
+        log.ended("done", RunStatus.FAILED, Samples.T0.plusSeconds(1), null);
+
+        assertThat(log.markInterrupted("the process ended before the run did")).isEqualTo(2);
+
+        Run live1 = log.find("live1").orElseThrow();
+        assertThat(live1.status()).isEqualTo(RunStatus.ERROR);
+        assertThat(live1.reason()).isEqualTo("the process ended before the run did");
+        assertThat(live1.endedAt()).isEqualTo(now);
+        assertThat(live1.attempts()).containsExactly(Samples.noCode(1));
+        assertThat(log.find("live2").orElseThrow().status()).isEqualTo(RunStatus.ERROR);
+        Run done = log.find("done").orElseThrow();
+        assertThat(done.status()).isEqualTo(RunStatus.FAILED);
+        assertThat(done.reason()).isNull();
+        assertThat(log.markInterrupted("again")).isZero();
+    }
+
+    // ---- concurrency
+
+    @Test
+    @Timeout(60)
+    void keepsEveryAttemptFromConcurrentWriters() throws Exception {
+        int threads = 4;
+        int perRun = 15;
+        ExecutorService pool = Executors.newFixedThreadPool(threads + 1);
+        CountDownLatch go = new CountDownLatch(1);
+        try {
+            List<Future<?>> jobs = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                String id = "t" + t;
+                jobs.add(pool.submit(() -> {
+                    go.await();
+                    log.started(Run.started(id, Samples.fullTask(), Samples.T0));
+                    for (int n = 1; n <= perRun; n++) {
+                        log.attemptFinished(id, n % 2 == 0 ? Samples.runtimeError(n) : Samples.wrongAnswer(n));
+                    }
+                    log.ended(id, RunStatus.FAILED, Samples.T0.plusSeconds(1), null);
+                    return null;
+                }));
+            }
+            // a reader at the same time sees only whole runs
+            jobs.add(pool.submit(() -> {
+                go.await();
+                for (int i = 0; i < 30; i++) {
+                    for (Run r : log.recent(10, null)) {
+                        assertThat(r.attempts()).extracting(Attempt::number)
+                                .containsExactlyElementsOf(IntStream.rangeClosed(1, r.attempts().size()).boxed().toList());
+                    }
+                }
+                return null;
+            }));
+            go.countDown();
+            for (Future<?> f : jobs) {
+                f.get(50, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        Set<String> ids = new HashSet<>();
+        for (Run r : log.recent(10, null)) {
+            ids.add(r.id());
+            assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+            assertThat(r.attempts()).hasSize(perRun);
+            for (int n = 1; n <= perRun; n++) {
+                assertThat(r.attempts().get(n - 1)).isEqualTo(n % 2 == 0 ? Samples.runtimeError(n) : Samples.wrongAnswer(n));
+            }
+        }
+        assertThat(ids).containsExactlyInAnyOrder("t0", "t1", "t2", "t3");
+    }
+
+    @Test
+    @Timeout(30)
+    void waitsForAnotherProcessesWriteInsteadOfFailing() throws Exception {
+        log.started(Run.started("r", Samples.bareTask(), Samples.T0));
+        long held;
+        // a second connection stands in for another process (the HTTP server while the CLI writes)
+        try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = other.createStatement()) {
+            s.execute("BEGIN IMMEDIATE");
+            s.execute("UPDATE runs SET reason = 'other' WHERE id = 'r'");
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try {
+                long start = System.nanoTime();
+                Future<?> write = pool.submit(() -> log.attemptFinished("r", Samples.noCode(1)));
+                Thread.sleep(300);
+                assertThat(write).isNotDone();
+                s.execute("COMMIT");
+                write.get(10, TimeUnit.SECONDS);
+                held = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        assertThat(held).isGreaterThanOrEqualTo(300);
+        Run r = log.find("r").orElseThrow();
+        assertThat(r.reason()).isEqualTo("other");
+        assertThat(r.attempts()).containsExactly(Samples.noCode(1));
+    }
+
+    // ---- opening
+
+    @Test
+    void createsTheSchemaInAnEmptyFile() throws Exception {
+        Path empty = dir.resolve("empty.db");
+        Files.createFile(empty);
+        try (SqliteRunLog fresh = SqliteRunLog.open(empty)) {
+            fresh.started(Run.started("x", Samples.bareTask(), Samples.T0));
+            assertThat(fresh.find("x")).isPresent();
+        }
+        assertThat(pragma(empty, "user_version")).isEqualTo(String.valueOf(Migrations.LATEST));
+        assertThat(pragma(empty, "journal_mode")).isEqualTo("wal");
+        assertThat(tables(empty)).contains("runs", "attempts");
+    }
+
+    @Test
+    void opensAFileWhoseSchemaIsCurrentWithoutChangingIt() throws Exception {
+        log.started(Run.started("x", Samples.bareTask(), Samples.T0));
+        log.close();
+        String before = schema(db);
+        log = SqliteRunLog.open(db);
+        assertThat(schema(db)).isEqualTo(before);
+        assertThat(log.find("x")).isPresent();
+    }
+
+    @Test
+    void refusesAFileFromANewerVersion() throws Exception {
+        Path newer = dir.resolve("newer.db");
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + newer); Statement s = c.createStatement()) {
+            s.execute("PRAGMA user_version = 99");
+        }
+        assertThatThrownBy(() -> SqliteRunLog.open(newer)).isInstanceOf(RunLogUnavailableException.class)
+                .hasMessage("run log " + newer + ": it was written by a newer codeagent (schema version 99; this one knows up to "
+                        + Migrations.LATEST + ")");
+    }
+
+    @Test
+    void refusesSomeOtherSqliteDatabase() throws Exception {
+        Path other = dir.resolve("other.db");
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + other); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE runs (x INTEGER)");
+        }
+        assertThatThrownBy(() -> SqliteRunLog.open(other)).isInstanceOf(RunLogUnavailableException.class)
+                .hasMessageContaining(other.toString()).hasMessageContaining("database of something else");
+        assertThat(tables(other)).containsExactly("runs");
+    }
+
+    @Test
+    void failsClearlyOnADirectory() {
+        assertUnusable(dir, "it is a directory, not a database file");
+    }
+
+    @Test
+    void failsClearlyWhenTheDirectoryCannotBeMade() throws Exception {
+        Path file = dir.resolve("plain-file");
+        Files.writeString(file, "x");
+        assertUnusable(file.resolve("runs.db"), "cannot create its directory: " + file + " is not a directory");
+    }
+
+    @Test
+    void failsClearlyOnAFileThatIsNotADatabase() throws Exception {
+        Path garbage = dir.resolve("garbage.db");
+        byte[] bytes = "this is not a database, just text\n".repeat(200).getBytes(StandardCharsets.UTF_8);
+        Files.write(garbage, bytes);
+        assertUnusable(garbage, "not an SQLite database (the file is damaged or is something else)");
+        assertThat(Files.readAllBytes(garbage)).isEqualTo(bytes);
+    }
+
+    @Test
+    void failsClearlyOnADatabaseWithACorruptHeader() throws Exception {
+        log.started(Run.started("x", Samples.bareTask(), Samples.T0));
+        log.close();
+        Path copy = dir.resolve("corrupt.db");
+        byte[] bytes = Files.readAllBytes(db);
+        for (int i = 16; i < 100; i++) {
+            bytes[i] = (byte) 0xff; // page size, format numbers, counters: a damaged header
+        }
+        Files.write(copy, bytes);
+        assertThatThrownBy(() -> SqliteRunLog.open(copy)).isInstanceOf(RunLogUnavailableException.class)
+                .hasMessageStartingWith("run log " + copy + ": ")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+        log = SqliteRunLog.open(db);
+    }
+
+    // ---- paths
+
+    @Test
+    void expandsTheHomeDirectory() {
+        Path home = Path.of(System.getProperty("user.home")).toAbsolutePath().normalize();
+        assertThat(SqliteRunLog.resolvePath("~/.codeagent/runs.db")).isEqualTo(home.resolve(".codeagent/runs.db"));
+        assertThat(SqliteRunLog.resolvePath("~")).isEqualTo(home);
+        assertThat(SqliteRunLog.resolvePath("a/~b.db")).isEqualTo(Path.of("a/~b.db").toAbsolutePath());
+        assertThat(SqliteRunLog.resolvePath("/x/../y/runs.db")).isEqualTo(Path.of("/y/runs.db"));
+        assertThatThrownBy(() -> SqliteRunLog.resolvePath(" ")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("store.sqlite.path must not be empty");
+    }
+
+    // ---- helpers
+
+    private static void assertUnusable(Path path, String reason) {
+        assertThatThrownBy(() -> SqliteRunLog.open(path)).isInstanceOf(RunLogUnavailableException.class)
+                .hasMessage("run log " + path.toAbsolutePath() + ": " + reason)
+                .satisfies(e -> assertThat(((RunLogUnavailableException) e).file()).isEqualTo(path.toAbsolutePath()));
+    }
+
+    static String pragma(Path file, String name) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery("PRAGMA " + name)) {
+            return r.next() ? r.getString(1) : null;
+        }
+    }
+
+    private static List<String> tables(Path file) throws SQLException {
+        return column(file, "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name");
+    }
+
+    private static String schema(Path file) throws SQLException {
+        return String.join("\n", column(file, "SELECT sql FROM sqlite_schema ORDER BY name")) + "\nversion "
+                + pragma(file, "user_version");
+    }
+
+    private static List<String> column(Path file, String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file); Statement s = c.createStatement();
+                ResultSet r = s.executeQuery(sql)) {
+            while (r.next()) {
+                out.add(r.getString(1));
+            }
+        }
+        return out;
+    }
+}
