@@ -12,6 +12,7 @@ import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
 import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.application.spi.AdapterBindings;
 import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.store.InMemoryRunLog;
@@ -53,6 +54,7 @@ public final class CodeAgent implements AutoCloseable {
     private final ExecuteCode executeCode;
     private final Supplier<CodeGenerator> generator;
     private final Supplier<RunLog> runLog;
+    private final Supplier<SolveTask> solveTask;
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
     private CodeAgent(CodeAgentConfig config, List<Module> modules, CodeGenerator generatorOverride, RunLog runLogOverride) {
@@ -69,6 +71,7 @@ public final class CodeAgent implements AutoCloseable {
                         config.generator().kind()));
         this.runLog = runLogOverride != null ? () -> runLogOverride
                 : memoize(() -> select(new TypeLiteral<Map<String, Provider<RunLog>>>() { }, "store.kind", config.store().kind()));
+        this.solveTask = memoize(() -> new SolveTask(generator(), executeCode, runLog(), config.solve(), java.time.Clock.systemUTC()));
     }
 
     /** Composes an agent from the config with every adapter on the classpath. */
@@ -159,6 +162,16 @@ public final class CodeAgent implements AutoCloseable {
         return runLog.get();
     }
 
+    /**
+     * The agent loop over the configured generator, sandbox and run log, built on first call and shared
+     * afterwards (so its circuit breaker sees every run).
+     *
+     * @throws ConfigException when the generator's or the store's key is unknown
+     */
+    public SolveTask solveTask() {
+        return solveTask.get();
+    }
+
     /** The keys registered for a port: {@code sandbox}, {@code generator} or {@code store}. */
     public List<String> knownKeys(String port) {
         switch (port) {
@@ -184,7 +197,20 @@ public final class CodeAgent implements AutoCloseable {
             throw new ConfigException(configKey + ": unknown '" + chosen + "'; known: "
                     + (known.isEmpty() ? "none (no adapter for it is on the classpath)" : String.join(", ", new TreeSet<>(known.keySet()))));
         }
-        T instance = p.get();
+        T instance;
+        try {
+            instance = p.get();
+        } catch (com.google.inject.ProvisionException e) {
+            // providers fail with one-line domain/config exceptions; Guice's wrapper would bury them in a trace
+            Throwable cause = e.getCause();
+            while (cause instanceof com.google.inject.ProvisionException && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            throw e;
+        }
         if (instance instanceof AutoCloseable && instance != sandbox) {
             synchronized (closeables) {
                 closeables.add((AutoCloseable) instance);

@@ -43,7 +43,8 @@ public final class ExecuteCode {
                 .maxAttempts(3)
                 .waitDuration(Duration.ofMillis(200))
                 .retryOnResult(e -> e.outcome() == Outcome.SANDBOX_ERROR)
-                .retryExceptions()
+                // an exception (cancellation, bad request) is never the sandbox hiccuping: do not run again
+                .retryOnException(e -> false)
                 .failAfterMaxAttempts(false)
                 .build());
         retry.getEventPublisher().onRetry(e -> log.warn("sandbox failed, trying again ({}): {}",

@@ -3,6 +3,7 @@ package dev.codeagent.domain.solving;
 /**
  * Writes code for a task: an LLM behind an API, or a replay of recorded replies.
  */
+@FunctionalInterface
 public interface CodeGenerator {
 
     /**
@@ -15,5 +16,7 @@ public interface CodeGenerator {
     String generate(GenerationRequest request);
 
     /** A short name for logs and run records ({@code "openai:gpt-4o-mini"}, {@code "replay:demo.jsonl"}). */
-    String describe();
+    default String describe() {
+        return getClass().getSimpleName();
+    }
 }

@@ -1,0 +1,250 @@
+package dev.codeagent.application.solve;
+
+import dev.codeagent.application.config.SolveConfig;
+import dev.codeagent.application.config.Units;
+import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.execute.InvalidRequestException;
+import dev.codeagent.application.execute.OverloadedException;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionCancelledException;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.domain.solving.Attempt;
+import dev.codeagent.domain.solving.CodeExtractor;
+import dev.codeagent.domain.solving.CodeGenerator;
+import dev.codeagent.domain.solving.GenerationRequest;
+import dev.codeagent.domain.solving.GeneratorException;
+import dev.codeagent.domain.solving.Judge;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunEvent;
+import dev.codeagent.domain.solving.RunListener;
+import dev.codeagent.domain.solving.RunLog;
+import dev.codeagent.domain.solving.RunStatus;
+import dev.codeagent.domain.solving.Submission;
+import dev.codeagent.domain.solving.Task;
+import dev.codeagent.domain.solving.Verdict;
+import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
+import io.github.resilience4j.circuitbreaker.CircuitBreaker;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.core.IntervalBiFunction;
+import io.github.resilience4j.core.functions.Either;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent loop: generate → policy check → execute → judge, and on failure feed the error back and
+ * go again while attempts remain. Every attempt is in the {@link RunLog} before the next begins.
+ *
+ * <p>Generation is retried with exponential backoff (honouring the endpoint's Retry-After) only for
+ * transient failures, behind a circuit breaker shared by all runs of this instance; a rejected API
+ * key ends the run at once. The program's own failures are never retried: they are verdicts. The
+ * whole run has a deadline ({@link SolveConfig#runTimeout()}); each execution's wall time is cut to
+ * what is left of it. Interrupting the calling thread cancels the run.
+ */
+public final class SolveTask {
+
+    private static final Logger log = LoggerFactory.getLogger(SolveTask.class);
+    private static final Duration MAX_RETRY_AFTER = Duration.ofSeconds(60);
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final char[] ID_CHARS = "0123456789abcdefghijklmnopqrstuvwxyz".toCharArray();
+
+    private final CodeGenerator generator;
+    private final ExecuteCode executeCode;
+    private final RunLog runLog;
+    private final SolveConfig config;
+    private final Clock clock;
+    private final Judge judge = new Judge();
+    private final CodeExtractor extractor = new CodeExtractor();
+    private final FeedbackPrompt feedback = new FeedbackPrompt();
+    private final Retry retry;
+    private final CircuitBreaker circuitBreaker;
+
+    public SolveTask(CodeGenerator generator, ExecuteCode executeCode, RunLog runLog, SolveConfig config, Clock clock) {
+        this.generator = Objects.requireNonNull(generator, "generator");
+        this.executeCode = Objects.requireNonNull(executeCode, "executeCode");
+        this.runLog = Objects.requireNonNull(runLog, "runLog");
+        this.config = Objects.requireNonNull(config, "config");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.retry = Retry.of("llm", RetryConfig.custom()
+                .maxAttempts(config.generatorRetries())
+                .intervalBiFunction(backoff(config.retryBackoff()))
+                .retryOnException(SolveTask::isTransient)
+                .build());
+        retry.getEventPublisher().onRetry(e -> log.warn("generator failed ({}), retry {} in {} ms",
+                e.getLastThrowable() == null ? "?" : e.getLastThrowable().getMessage(),
+                e.getNumberOfRetryAttempts(), e.getWaitInterval().toMillis()));
+        this.circuitBreaker = CircuitBreaker.of("llm", CircuitBreakerConfig.custom()
+                .slidingWindowSize(10)
+                .minimumNumberOfCalls(5)
+                .failureRateThreshold(50)
+                .waitDurationInOpenState(Duration.ofSeconds(30))
+                .recordException(SolveTask::isTransient)
+                .build());
+    }
+
+    /** A fresh run id: 16 lower-case letters and digits, URL-safe. */
+    public static String newRunId() {
+        char[] id = new char[16];
+        for (int i = 0; i < id.length; i++) {
+            id[i] = ID_CHARS[RANDOM.nextInt(ID_CHARS.length)];
+        }
+        return new String(id);
+    }
+
+    /** Solves the task under a fresh run id. */
+    public Run solve(Task task, RunListener listener) {
+        return solve(newRunId(), task, listener);
+    }
+
+    /**
+     * Works the task through to a final status and returns the final run. Never throws for the
+     * code's failures, the generator's or the sandbox's: they end the run (FAILED, ERROR); only a
+     * failing run log propagates.
+     */
+    public Run solve(String runId, Task task, RunListener listener) {
+        Objects.requireNonNull(task, "task");
+        RunListener events = safe(Objects.requireNonNull(listener, "listener"));
+        Instant started = clock.instant();
+        Instant deadline = started.plus(config.runTimeout());
+        Run run = Run.started(runId, task, started);
+        runLog.started(run);
+        events.on(new RunEvent.RunStarted(runId, started, task));
+
+        List<GenerationRequest.Turn> history = new ArrayList<>();
+        for (int n = 1; n <= task.maxAttempts(); n++) {
+            if (Thread.currentThread().isInterrupted()) {
+                return end(run, RunStatus.CANCELLED, "cancelled", events);
+            }
+            Duration left = Duration.between(clock.instant(), deadline);
+            if (left.isNegative() || left.isZero()) {
+                return end(run, RunStatus.ERROR, "the run took longer than its limit of "
+                        + Units.formatDuration(config.runTimeout()) + " (solve.runTimeout)", events);
+            }
+            events.on(new RunEvent.AttemptStarted(runId, clock.instant(), n, task.maxAttempts()));
+
+            long g0 = System.nanoTime();
+            String reply;
+            try {
+                reply = generate(new GenerationRequest(task, history));
+            } catch (GeneratorException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    return end(run, RunStatus.CANCELLED, "cancelled", events);
+                }
+                String why = e.kind() == GeneratorException.Kind.AUTHENTICATION ? e.getMessage()
+                        : "the generator failed: " + e.getMessage();
+                return end(run, RunStatus.ERROR, why, events);
+            } catch (CallNotPermittedException e) {
+                return end(run, RunStatus.ERROR, "the LLM endpoint has been failing; not calling it for a while (circuit open)", events);
+            }
+            Duration generationTime = Duration.ofNanos(System.nanoTime() - g0);
+
+            Optional<String> code = extractor.extract(reply, task.language());
+            Attempt attempt;
+            if (code.isEmpty()) {
+                attempt = new Attempt(n, reply, "", null, Verdict.of(Verdict.Kind.INTERNAL_ERROR, "no code found in the reply"),
+                        feedback.noCodeFound(), generationTime, Duration.ZERO);
+            } else {
+                events.on(new RunEvent.CodeGenerated(runId, clock.instant(), n, code.get()));
+                long e0 = System.nanoTime();
+                Submission submission = judge.prepare(task, code.get());
+                Execution execution;
+                try {
+                    execution = executeCode.execute(new ExecutionRequest(submission.program(), task.stdin(), List.of(),
+                            clamp(task.limits(), Duration.between(clock.instant(), deadline))));
+                } catch (ExecutionCancelledException e) {
+                    return end(run, RunStatus.CANCELLED, "cancelled", events);
+                } catch (OverloadedException e) {
+                    return end(run, RunStatus.ERROR, "the sandbox is overloaded: " + e.getMessage(), events);
+                } catch (InvalidRequestException e) {
+                    if (!"code".equals(e.field())) {
+                        return end(run, RunStatus.ERROR, e.getMessage(), events);
+                    }
+                    // the model wrote something the executor refuses (too large): that is feedback, not a crash
+                    execution = Execution.policyViolation(e.getMessage(), executeCode.sandbox().isolation());
+                }
+                events.on(new RunEvent.Executed(runId, clock.instant(), n, execution));
+                Verdict verdict = judge.judge(task, submission, execution);
+                String next = verdict.isAccepted() ? "" : feedback.forFailure(code.get(), execution, verdict);
+                attempt = new Attempt(n, reply, code.get(), execution, verdict, next, generationTime,
+                        Duration.ofNanos(System.nanoTime() - e0));
+            }
+            runLog.attemptFinished(runId, attempt);
+            run = run.withAttempt(attempt);
+            events.on(new RunEvent.Judged(runId, clock.instant(), attempt));
+            if (attempt.verdict().isAccepted()) {
+                return end(run, RunStatus.SOLVED, null, events);
+            }
+            if (attempt.execution() != null && attempt.execution().outcome() == Outcome.SANDBOX_ERROR) {
+                return end(run, RunStatus.ERROR, "the sandbox failed: " + attempt.execution().detail(), events);
+            }
+            history.add(new GenerationRequest.Turn(reply, attempt.feedback()));
+        }
+        return end(run, RunStatus.FAILED, "no attempt was accepted in " + task.maxAttempts() + " attempts", events);
+    }
+
+    private String generate(GenerationRequest request) {
+        return Retry.decorateSupplier(retry, CircuitBreaker.decorateSupplier(circuitBreaker, () -> generator.generate(request)))
+                .get();
+    }
+
+    private Run end(Run run, RunStatus status, String reason, RunListener events) {
+        Instant at = clock.instant();
+        runLog.ended(run.id(), status, at, reason);
+        events.on(new RunEvent.RunFinished(run.id(), at, status, reason));
+        log.debug("run {} ended {} after {} attempts{}", run.id(), status, run.attempts().size(),
+                reason == null ? "" : ": " + reason);
+        return run.ended(status, at, reason);
+    }
+
+    /** The task's limits with the wall time cut to what is left of the run, so no execution outlives the deadline. */
+    static ResourceLimits clamp(ResourceLimits limits, Duration left) {
+        Duration floor = Duration.ofMillis(1);
+        Duration wall = left.compareTo(floor) < 0 ? floor : left;
+        return limits.wallTime().compareTo(wall) <= 0 ? limits : limits.withWallTime(wall);
+    }
+
+    private static boolean isTransient(Throwable t) {
+        return t instanceof GeneratorException && ((GeneratorException) t).isTransient();
+    }
+
+    /** Exponential backoff from {@code first}, doubling, unless the endpoint said how long to wait. */
+    private static IntervalBiFunction<Object> backoff(Duration first) {
+        return (attempt, either) -> {
+            Either<Throwable, Object> e = either;
+            if (e != null && e.isLeft() && e.getLeft() instanceof GeneratorException) {
+                Duration after = ((GeneratorException) e.getLeft()).retryAfter();
+                if (after != null && !after.isNegative()) {
+                    return Math.min(after.toMillis(), MAX_RETRY_AFTER.toMillis());
+                }
+            }
+            long wait = first.toMillis() << Math.min(attempt - 1, 10);
+            return Math.min(wait, MAX_RETRY_AFTER.toMillis());
+        };
+    }
+
+    private static RunListener safe(RunListener listener) {
+        return event -> {
+            try {
+                listener.on(event);
+            } catch (RuntimeException e) {
+                log.warn("a run listener failed on {}: {}", event.name(), e.toString());
+            }
+        };
+    }
+
+    /** The circuit breaker's state, for health and metrics. */
+    public String generatorCircuitState() {
+        return circuitBreaker.getState().name();
+    }
+}

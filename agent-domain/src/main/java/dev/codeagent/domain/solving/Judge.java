@@ -1,0 +1,261 @@
+package dev.codeagent.domain.solving;
+
+import dev.codeagent.domain.execution.CapturedOutput;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Decides whether generated code solves its task.
+ *
+ * <p>{@link #prepare} builds the program to run: the code, then the task's tests when it has them.
+ * {@link #judge} turns how that program ran into a {@link Verdict}:
+ * <ul>
+ *   <li>a limit the sandbox enforced gives the matching limit verdict (a Python {@code MemoryError}
+ *       counts as the memory limit too); a policy refusal {@code POLICY_VIOLATION}; a failure of the
+ *       sandbox itself {@code INTERNAL_ERROR};</li>
+ *   <li>a failed Python run is read through its traceback: a SyntaxError, IndentationError or TabError
+ *       in the program itself is {@code SYNTAX_ERROR}; an {@code AssertionError} is {@code WRONG_ANSWER}
+ *       when the task has tests or the assertion stands in the program outside the generated code
+ *       (the message names the failing assertion); anything else is {@code RUNTIME_ERROR}; a failure
+ *       without a traceback is {@code RUNTIME_ERROR} naming the exit status or signal;</li>
+ *   <li>a clean exit is {@code ACCEPTED}, unless the task has an expected output and stdout differs from
+ *       it (trailing whitespace on each line and trailing blank lines ignored): then {@code WRONG_ANSWER}
+ *       with the first differing line.</li>
+ * </ul>
+ * Verdict messages are one line. Stateless and thread-safe.
+ */
+public final class Judge {
+
+    private static final Set<String> SYNTAX_ERRORS = Set.of("SyntaxError", "IndentationError", "TabError");
+    private static final int MAX_MESSAGE = 300;
+    private static final int MAX_SHOWN_LINE = 120;
+    private static final Map<Integer, String> SIGNALS = Map.ofEntries(
+            Map.entry(1, "SIGHUP"), Map.entry(2, "SIGINT"), Map.entry(3, "SIGQUIT"), Map.entry(4, "SIGILL"),
+            Map.entry(6, "SIGABRT"), Map.entry(7, "SIGBUS"), Map.entry(8, "SIGFPE"), Map.entry(9, "SIGKILL"),
+            Map.entry(11, "SIGSEGV"), Map.entry(13, "SIGPIPE"), Map.entry(14, "SIGALRM"), Map.entry(15, "SIGTERM"),
+            Map.entry(24, "SIGXCPU"), Map.entry(25, "SIGXFSZ"), Map.entry(31, "SIGSYS"));
+
+    private final TracebackParser parser;
+
+    public Judge() {
+        this(new TracebackParser());
+    }
+
+    public Judge(TracebackParser parser) {
+        this.parser = Objects.requireNonNull(parser, "parser");
+    }
+
+    /**
+     * The program that judges {@code code} for {@code task}: with tests, the code, a blank line, the
+     * tests and a newline; without, the code alone. The code starts on line 1 either way.
+     */
+    public Submission prepare(Task task, String code) {
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(code, "code");
+        String source = task.hasTests() ? code + "\n\n" + task.tests() + "\n" : code;
+        int lines = (int) code.lines().count();
+        return new Submission(code, new Program(task.language(), source), 1, lines);
+    }
+
+    /** The verdict on {@code submission} of {@code task}, given how it ran. */
+    public Verdict judge(Task task, Submission submission, Execution execution) {
+        Objects.requireNonNull(task, "task");
+        Objects.requireNonNull(submission, "submission");
+        Objects.requireNonNull(execution, "execution");
+        ResourceLimits limits = task.limits();
+        switch (execution.outcome()) {
+            case TIME_LIMIT:
+                return limitVerdict(Verdict.Kind.TIME_LIMIT_EXCEEDED, execution, submission,
+                        "time limit exceeded (wall " + seconds(limits.wallTime().toMillis()) + ", CPU "
+                                + seconds(limits.cpuTime().toMillis()) + ")");
+            case MEMORY_LIMIT:
+                return limitVerdict(Verdict.Kind.MEMORY_LIMIT_EXCEEDED, execution, submission,
+                        "memory limit exceeded (" + bytes(limits.memoryBytes()) + ")");
+            case OUTPUT_LIMIT:
+                return limitVerdict(Verdict.Kind.OUTPUT_LIMIT_EXCEEDED, execution, submission,
+                        "output limit exceeded (" + bytes(limits.maxOutputBytes()) + " per stream)");
+            case POLICY_VIOLATION:
+                return Verdict.of(Verdict.Kind.POLICY_VIOLATION,
+                        oneLine(orElse(execution.detail(), "refused by the code policy")));
+            case SANDBOX_ERROR:
+                return Verdict.of(Verdict.Kind.INTERNAL_ERROR,
+                        oneLine("sandbox error: " + orElse(execution.detail(), "the sandbox failed to run the program")));
+            case RUNTIME_ERROR:
+                return failed(task, submission, execution);
+            case OK:
+            default:
+                if (execution.exitCode() != null && execution.exitCode() != 0) {
+                    return failed(task, submission, execution);
+                }
+                return task.hasExpectedOutput() ? compareOutput(task.expectedOutput(), execution.stdout()) : Verdict.accepted();
+        }
+    }
+
+    private Verdict limitVerdict(Verdict.Kind kind, Execution execution, Submission submission, String fallback) {
+        // a traceback still helps here: a KeyboardInterrupt or MemoryError shows where the program was
+        ErrorReport error = report(execution, submission).orElse(null);
+        return new Verdict(kind, oneLine(orElse(execution.detail(), fallback)), error, null);
+    }
+
+    private Verdict failed(Task task, Submission submission, Execution execution) {
+        Optional<ErrorReport> parsed = report(execution, submission);
+        if (parsed.isEmpty()) {
+            return withoutTraceback(submission, execution);
+        }
+        ErrorReport error = parsed.get();
+        List<Frame> frames = error.frames();
+        Frame innermost = frames.isEmpty() ? null : frames.get(frames.size() - 1);
+        String mainFile = submission.program().mainFileName();
+        boolean innermostInMain = innermost != null && TracebackParser.inMainFile(innermost, frames, mainFile);
+
+        if (SYNTAX_ERRORS.contains(error.type()) && (innermost == null || innermostInMain)) {
+            return new Verdict(Verdict.Kind.SYNTAX_ERROR, oneLine(error.summary()), error, null);
+        }
+        if (isMemoryError(error.type())) {
+            return new Verdict(Verdict.Kind.MEMORY_LIMIT_EXCEEDED, oneLine(error.summary()), error, null);
+        }
+        boolean raisedInTests = innermostInMain && innermost.codeLine() == null;
+        if (isAssertionError(error.type()) && (task.hasTests() || raisedInTests)) {
+            return new Verdict(Verdict.Kind.WRONG_ANSWER, oneLine(assertionMessage(error, submission)), error, null);
+        }
+        return new Verdict(Verdict.Kind.RUNTIME_ERROR, oneLine(error.summary()), error, null);
+    }
+
+    private Optional<ErrorReport> report(Execution execution, Submission submission) {
+        if (submission.program().language() != Language.PYTHON) {
+            return Optional.empty();
+        }
+        return parser.parse(execution.stderr().text(), submission);
+    }
+
+    private static Verdict withoutTraceback(Submission submission, Execution execution) {
+        String lastLine = lastNonBlankLine(execution.stderr().text());
+        // Python prints a bare "MemoryError" when it cannot even allocate the traceback
+        if (submission.program().language() == Language.PYTHON && "MemoryError".equals(lastLine)) {
+            return Verdict.of(Verdict.Kind.MEMORY_LIMIT_EXCEEDED, "MemoryError");
+        }
+        String how;
+        if (execution.exitCode() != null) {
+            how = "exited with status " + execution.exitCode();
+        } else if (execution.signal() != null) {
+            String name = SIGNALS.get(execution.signal());
+            how = "killed by signal " + execution.signal() + (name == null ? "" : " (" + name + ")");
+        } else {
+            how = "failed";
+        }
+        if (lastLine != null) {
+            how += ": " + lastLine;
+        }
+        return Verdict.of(Verdict.Kind.RUNTIME_ERROR, oneLine(how));
+    }
+
+    /** {@code failed assertion: assert candidate(1) == 2 - message} */
+    private static String assertionMessage(ErrorReport error, Submission submission) {
+        String assertion = null;
+        List<Frame> frames = error.frames();
+        if (!frames.isEmpty()) {
+            Frame innermost = frames.get(frames.size() - 1);
+            assertion = innermost.sourceLine();
+            if (assertion == null && TracebackParser.inMainFile(innermost, frames, submission.program().mainFileName())) {
+                String text = TracebackParser.codeLineText(submission.program().source(), innermost.line());
+                assertion = text == null ? null : text.strip();
+            }
+        }
+        StringBuilder s = new StringBuilder("failed assertion");
+        if (assertion != null && !assertion.isBlank()) {
+            s.append(": ").append(assertion);
+        } else if (error.line() != null) {
+            s.append(" on line ").append(error.line());
+        }
+        if (!error.message().isEmpty()) {
+            s.append(" - ").append(error.message());
+        }
+        return s.toString();
+    }
+
+    private static Verdict compareOutput(String expected, CapturedOutput stdout) {
+        List<String> want = normalise(expected);
+        List<String> got = normalise(stdout.text());
+        int n = Math.max(want.size(), got.size());
+        for (int i = 0; i < n; i++) {
+            String w = i < want.size() ? want.get(i) : null;
+            String g = i < got.size() ? got.get(i) : null;
+            if (!Objects.equals(w, g)) {
+                OutputDifference d = new OutputDifference(i + 1, w, g);
+                String message = "wrong output at line " + d.line() + ": expected " + shown(w) + ", got " + shown(g)
+                        + (stdout.truncated() ? " (output was cut)" : "");
+                return new Verdict(Verdict.Kind.WRONG_ANSWER, message, null, d);
+            }
+        }
+        return Verdict.accepted();
+    }
+
+    /** Lines without trailing whitespace, trailing blank lines dropped. */
+    private static List<String> normalise(String text) {
+        List<String> lines = text.lines().map(String::stripTrailing).toList();
+        int end = lines.size();
+        while (end > 0 && lines.get(end - 1).isEmpty()) {
+            end--;
+        }
+        return lines.subList(0, end);
+    }
+
+    private static String shown(String line) {
+        if (line == null) {
+            return "end of output";
+        }
+        String s = line.length() > MAX_SHOWN_LINE ? line.substring(0, MAX_SHOWN_LINE) + "..." : line;
+        return "\"" + s + "\"";
+    }
+
+    private static boolean isMemoryError(String type) {
+        return type.equals("MemoryError");
+    }
+
+    private static boolean isAssertionError(String type) {
+        return type.equals("AssertionError") || type.endsWith(".AssertionError");
+    }
+
+    private static String lastNonBlankLine(String text) {
+        List<String> lines = text.lines().toList();
+        for (int i = lines.size() - 1; i >= 0; i--) {
+            if (!lines.get(i).isBlank()) {
+                return lines.get(i).strip();
+            }
+        }
+        return null;
+    }
+
+    /** Whitespace runs holding line breaks become one space; long text is cut. */
+    private static String oneLine(String s) {
+        String head = s.length() > 4 * MAX_MESSAGE ? s.substring(0, 4 * MAX_MESSAGE) : s;
+        String flat = head.strip().lines().map(String::strip).filter(l -> !l.isEmpty()).collect(Collectors.joining(" "));
+        return flat.length() > MAX_MESSAGE ? flat.substring(0, MAX_MESSAGE - 3) + "..." : flat;
+    }
+
+    private static String orElse(String s, String fallback) {
+        return s == null || s.isBlank() ? fallback : s;
+    }
+
+    private static String seconds(long millis) {
+        return millis % 1000 == 0 ? (millis / 1000) + "s" : millis + "ms";
+    }
+
+    private static String bytes(long b) {
+        if (b % ResourceLimits.MIB == 0) {
+            return (b / ResourceLimits.MIB) + " MiB";
+        }
+        if (b % 1024 == 0) {
+            return (b / 1024) + " KiB";
+        }
+        return b + " bytes";
+    }
+}

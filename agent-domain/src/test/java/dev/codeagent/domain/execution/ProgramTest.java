@@ -1,0 +1,53 @@
+package dev.codeagent.domain.execution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class ProgramTest {
+
+    @Test
+    void rejectsNulByteNamingItsOffset() {
+        assertThatThrownBy(() -> new Program(Language.PYTHON, "print(1)\0"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("NUL byte at offset 8");
+    }
+
+    @Test
+    void rejectsFileNamesThatEscapeTheWorkDir() {
+        for (String bad : new String[] {"../x", "/etc/passwd", "a/../../b", ".hidden", "a//b", "a/.b", ""}) {
+            assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of(bad, "x")))
+                    .as(bad).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+
+    @Test
+    void rejectsAFileThatWouldOverwriteTheMainSource() {
+        assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of("main.py", "x")))
+                .hasMessageContaining("clashes");
+    }
+
+    @Test
+    void acceptsNestedPlainNames() {
+        Program p = new Program(Language.PYTHON, "import pkg.util", Map.of("pkg/util.py", "X = 1", "data.txt", "d"));
+        assertThat(p.files()).containsOnlyKeys("pkg/util.py", "data.txt");
+        assertThat(p.mainFileName()).isEqualTo("main.py");
+    }
+
+    @Test
+    void sizeCountsUtf8BytesOfEverything() {
+        Program p = new Program(Language.PYTHON, "é€😀", Map.of("a.txt", "ab"));
+        assertThat(p.sizeBytes()).isEqualTo(2 + 3 + 4 + 2);
+    }
+
+    @Test
+    void languageIsFoundByIdAliasAndExtension() {
+        assertThat(Language.fromId("Python3")).contains(Language.PYTHON);
+        assertThat(Language.fromId("node")).contains(Language.JAVASCRIPT);
+        assertThat(Language.fromId("cobol")).isEmpty();
+        assertThat(Language.fromFileName("x/y.SH")).contains(Language.BASH);
+        assertThat(Language.fromFileName("README")).isEmpty();
+    }
+}

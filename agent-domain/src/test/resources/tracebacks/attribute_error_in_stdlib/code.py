@@ -1,0 +1,8 @@
+import re
+
+
+def words(text):
+    return re.findall(r"\w+", text)
+
+
+print(words(None))

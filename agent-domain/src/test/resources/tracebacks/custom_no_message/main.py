@@ -1,0 +1,9 @@
+class Boom(Exception):
+    pass
+
+
+def explode():
+    raise Boom()
+
+
+explode()

@@ -1,0 +1,8 @@
+source = "def broken(:\n    pass"
+
+
+def load(src):
+    exec(src)
+
+
+load(source)

@@ -1,0 +1,5 @@
+def check(candidate):
+    assert candidate(2) is True, "2 is even"
+
+
+check(is_even)

@@ -1,0 +1,3 @@
+def second_largest(values):
+    ordered = sorted(set(values))
+    return ordered[-2]

@@ -1,0 +1,11 @@
+def second_largest(values):
+    ordered = sorted(set(values))
+    return ordered[-2]
+
+def check(candidate):
+    assert candidate([3, 1, 2]) == 2
+    assert candidate([5, 5]) == 5
+
+
+check(second_largest)
+

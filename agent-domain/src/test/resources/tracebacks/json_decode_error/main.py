@@ -1,0 +1,8 @@
+import json
+
+
+def read(text):
+    return json.loads(text)
+
+
+print(read("{not json}"))

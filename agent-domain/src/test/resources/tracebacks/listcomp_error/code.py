@@ -1,0 +1,5 @@
+def lengths(words):
+    return [len(w) for w in words]
+
+
+print(lengths(["a", None]))

@@ -1,0 +1,5 @@
+def check(candidate):
+    assert candidate(3) == 9
+
+
+check(sqaure)

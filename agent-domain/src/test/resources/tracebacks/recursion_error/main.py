@@ -1,0 +1,5 @@
+def countdown(n):
+    return countdown(n - 1)
+
+
+countdown(5)

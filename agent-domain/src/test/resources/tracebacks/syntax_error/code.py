@@ -1,0 +1,5 @@
+def add(a, b):
+    return a +
+
+
+print(add(1, 2))

@@ -1,0 +1,2 @@
+def scale(values, factor):
+    return [v * factor for v in values]

@@ -1,0 +1,5 @@
+def total(values):
+    return sum(values
+
+
+print(total([1, 2]))

@@ -1,0 +1,5 @@
+def greet(name):
+    raise RuntimeError(f"keine Begrüßung für {name} ✗")
+
+
+greet("Zoë")

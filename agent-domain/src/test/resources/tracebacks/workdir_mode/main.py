@@ -1,0 +1,5 @@
+def head(items):
+    return items[0]
+
+
+print(head([]))
