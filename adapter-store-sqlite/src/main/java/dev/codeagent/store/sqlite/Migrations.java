@@ -36,7 +36,15 @@ final class Migrations {
                             + " verdict TEXT NOT NULL,"
                             + " outcome TEXT,"
                             + " attempt TEXT NOT NULL CHECK (json_valid(attempt)),"
-                            + " PRIMARY KEY (run_id, number)) WITHOUT ROWID")));
+                            + " PRIMARY KEY (run_id, number)) WITHOUT ROWID")),
+            new Migration(2, "the process that owns each run", List.of(
+                    // Several processes share one file (the HTTP server, CLI solves): at start each
+                    // marks as interrupted only the RUNNING runs whose owner has died, which needs to
+                    // know the owner. Rows from before this step have none, and count as dead.
+                    // See ProcessOwner for what the columns hold.
+                    "ALTER TABLE runs ADD COLUMN owner_boot_id TEXT",
+                    "ALTER TABLE runs ADD COLUMN owner_pid INTEGER",
+                    "ALTER TABLE runs ADD COLUMN owner_start TEXT")));
 
     static final int LATEST = ALL.get(ALL.size() - 1).version();
 

@@ -48,8 +48,8 @@ import org.sqlite.SQLiteException;
  * while one writes; writers wait for each other up to {@link #BUSY_TIMEOUT}.
  *
  * <p>Opening creates the file and its directories if needed and brings the schema up to date. It does
- * not touch runs left RUNNING by an earlier process: the caller decides when to
- * {@link #markInterrupted(String) mark them}. Safe for concurrent use (one connection, taken in turn).
+ * not touch runs left RUNNING by a process that died: the caller decides when to
+ * {@link #markInterrupted(String) mark them}; runs of processes still going are never marked. Safe for concurrent use (one connection, taken in turn).
  *
  * @see RunLogUnavailableException for a file that cannot be used
  */
@@ -74,6 +74,7 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
     private final Path file;
     private final Clock clock;
     private final RunJson json = new RunJson();
+    private final ProcessOwner owner = ProcessOwner.current();
     private final ReentrantLock lock = new ReentrantLock();
     private Connection connection; // guarded by lock; null once closed
 
@@ -156,8 +157,9 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
             if (runStatus(c, run.id()) != null) {
                 throw new IllegalStateException("run " + run.id() + " exists already");
             }
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO runs"
-                    + " (id, prompt, language, task, status, started_at, ended_at, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")) {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO runs (id, prompt, language, task, status,"
+                    + " started_at, ended_at, reason, owner_boot_id, owner_pid, owner_start)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                 s.setString(1, run.id());
                 s.setString(2, run.task().prompt());
                 s.setString(3, run.task().language().id());
@@ -166,6 +168,9 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
                 s.setString(6, startedAt);
                 s.setString(7, endedAt);
                 s.setString(8, run.reason());
+                s.setString(9, owner.bootId());
+                s.setLong(10, owner.pid());
+                s.setString(11, owner.start());
                 s.executeUpdate();
             }
             for (int i = 0; i < attempts.size(); i++) {
@@ -259,27 +264,63 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
     /**
      * {@inheritDoc}
      *
-     * <p>Their end time is now by this log's clock. Call it only when no other process can be writing
-     * runs to the same file.
+     * <p>Each run records the process that {@linkplain #started started} it (see {@link ProcessOwner}).
+     * A run is marked when that process has ended: it ran in an earlier boot, its pid is gone or is
+     * now another process's (a different start time), or no owner was recorded (a row from before
+     * owners were). Runs of live processes, this one included, are left alone, and so are runs whose
+     * owner cannot be inspected. Checking and marking are one write transaction. Their end time is
+     * now by this log's clock.
      */
     @Override
     public int markInterrupted(String reason) {
         Objects.requireNonNull(reason, "reason");
         String now = time(clock.instant(), "now");
-        int marked = write("mark interrupted runs", c -> {
+        Marking result = write("mark interrupted runs", c -> {
+            List<String> gone = new ArrayList<>();
+            int unchecked = 0;
             try (PreparedStatement s = c.prepareStatement(
-                    "UPDATE runs SET status = ?, ended_at = ?, reason = ? WHERE status = ?")) {
-                s.setString(1, RunStatus.ERROR.name());
-                s.setString(2, now);
-                s.setString(3, reason);
-                s.setString(4, RunStatus.RUNNING.name());
-                return s.executeUpdate();
+                    "SELECT id, owner_boot_id, owner_pid, owner_start FROM runs WHERE status = ?")) {
+                s.setString(1, RunStatus.RUNNING.name());
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        long pid = r.getLong(3);
+                        Long ownerPid = r.wasNull() ? null : pid;
+                        ProcessOwner.State state = ProcessOwner.stateOf(r.getString(2), ownerPid, r.getString(4));
+                        if (state == ProcessOwner.State.GONE) {
+                            gone.add(r.getString(1));
+                        } else if (state == ProcessOwner.State.UNKNOWN) {
+                            unchecked++;
+                        }
+                    }
+                }
             }
+            int n = 0;
+            try (PreparedStatement s = c.prepareStatement(
+                    "UPDATE runs SET status = ?, ended_at = ?, reason = ? WHERE id = ? AND status = ?")) {
+                for (String id : gone) {
+                    s.setString(1, RunStatus.ERROR.name());
+                    s.setString(2, now);
+                    s.setString(3, reason);
+                    s.setString(4, id);
+                    s.setString(5, RunStatus.RUNNING.name());
+                    n += s.executeUpdate();
+                }
+            }
+            return new Marking(n, unchecked);
         });
+        int marked = result.marked();
         if (marked > 0) {
-            log.info("marked {} run(s) left RUNNING in {} as ERROR: {}", marked, file, reason);
+            log.info("marked {} run(s) left RUNNING in {} by ended processes as ERROR: {}", marked, file, reason);
+        }
+        if (result.unchecked() > 0) {
+            log.info("left {} RUNNING run(s) in {} alone: their owning process cannot be inspected",
+                    result.unchecked(), file);
         }
         return marked;
+    }
+
+    /** What {@link #markInterrupted} did: runs marked, and runs left because their owner could not be checked. */
+    private record Marking(int marked, int unchecked) {
     }
 
     /** Closes the connection; later calls fail. Closing twice is harmless. */

@@ -21,7 +21,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Kills a JVM with SIGKILL while it appends attempts, then checks what the file holds. */
+/**
+ * Kills a JVM with SIGKILL while it appends attempts, then checks what the file holds; and that
+ * another process marks its run interrupted only once it is dead.
+ */
 @Tag("slow")
 class SqliteRunLogKillIT {
 
@@ -33,6 +36,7 @@ class SqliteRunLogKillIT {
     @Test
     @Timeout(60)
     void keepsEveryCommittedAttemptAndNothingHalfWrittenWhenKilled() throws Exception {
+        // the test JVM plays the second front door (the CLI while the HTTP server runs) on the same file
         Path db = dir.resolve("runs.db");
         Path stderr = dir.resolve("writer.err");
         Process writer = new ProcessBuilder(javaBin(), "-Xmx256m", "-cp", testClasspath(),
@@ -46,7 +50,8 @@ class SqliteRunLogKillIT {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             long previous = 0;
             long interval = 0;
-            while (reported < 4) {
+            boolean checkedWhileAlive = false;
+            while (reported < 6) {
                 String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 assertThat(line).as("writer output before the deadline; its stderr: %s", read(stderr)).isNotNull();
                 if (line.startsWith("committed ")) {
@@ -54,6 +59,15 @@ class SqliteRunLogKillIT {
                     long now = System.nanoTime();
                     interval = now - previous;
                     previous = now;
+                }
+                if (reported >= 2 && !checkedWhileAlive) {
+                    checkedWhileAlive = true;
+                    try (SqliteRunLog other = SqliteRunLog.open(db)) {
+                        assertThat(other.markInterrupted("must not be marked")).as("runs marked while their writer lives").isZero();
+                        assertThat(other.find(RUN).orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+                    }
+                    assertThat(SqliteRunLogTest.owner(db, RUN).pid()).isEqualTo(writer.pid());
+                    previous = System.nanoTime(); // the check's own time is not the writer's pace
                 }
             }
             // Kill at a random point of the next attempt's call: sometimes before it writes, sometimes

@@ -2,6 +2,7 @@ package dev.codeagent.store.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.codeagent.application.store.InMemoryRunLog;
 import dev.codeagent.domain.solving.Attempt;
@@ -13,9 +14,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -282,6 +285,10 @@ class SqliteRunLogTest {
                 }
             }
         }
+        // every run left RUNNING belongs to this live process: neither marks any
+        assertThat(log.markInterrupted("interrupted")).isZero();
+        assertThat(memory.markInterrupted("interrupted")).isZero();
+        assertThat(log.recent(1000, null)).extracting(Run::status).contains(RunStatus.RUNNING);
         assertThat(log.recent(1000, null)).isEqualTo(memory.recent(1000, null));
         for (String before : new String[] {null, "r0", "r5", "r11"}) {
             assertThat(log.recent(3, before)).as("page after %s", before).isEqualTo(memory.recent(3, before));
@@ -292,28 +299,170 @@ class SqliteRunLogTest {
     // ---- interrupted runs
 
     @Test
-    void marksRunsLeftRunningAsErrorsWithTheReason() {
+    void recordsThisProcessAsTheOwnerOfARun() throws Exception {
+        log.started(Run.started("mine", Samples.bareTask(), Samples.T0));
+        ProcessOwner me = ProcessOwner.current();
+        assertThat(me.pid()).isEqualTo(ProcessHandle.current().pid());
+        if (Files.isDirectory(Path.of("/proc"))) {
+            assertThat(me.start()).matches("proc:[0-9]+");
+            assertThat(me.bootId()).isEqualTo(Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).strip());
+        }
+        assertThat(owner(db, "mine")).isEqualTo(me);
+    }
+
+    @Test
+    void leavesRunsOfThisLiveProcessAlone() {
+        log.started(Run.started("mine", Samples.bareTask(), Samples.T0));
+        log.attemptFinished("mine", Samples.noCode(1));
+
+        assertThat(log.markInterrupted("interrupted")).isZero();
+
+        Run mine = log.find("mine").orElseThrow();
+        assertThat(mine.status()).isEqualTo(RunStatus.RUNNING);
+        assertThat(mine.endedAt()).isNull();
+        assertThat(mine.reason()).isNull();
+        // and it goes on as if nothing happened
+        log.ended("mine", RunStatus.SOLVED, Samples.T0.plusSeconds(1), null);
+        assertThat(log.find("mine").orElseThrow().status()).isEqualTo(RunStatus.SOLVED);
+    }
+
+    @Test
+    @Timeout(30)
+    void leavesRunsOfAnotherLiveProcessAloneAndMarksThemOnceItDies() throws Exception {
+        log.started(Run.started("theirs", Samples.bareTask(), Samples.T0));
+        Process other = new ProcessBuilder("sleep", "60").start();
+        try {
+            setOwner(db, "theirs", ProcessOwner.of(other.toHandle()));
+
+            assertThat(log.markInterrupted("interrupted")).isZero();
+            assertThat(log.find("theirs").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+        } finally {
+            other.destroyForcibly();
+            assertThat(other.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        }
+
+        assertThat(log.markInterrupted("interrupted")).isEqualTo(1);
+        assertThat(log.find("theirs").orElseThrow().status()).isEqualTo(RunStatus.ERROR);
+    }
+
+    @Test
+    void marksRunsLeftRunningByEndedProcessesWithTheReason() throws Exception {
         Instant now = Instant.parse("2025-06-01T00:00:00.000000001Z");
         log.close();
         log = SqliteRunLog.open(db, Clock.fixed(now, ZoneOffset.UTC));
-        log.started(Run.started("live1", Samples.bareTask(), Samples.T0));
-        log.attemptFinished("live1", Samples.noCode(1));
-        log.started(Run.started("live2", Samples.bareTask(), Samples.T0));
+        ProcessOwner dead = deadProcess();
+        log.started(Run.started("dead1", Samples.bareTask(), Samples.T0));
+        log.attemptFinished("dead1", Samples.noCode(1));
+        log.started(Run.started("dead2", Samples.bareTask(), Samples.T0));
         log.started(Run.started("done", Samples.bareTask(), Samples.T0));
         log.ended("done", RunStatus.FAILED, Samples.T0.plusSeconds(1), null);
+        log.started(Run.started("mine", Samples.bareTask(), Samples.T0));
+        for (String id : List.of("dead1", "dead2", "done")) {
+            setOwner(db, id, dead);
+        }
 
         assertThat(log.markInterrupted("the process ended before the run did")).isEqualTo(2);
 
-        Run live1 = log.find("live1").orElseThrow();
-        assertThat(live1.status()).isEqualTo(RunStatus.ERROR);
-        assertThat(live1.reason()).isEqualTo("the process ended before the run did");
-        assertThat(live1.endedAt()).isEqualTo(now);
-        assertThat(live1.attempts()).containsExactly(Samples.noCode(1));
-        assertThat(log.find("live2").orElseThrow().status()).isEqualTo(RunStatus.ERROR);
+        Run dead1 = log.find("dead1").orElseThrow();
+        assertThat(dead1.status()).isEqualTo(RunStatus.ERROR);
+        assertThat(dead1.reason()).isEqualTo("the process ended before the run did");
+        assertThat(dead1.endedAt()).isEqualTo(now);
+        assertThat(dead1.attempts()).containsExactly(Samples.noCode(1));
+        assertThat(log.find("dead2").orElseThrow().status()).isEqualTo(RunStatus.ERROR);
         Run done = log.find("done").orElseThrow();
         assertThat(done.status()).isEqualTo(RunStatus.FAILED);
         assertThat(done.reason()).isNull();
+        assertThat(log.find("mine").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
         assertThat(log.markInterrupted("again")).isZero();
+    }
+
+    @Test
+    void marksARunWhoseOwnersPidNowBelongsToAnotherProcess() throws Exception {
+        ProcessOwner me = ProcessOwner.current();
+        assertThat(me.start()).isNotNull();
+        String scheme = me.start().substring(0, me.start().indexOf(':'));
+        log.started(Run.started("reused", Samples.bareTask(), Samples.T0));
+        // our own pid, alive, but a process that started at another time had it before
+        setOwner(db, "reused", new ProcessOwner(me.bootId(), me.pid(), scheme + ":1"));
+
+        assertThat(log.markInterrupted("interrupted")).isEqualTo(1);
+        assertThat(log.find("reused").orElseThrow().status()).isEqualTo(RunStatus.ERROR);
+    }
+
+    @Test
+    void marksARunOfAnEarlierBoot() throws Exception {
+        ProcessOwner me = ProcessOwner.current();
+        assumeTrue(me.bootId() != null, "the boot id is readable here");
+        log.started(Run.started("before-reboot", Samples.bareTask(), Samples.T0));
+        // same pid and start ticks can come round again after a reboot
+        setOwner(db, "before-reboot", new ProcessOwner("00000000-0000-0000-0000-000000000000", me.pid(), me.start()));
+
+        assertThat(log.markInterrupted("interrupted")).isEqualTo(1);
+        assertThat(log.find("before-reboot").orElseThrow().status()).isEqualTo(RunStatus.ERROR);
+    }
+
+    @Test
+    void marksARunWithNoOwnerAndLeavesOneWhoseOwnerCannotBeChecked() throws Exception {
+        ProcessOwner me = ProcessOwner.current();
+        log.started(Run.started("no-owner", Samples.bareTask(), Samples.T0));
+        log.started(Run.started("unknown-scheme", Samples.bareTask(), Samples.T0));
+        setOwner(db, "no-owner", null);
+        setOwner(db, "unknown-scheme", new ProcessOwner(me.bootId(), me.pid(), "some-future-scheme:42"));
+
+        assertThat(log.markInterrupted("interrupted")).isEqualTo(1);
+        assertThat(log.find("no-owner").orElseThrow().status()).isEqualTo(RunStatus.ERROR);
+        assertThat(log.find("unknown-scheme").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+    }
+
+    @Test
+    void migratesAVersionOneFileAndMarksItsRunsLeftRunning() throws Exception {
+        Path old = dir.resolve("v1.db");
+        RunJson json = new RunJson();
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + old); Statement s = c.createStatement()) {
+            for (String sql : Migrations.ALL.get(0).statements()) {
+                s.execute(sql);
+            }
+            s.execute("PRAGMA user_version = 1");
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO runs"
+                    + " (id, prompt, language, task, status, started_at, ended_at, reason) VALUES (?, ?, 'python', ?, ?, ?, ?, ?)")) {
+                for (String[] row : new String[][] {
+                        {"left", "RUNNING", null, null},
+                        {"solved", "SOLVED", "2025-03-04T05:06:08.000000000Z", null}}) {
+                    p.setString(1, row[0]);
+                    p.setString(2, Samples.bareTask().prompt());
+                    p.setString(3, json.write(Samples.bareTask()));
+                    p.setString(4, row[1]);
+                    p.setString(5, "2025-03-04T05:06:07.123456789Z");
+                    p.setString(6, row[2]);
+                    p.setString(7, row[3]);
+                    p.executeUpdate();
+                }
+            }
+            try (PreparedStatement p = c.prepareStatement(
+                    "INSERT INTO attempts (run_id, number, verdict, outcome, attempt) VALUES ('left', 1, 'RUNTIME_ERROR', 'RUNTIME_ERROR', ?)")) {
+                p.setString(1, json.write(Samples.runtimeError(1)));
+                p.executeUpdate();
+            }
+        }
+
+        try (SqliteRunLog migrated = SqliteRunLog.open(old)) {
+            assertThat(pragma(old, "user_version")).isEqualTo(String.valueOf(Migrations.LATEST));
+            assertThat(column(old, "SELECT name FROM pragma_table_info('runs') WHERE name LIKE 'owner%' ORDER BY cid"))
+                    .containsExactly("owner_boot_id", "owner_pid", "owner_start");
+            assertThat(owner(old, "left")).isNull();
+            assertThat(migrated.find("left")).contains(
+                    Run.started("left", Samples.bareTask(), Samples.T0).withAttempt(Samples.runtimeError(1)));
+            migrated.started(Run.started("new", Samples.bareTask(), Samples.T0));
+
+            assertThat(migrated.markInterrupted("interrupted")).isEqualTo(1);
+
+            Run left = migrated.find("left").orElseThrow();
+            assertThat(left.status()).isEqualTo(RunStatus.ERROR);
+            assertThat(left.attempts()).containsExactly(Samples.runtimeError(1));
+            assertThat(migrated.find("solved").orElseThrow().status()).isEqualTo(RunStatus.SOLVED);
+            assertThat(migrated.find("new").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+        }
+        assertThat(pragma(old, "integrity_check")).isEqualTo("ok");
     }
 
     // ---- concurrency
@@ -500,6 +649,49 @@ class SqliteRunLogTest {
         assertThatThrownBy(() -> SqliteRunLog.open(path)).isInstanceOf(RunLogUnavailableException.class)
                 .hasMessage("run log " + path.toAbsolutePath() + ": " + reason)
                 .satisfies(e -> assertThat(((RunLogUnavailableException) e).file()).isEqualTo(path.toAbsolutePath()));
+    }
+
+    /** The owner recorded for run {@code id}, or null when none is. */
+    static ProcessOwner owner(Path file, String id) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+                PreparedStatement s = c.prepareStatement("SELECT owner_boot_id, owner_pid, owner_start FROM runs WHERE id = ?")) {
+            s.setString(1, id);
+            try (ResultSet r = s.executeQuery()) {
+                assertThat(r.next()).as("run %s", id).isTrue();
+                long pid = r.getLong(2);
+                return r.wasNull() ? null : new ProcessOwner(r.getString(1), pid, r.getString(3));
+            }
+        }
+    }
+
+    /** Rewrites the owner of run {@code id}, as if another process (or none, for null) had started it. */
+    private static void setOwner(Path file, String id, ProcessOwner owner) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + file);
+                PreparedStatement s = c.prepareStatement("UPDATE runs SET owner_boot_id = ?, owner_pid = ?, owner_start = ? WHERE id = ?")) {
+            s.setString(1, owner == null ? null : owner.bootId());
+            if (owner == null) {
+                s.setNull(2, Types.INTEGER);
+            } else {
+                s.setLong(2, owner.pid());
+            }
+            s.setString(3, owner == null ? null : owner.start());
+            s.setString(4, id);
+            assertThat(s.executeUpdate()).isEqualTo(1);
+        }
+    }
+
+    /** The owner a process that has since ended would have recorded. */
+    private static ProcessOwner deadProcess() throws Exception {
+        Process p = new ProcessBuilder("sleep", "60").start();
+        ProcessOwner owner;
+        try {
+            owner = ProcessOwner.of(p.toHandle());
+        } finally {
+            p.destroyForcibly();
+        }
+        assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        assertThat(owner.start()).isNotNull();
+        return owner;
     }
 
     static String pragma(Path file, String name) throws SQLException {

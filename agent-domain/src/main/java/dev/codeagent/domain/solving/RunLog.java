@@ -28,8 +28,11 @@ public interface RunLog {
     List<Run> recent(int limit, String beforeId);
 
     /**
-     * Marks every run still RUNNING as ERROR with the given reason; called at start, since no run
-     * from an earlier process can still be going. Returns how many were marked.
+     * Marks as ERROR, with the given reason, the runs still RUNNING whose owning process (the one that
+     * {@linkplain #started started} them) is no longer alive: it crashed or was killed before the run
+     * ended. Runs of live processes, this one or another sharing the store, are left alone, so every
+     * front door may call it at start without cutting off another's runs. A store that cannot tell
+     * whether a run's owner is alive leaves the run RUNNING. Returns how many were marked.
      */
     int markInterrupted(String reason);
 }
