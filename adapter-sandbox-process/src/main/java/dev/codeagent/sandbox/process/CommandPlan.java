@@ -1,0 +1,263 @@
+package dev.codeagent.sandbox.process;
+
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Builds the host command line of one run for a {@link Mode}: the wrappers (setpriv, bwrap or unshare,
+ * GNU time, prlimit) around the interpreter command.
+ */
+final class CommandPlan {
+
+    /** Where the work directory appears inside a bubblewrap sandbox. */
+    static final String SANDBOX_WORK = "/work";
+    private static final String SANDBOX_RUSAGE = "/.rusage";
+    private static final List<String> SYSTEM_ENTRIES = List.of("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32");
+    private static final List<String> NETWORK_FILES = List.of("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
+            "/etc/gai.conf", "/etc/ssl", "/etc/ca-certificates");
+    static final int OPEN_FILES = 256;
+    static final String TIME_FORMAT = "%e %U %S %M";
+
+    private final Mode mode;
+    private final HostTools tools;
+    private final List<String> viewArgs;
+
+    /**
+     * @param extraReadOnly host directories besides /usr the interpreters need (their install prefixes)
+     */
+    CommandPlan(Mode mode, HostTools tools, Collection<Path> extraReadOnly) {
+        this.mode = mode;
+        this.tools = tools;
+        this.viewArgs = mode == Mode.BWRAP ? systemView(extraReadOnly) : List.of();
+    }
+
+    Mode mode() {
+        return mode;
+    }
+
+    /** Where the program's working directory is, as the program sees it. */
+    String workPath(RunSpec s) {
+        return mode == Mode.BWRAP ? SANDBOX_WORK : s.hostDir().toString();
+    }
+
+    /** Whether runs get their own uid. */
+    boolean dropsUid() {
+        return tools.root() && tools.setpriv() != null;
+    }
+
+    boolean measures() {
+        return tools.time() != null;
+    }
+
+    List<String> command(RunSpec s) {
+        List<String> cmd = new ArrayList<>();
+        switch (mode) {
+            case BWRAP:
+                setpriv(cmd, s);
+                bwrap(cmd, s);
+                inner(cmd, s, s.rusageHost() == null ? null : SANDBOX_RUSAGE);
+                break;
+            case UNSHARE:
+                unshare(cmd, s);
+                setpriv(cmd, s);
+                inner(cmd, s, s.rusageHost() == null ? null : s.rusageHost().toString());
+                break;
+            default:
+                if (s.uid() >= 0) {
+                    setpriv(cmd, s);
+                } else if (tools.setsid() != null) {
+                    // its own process group, so that a kill reaches its children at least
+                    cmd.add(tools.setsid().toString());
+                }
+                inner(cmd, s, s.rusageHost() == null ? null : s.rusageHost().toString());
+                break;
+        }
+        return cmd;
+    }
+
+    private void setpriv(List<String> cmd, RunSpec s) {
+        if (s.uid() < 0) {
+            return;
+        }
+        cmd.add(tools.setpriv().toString());
+        cmd.add("--reuid=" + s.uid());
+        cmd.add("--regid=" + s.uid());
+        cmd.add("--clear-groups");
+        cmd.add("--no-new-privs");
+        cmd.add("--");
+    }
+
+    private void bwrap(List<String> cmd, RunSpec s) {
+        ResourceLimits l = s.limits();
+        cmd.add(tools.bwrap().toString());
+        cmd.add("--unshare-all");
+        cmd.add("--unshare-user");
+        cmd.add("--disable-userns");
+        if (l.network()) {
+            cmd.add("--share-net");
+        }
+        cmd.add("--die-with-parent");
+        cmd.add("--new-session");
+        if (s.rusageHost() != null && tools.time() != null) {
+            // GNU time becomes the namespace's init in place of bwrap's own reaper: the measurement then
+            // costs an exec, not an extra process; when the program ends it exits and the kernel kills the rest
+            cmd.add("--as-pid-1");
+        }
+        cmd.add("--hostname");
+        cmd.add("sandbox");
+        cmd.addAll(viewArgs);
+        if (l.network()) {
+            for (String f : NETWORK_FILES) {
+                cmd.add("--ro-bind-try");
+                cmd.add(f);
+                cmd.add(f);
+            }
+        }
+        cmd.add("--proc");
+        cmd.add("/proc");
+        cmd.add("--dev");
+        cmd.add("/dev");
+        tmpfs(cmd, "/tmp", Math.max(4 * ResourceLimits.MIB, l.memoryBytes() / 4));
+        tmpfs(cmd, "/dev/shm", Math.max(ResourceLimits.MIB, l.memoryBytes() / 8));
+        tmpfs(cmd, SANDBOX_WORK, Math.max(4 * ResourceLimits.MIB, l.memoryBytes() / 2));
+        for (String f : s.files()) {
+            cmd.add("--bind");
+            cmd.add(s.hostDir().resolve(f).toString());
+            cmd.add(SANDBOX_WORK + "/" + f);
+        }
+        if (s.rusageHost() != null) {
+            cmd.add("--bind");
+            cmd.add(s.rusageHost().toString());
+            cmd.add(SANDBOX_RUSAGE);
+        }
+        cmd.add("--remount-ro");
+        cmd.add("/");
+        cmd.add("--remount-ro");
+        cmd.add("/dev");
+        cmd.add("--chdir");
+        cmd.add(SANDBOX_WORK);
+        cmd.add("--clearenv");
+        for (Map.Entry<String, String> e : new TreeMap<>(s.env()).entrySet()) {
+            cmd.add("--setenv");
+            cmd.add(e.getKey());
+            cmd.add(e.getValue());
+        }
+        cmd.add("--");
+    }
+
+    private static void tmpfs(List<String> cmd, String path, long size) {
+        cmd.add("--size");
+        cmd.add(Long.toString(size));
+        cmd.add("--tmpfs");
+        cmd.add(path);
+    }
+
+    private void unshare(List<String> cmd, RunSpec s) {
+        cmd.add(tools.unshare().toString());
+        cmd.add("--pid");
+        cmd.add("--fork");
+        cmd.add("--kill-child");
+        cmd.add("--mount-proc");
+        cmd.add("--mount");
+        cmd.add("--propagation");
+        cmd.add("private");
+        if (!s.limits().network()) {
+            cmd.add("--net");
+        }
+        cmd.add("--ipc");
+        cmd.add("--uts");
+        cmd.add("--");
+        // Private, size-capped /tmp and /dev/shm. A shell is the one tool here that can mount before root is
+        // dropped. The work directory (and the rusage file) may live under /tmp: they are held open by
+        // descriptor and bound back at the same path inside the new /tmp, without canonicalizing (-c).
+        long tmp = Math.max(4 * ResourceLimits.MIB, s.limits().memoryBytes() / 4);
+        String rusage = s.rusageHost() == null ? "" : s.rusageHost().toString().replace("'", "'\\''");
+        StringBuilder script = new StringBuilder("w=$(pwd) && exec 4<. && ");
+        if (!rusage.isEmpty()) {
+            script.append("exec 3<'").append(rusage).append("' && ");
+        }
+        script.append("mount -t tmpfs -o size=").append(tmp).append(",mode=1777 tmpfs /tmp && ")
+                .append("{ [ ! -d /dev/shm ] || mount -t tmpfs -o size=").append(tmp).append(",mode=1777 tmpfs /dev/shm; } && ")
+                .append("mkdir -p \"$w\" && mount -c --bind /proc/self/fd/4 \"$w\" && ");
+        if (!rusage.isEmpty()) {
+            script.append(": > '").append(rusage).append("' && mount -c --bind /proc/self/fd/3 '").append(rusage)
+                    .append("' && exec 3<&- && ");
+        }
+        script.append("exec 4<&- && cd \"$w\" && exec \"$@\"");
+        cmd.add("/bin/sh");
+        cmd.add("-c");
+        cmd.add(script.toString());
+        cmd.add("sh");
+    }
+
+    private void inner(List<String> cmd, RunSpec s, String rusagePath) {
+        if (rusagePath != null && tools.time() != null) {
+            cmd.add(tools.time().toString());
+            cmd.add("-q");
+            cmd.add("-f");
+            cmd.add(TIME_FORMAT);
+            cmd.add("-o");
+            cmd.add(rusagePath);
+        }
+        if (tools.prlimit() != null && s.prlimit()) {
+            ResourceLimits l = s.limits();
+            long cpuSoft = Math.max(1, (l.cpuTime().toMillis() + 999) / 1000);
+            cmd.add(tools.prlimit().toString());
+            cmd.add("--cpu=" + cpuSoft + ":" + (cpuSoft + 1));
+            if (s.addressSpaceLimit()) {
+                cmd.add("--as=" + l.memoryBytes());
+            } else {
+                cmd.add("--data=" + l.memoryBytes());
+            }
+            cmd.add("--nproc=" + l.maxProcesses());
+            cmd.add("--fsize=" + l.maxFileBytes());
+            cmd.add("--nofile=" + OPEN_FILES);
+            cmd.add("--core=0");
+            cmd.add("--");
+        }
+        cmd.addAll(s.argv());
+    }
+
+    /**
+     * A read-only view of the system: /usr, the top-level links into it (or the directories themselves on
+     * hosts without a merged /usr), and any interpreter prefix outside /usr. No /etc, /home, /root, /var.
+     */
+    private static List<String> systemView(Collection<Path> extraReadOnly) {
+        List<String> a = new ArrayList<>();
+        a.add("--ro-bind");
+        a.add("/usr");
+        a.add("/usr");
+        for (String entry : SYSTEM_ENTRIES) {
+            Path p = Path.of(entry);
+            if (Files.isSymbolicLink(p)) {
+                try {
+                    a.add("--symlink");
+                    a.add(Files.readSymbolicLink(p).toString());
+                    a.add(entry);
+                } catch (IOException unreadable) {
+                    // leave it out of the view
+                }
+            } else if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+                a.add("--ro-bind");
+                a.add(entry);
+                a.add(entry);
+            }
+        }
+        for (Path extra : extraReadOnly) {
+            if (!extra.startsWith("/usr")) {
+                a.add("--ro-bind");
+                a.add(extra.toString());
+                a.add(extra.toString());
+            }
+        }
+        return a;
+    }
+}

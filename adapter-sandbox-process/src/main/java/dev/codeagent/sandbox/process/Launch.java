@@ -1,0 +1,88 @@
+package dev.codeagent.sandbox.process;
+
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import org.apache.commons.exec.CommandLine;
+import org.apache.commons.exec.DefaultExecutor;
+import org.apache.commons.exec.ProcessDestroyer;
+
+/**
+ * One started child: Commons Exec runs the command on a worker thread, output pumps drain it into
+ * bounded buffers. A launch is used by exactly one {@link Run}; a pre-started one (see {@link WarmPool})
+ * waits for its run with nothing read and nothing fed yet.
+ */
+final class Launch {
+
+    final RunSpec spec;
+    final OutputBuffer out = new OutputBuffer(ResourceLimits.MIB);
+    final OutputBuffer err = new OutputBuffer(ResourceLimits.MIB);
+    final StreamCapture streams;
+    /** The child, as soon as Commons Exec reports it started. */
+    final CompletableFuture<Process> process = new CompletableFuture<>();
+    /** The exit status; completes exceptionally when the child could not be started. */
+    final CompletableFuture<Integer> exit;
+    /** Completed by anything the watching thread must react to: exit, an overflow, a close. */
+    final CompletableFuture<Void> wake = new CompletableFuture<>();
+    volatile boolean overflow;
+    volatile boolean closing;
+
+    private Launch(RunSpec spec, List<String> command, ExecutorService threads) {
+        this.spec = spec;
+        this.streams = new StreamCapture(out, err, threads, () -> {
+            overflow = true;
+            wake.complete(null);
+        });
+        DefaultExecutor executor = DefaultExecutor.builder()
+                .setExecuteStreamHandler(streams)
+                .setWorkingDirectory(spec.hostDir().toFile())
+                .get();
+        executor.setExitValues(null);
+        executor.setProcessDestroyer(new Capture());
+        CommandLine line = new CommandLine(command.get(0));
+        for (String arg : command.subList(1, command.size())) {
+            line.addArgument(arg, false);
+        }
+        this.exit = CompletableFuture.supplyAsync(() -> {
+            try {
+                return executor.execute(line, spec.env());
+            } catch (IOException e) {
+                throw new CompletionException(e);
+            }
+        }, threads);
+        exit.whenComplete((v, t) -> wake.complete(null));
+    }
+
+    /** Starts the command; the child's stdin stays open until {@link StreamCapture#feed}. */
+    static Launch start(RunSpec spec, List<String> command, ExecutorService threads) {
+        return new Launch(spec, command, threads);
+    }
+
+    /** Ends the launch from another thread because the sandbox is closing. */
+    void close() {
+        closing = true;
+        wake.complete(null);
+    }
+
+    /** Commons Exec hands every started process to its destroyer: the one place to learn the Process. */
+    private final class Capture implements ProcessDestroyer {
+        @Override
+        public boolean add(Process p) {
+            process.complete(p);
+            return true;
+        }
+
+        @Override
+        public boolean remove(Process p) {
+            return true;
+        }
+
+        @Override
+        public int size() {
+            return process.isDone() ? 1 : 0;
+        }
+    }
+}

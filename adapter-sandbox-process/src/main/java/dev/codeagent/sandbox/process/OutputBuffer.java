@@ -1,0 +1,93 @@
+package dev.codeagent.sandbox.process;
+
+import dev.codeagent.domain.execution.CapturedOutput;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
+/**
+ * Keeps at most {@code cap} bytes of one output stream and remembers whether more arrived. Thread-safe:
+ * a pump thread appends while the controlling thread may take a snapshot after a kill.
+ */
+final class OutputBuffer {
+
+    private int cap;
+    private byte[] bytes = new byte[256];
+    private int size;
+    private boolean overflowed;
+
+    OutputBuffer(long cap) {
+        if (cap < 1) {
+            throw new IllegalArgumentException("cap must be at least 1, was " + cap);
+        }
+        this.cap = (int) Math.min(cap, Integer.MAX_VALUE - 8);
+    }
+
+    /** Sets the cap of a buffer that has received nothing yet (a pre-started sandbox learns it late). */
+    synchronized void cap(long newCap) {
+        if (newCap < 1) {
+            throw new IllegalArgumentException("cap must be at least 1, was " + newCap);
+        }
+        this.cap = (int) Math.max(size, Math.min(newCap, Integer.MAX_VALUE - 8));
+    }
+
+    /**
+     * Appends what fits under the cap.
+     *
+     * @return true when this call pushed the stream past its cap for the first time
+     */
+    synchronized boolean append(byte[] b, int off, int len) {
+        if (len <= 0) {
+            return false;
+        }
+        int room = cap - size;
+        int take = Math.min(room, len);
+        if (take > 0) {
+            if (size + take > bytes.length) {
+                bytes = Arrays.copyOf(bytes, (int) Math.min(cap, Math.max((long) bytes.length * 2, size + take)));
+            }
+            System.arraycopy(b, off, bytes, size, take);
+            size += take;
+        }
+        if (len > take && !overflowed) {
+            overflowed = true;
+            return true;
+        }
+        return false;
+    }
+
+    synchronized boolean overflowed() {
+        return overflowed;
+    }
+
+    synchronized int size() {
+        return size;
+    }
+
+    /**
+     * The kept bytes as UTF-8 text, malformed sequences replaced by U+FFFD. When the stream was cut at
+     * the cap, a multi-byte character split by the cut is dropped rather than shown as a replacement.
+     */
+    synchronized CapturedOutput capture() {
+        int end = overflowed ? completeUtf8Prefix(bytes, size) : size;
+        return new CapturedOutput(new String(bytes, 0, end, StandardCharsets.UTF_8), overflowed);
+    }
+
+    /** Length of {@code b[0..n)} without a trailing UTF-8 sequence that the cut left incomplete. */
+    static int completeUtf8Prefix(byte[] b, int n) {
+        int i = n - 1;
+        int continuation = 0;
+        while (i >= 0 && continuation < 3 && (b[i] & 0xC0) == 0x80) {
+            i--;
+            continuation++;
+        }
+        if (i < 0) {
+            return n;
+        }
+        int lead = b[i] & 0xFF;
+        int expected = lead >= 0xF5 ? -1 : lead >= 0xF0 ? 3 : lead >= 0xE0 ? 2 : lead >= 0xC2 ? 1 : -1;
+        if (expected > 0 && continuation < expected) {
+            return i;
+        }
+        return n;
+    }
+}

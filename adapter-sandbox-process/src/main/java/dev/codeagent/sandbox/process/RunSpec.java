@@ -1,0 +1,30 @@
+package dev.codeagent.sandbox.process;
+
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Everything the command of one run is built from.
+ *
+ * @param uid the unprivileged uid to run as, or -1 for the JVM's own
+ * @param hostDir the private work directory on the host
+ * @param files the program's files, relative to the work directory
+ * @param argv the interpreter command as seen from inside the sandbox (binary, flags, file, args)
+ * @param env the program's whole environment
+ * @param limits the run's limits
+ * @param addressSpaceLimit whether RLIMIT_AS applies (false for runtimes that reserve huge address ranges)
+ * @param rusageHost the host file GNU time writes CPU time and peak memory to, or null not to measure
+ * @param prlimit whether the command sets the rlimits with prlimit (false when the sandbox's bootstrap
+ *     sets them itself, see {@link WarmPool})
+ */
+record RunSpec(long uid, Path hostDir, List<String> files, List<String> argv, Map<String, String> env,
+        ResourceLimits limits, boolean addressSpaceLimit, Path rusageHost, boolean prlimit) {
+
+    RunSpec {
+        files = List.copyOf(files);
+        argv = List.copyOf(argv);
+        env = Map.copyOf(env);
+    }
+}

@@ -1,0 +1,267 @@
+package dev.codeagent.sandbox.process;
+
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Pre-started, single-use sandboxes. Setting up the namespaces and the filesystem view costs more than
+ * the interpreter's own start on a busy host (pivot_root and unmounting the old root wait for RCU grace
+ * periods), so after an execution the sandbox starts the next one's sandbox in the background: its own
+ * uid, namespaces and empty tmpfs /work, with a tiny Python bootstrap blocked on stdin.
+ *
+ * <p>An execution takes one and writes it a job — the program's files, the rlimits, the interpreter
+ * command and environment — followed by the program's stdin. The bootstrap writes the files into its
+ * private /work, lowers its rlimits to the job's and {@code execve}s the interpreter: the program gets a
+ * fresh interpreter in a fresh sandbox, exactly as on the cold path; only the setup happened earlier.
+ * Nothing is ever reused: a sandbox serves one execution and dies with it.
+ *
+ * <p>The job is length-prefixed: a decimal byte count and a newline, then fields {@code LEN:BYTES}, lists
+ * as a count field followed by their items (argv; env {@code K=V}; files name, content; limits name,
+ * soft, hard).
+ */
+final class WarmPool implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
+
+    /** Reads the job without buffering past it (the program's stdin follows), then becomes the program. */
+    static final String BOOTSTRAP = String.join("\n",
+            "import posix, resource",
+            "def main():",
+            "    def read(n):",
+            "        b = b''",
+            "        while len(b) < n:",
+            "            c = posix.read(0, n - len(b))",
+            "            if not c:",
+            "                posix._exit(0)",
+            "            b += c",
+            "        return b",
+            "    h = b''",
+            "    while not h.endswith(b'\\n'):",
+            "        h += read(1)",
+            "    d = read(int(h))",
+            "    p = 0",
+            "    def field():",
+            "        nonlocal p",
+            "        i = d.index(b':', p)",
+            "        n = int(d[p:i])",
+            "        p = i + 1 + n",
+            "        return d[i + 1:p]",
+            "    def items():",
+            "        return [field() for _ in range(int(field()))]",
+            "    argv, env, files, limits = items(), items(), items(), items()",
+            "    for k in range(0, len(files), 2):",
+            "        parts = files[k].decode().split('/')",
+            "        for j in range(1, len(parts)):",
+            "            try:",
+            "                posix.mkdir('/'.join(parts[:j]), 0o755)",
+            "            except FileExistsError:",
+            "                pass",
+            "        fd = posix.open(files[k].decode(), posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL, 0o644)",
+            "        data = memoryview(files[k + 1])",
+            "        while data:",
+            "            data = data[posix.write(fd, data):]",
+            "        posix.close(fd)",
+            "    for k in range(0, len(limits), 3):",
+            "        resource.setrlimit(getattr(resource, limits[k].decode()), (int(limits[k + 1]), int(limits[k + 2])))",
+            "    posix.execve(argv[0], argv, dict(e.split(b'=', 1) for e in env))",
+            "try:",
+            "    main()",
+            "except BaseException as e:",
+            "    posix.write(2, ('codeagent-boot: ' + repr(e) + '\\n').encode())",
+            "    posix._exit(125)",
+            "");
+
+    /** One pre-started sandbox. */
+    record Warm(Launch launch, long uid, Path dir, Path rusage, long memoryBytes) {
+    }
+
+    /** Starts a sandbox for the given memory size (its tmpfs sizes follow it); null when it cannot. */
+    interface Starter {
+        Warm start(long memoryBytes);
+    }
+
+    /** Kills a sandbox that will not be used and releases its uid and files. */
+    interface Discarder {
+        void discard(Warm warm);
+    }
+
+    private final int size;
+    private final ExecutorService threads;
+    private final Starter starter;
+    private final Discarder discarder;
+    private final Deque<Warm> idle = new ArrayDeque<>();
+    private final AtomicInteger starting = new AtomicInteger();
+    private boolean closed;
+
+    WarmPool(int size, ExecutorService threads, Starter starter, Discarder discarder) {
+        this.size = size;
+        this.threads = threads;
+        this.starter = starter;
+        this.discarder = discarder;
+    }
+
+    /**
+     * A live pre-started sandbox whose tmpfs sizes fit the memory limit, or null (the caller then starts
+     * one cold). The caller refills the pool with {@link #refill} once its run is over, so that starting
+     * the next sandbox does not compete with the run for the CPU.
+     */
+    Warm take(long memoryBytes) {
+        Warm found = null;
+        List<Warm> stale = new ArrayList<>();
+        synchronized (this) {
+            while (!idle.isEmpty()) {
+                Warm w = idle.pollFirst();
+                if (w.launch().exit.isDone() || w.memoryBytes() != memoryBytes) {
+                    stale.add(w);
+                } else {
+                    found = w;
+                    break;
+                }
+            }
+        }
+        stale.forEach(this::discardQuietly);
+        return found;
+    }
+
+    /** Starts sandboxes in the background until {@code size} are idle or starting. */
+    void refill(long memoryBytes) {
+        while (true) {
+            synchronized (this) {
+                if (closed || idle.size() + starting.get() >= size) {
+                    return;
+                }
+                starting.incrementAndGet();
+            }
+            threads.execute(() -> {
+                Warm w = null;
+                try {
+                    w = starter.start(memoryBytes);
+                } catch (RuntimeException e) {
+                    log.debug("process sandbox: could not pre-start a sandbox: {}", e.toString());
+                } finally {
+                    boolean keep;
+                    synchronized (this) {
+                        starting.decrementAndGet();
+                        keep = w != null && !closed;
+                        if (keep) {
+                            idle.addLast(w);
+                        }
+                    }
+                    if (w != null && !keep) {
+                        discardQuietly(w);
+                    }
+                }
+            });
+        }
+    }
+
+    private void discardQuietly(Warm w) {
+        try {
+            discarder.discard(w);
+        } catch (RuntimeException e) {
+            log.warn("process sandbox: discarding a pre-started sandbox failed: {}", e.toString());
+        }
+    }
+
+    /** Discards the idle sandboxes and waits (briefly) for those still starting, which discard themselves. */
+    @Override
+    public void close() {
+        List<Warm> all;
+        synchronized (this) {
+            closed = true;
+            all = new ArrayList<>(idle);
+            idle.clear();
+        }
+        all.forEach(this::discardQuietly);
+        long deadline = System.nanoTime() + java.time.Duration.ofSeconds(5).toNanos();
+        while (starting.get() > 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(5);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** The job for a pre-started sandbox's bootstrap, followed by the program's stdin. */
+    static byte[] job(List<String> argv, Map<String, String> env, Map<String, String> files, List<Limit> limits,
+            ExecutionRequest request) {
+        ByteArrayOutputStream payload = new ByteArrayOutputStream();
+        list(payload, argv.stream().map(a -> a.getBytes(StandardCharsets.UTF_8)).toList());
+        list(payload, env.entrySet().stream().map(e -> (e.getKey() + "=" + e.getValue()).getBytes(StandardCharsets.UTF_8)).toList());
+        List<byte[]> f = new ArrayList<>();
+        files.forEach((name, content) -> {
+            f.add(name.getBytes(StandardCharsets.UTF_8));
+            f.add(content.getBytes(StandardCharsets.UTF_8));
+        });
+        list(payload, f);
+        List<byte[]> l = new ArrayList<>();
+        for (Limit limit : limits) {
+            l.add(limit.name().getBytes(StandardCharsets.US_ASCII));
+            l.add(Long.toString(limit.soft()).getBytes(StandardCharsets.US_ASCII));
+            l.add(Long.toString(limit.hard()).getBytes(StandardCharsets.US_ASCII));
+        }
+        list(payload, l);
+        byte[] body = payload.toByteArray();
+        byte[] stdin = request.stdin().getBytes(StandardCharsets.UTF_8);
+        ByteArrayOutputStream all = new ByteArrayOutputStream(body.length + stdin.length + 16);
+        all.writeBytes((body.length + "\n").getBytes(StandardCharsets.US_ASCII));
+        all.writeBytes(body);
+        all.writeBytes(stdin);
+        return all.toByteArray();
+    }
+
+    /** One rlimit by its name in Python's resource module ({@code RLIMIT_CPU}). */
+    record Limit(String name, long soft, long hard) {
+    }
+
+    /** The rlimits of a request, as the cold path's prlimit sets them. */
+    static List<Limit> limits(ResourceLimits l, boolean addressSpace) {
+        long cpu = Math.max(1, (l.cpuTime().toMillis() + 999) / 1000);
+        List<Limit> out = new ArrayList<>();
+        out.add(new Limit("RLIMIT_CPU", cpu, cpu + 1));
+        out.add(addressSpace ? new Limit("RLIMIT_AS", l.memoryBytes(), l.memoryBytes())
+                : new Limit("RLIMIT_DATA", l.memoryBytes(), l.memoryBytes()));
+        out.add(new Limit("RLIMIT_NPROC", l.maxProcesses(), l.maxProcesses()));
+        out.add(new Limit("RLIMIT_FSIZE", l.maxFileBytes(), l.maxFileBytes()));
+        out.add(new Limit("RLIMIT_NOFILE", CommandPlan.OPEN_FILES, CommandPlan.OPEN_FILES));
+        out.add(new Limit("RLIMIT_CORE", 0, 0));
+        return out;
+    }
+
+    private static void list(ByteArrayOutputStream out, List<byte[]> items) {
+        field(out, Integer.toString(items.size()).getBytes(StandardCharsets.US_ASCII));
+        items.forEach(i -> field(out, i));
+    }
+
+    private static void field(ByteArrayOutputStream out, byte[] bytes) {
+        out.writeBytes((bytes.length + ":").getBytes(StandardCharsets.US_ASCII));
+        out.writeBytes(bytes);
+    }
+
+    /** A private directory for a pre-started sandbox's measurement file, owned by its uid. */
+    static Path rusageDir(Path parent, long uid) throws IOException {
+        Path dir = Files.createTempDirectory(parent, "warm-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        if (uid >= 0) {
+            Files.setAttribute(dir, "unix:uid", (int) uid);
+        }
+        return dir;
+    }
+}

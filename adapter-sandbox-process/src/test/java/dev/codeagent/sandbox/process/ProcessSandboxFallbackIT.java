@@ -1,0 +1,75 @@
+package dev.codeagent.sandbox.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import dev.codeagent.application.config.ProcessSandboxConfig;
+import dev.codeagent.application.config.SandboxConfig.IsolationMode;
+import dev.codeagent.application.sandbox.HostProbe;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The fallbacks for hosts without bubblewrap (unshare as root; rlimits and an own uid as root) still
+ * run programs, enforce the limits and leave no survivor — what they do not isolate they report missing.
+ */
+@Tag("slow")
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ProcessSandboxFallbackIT {
+
+    static Stream<Arguments> fallbacks() {
+        HostTools host = HostTools.detect();
+        return Stream.of(Arguments.of("unshare", host.withoutBwrap()), Arguments.of("plain", host.withoutBwrap().withoutUnshare()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("fallbacks")
+    void runsLimitsAndKillsEverythingItStarted(String name, HostTools tools) throws Exception {
+        assumeThat(tools.root() && tools.setpriv() != null && tools.prlimit() != null).as("root with setpriv and prlimit").isTrue();
+        Path root = Files.createTempDirectory("codeagent-fallback-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+        try (ProcessSandbox s = new ProcessSandbox(new ProcessSandboxConfig(null, null, null, root.toString()),
+                IsolationMode.BEST_EFFORT, tools)) {
+            assertThat(s.mode().name().toLowerCase()).isEqualTo(name);
+            assertThat(s.isolation().missing()).contains("fs-view");
+            assertThat(s.isolation().features()).contains("rlimits", "unprivileged-uid");
+
+            Execution ok = s.execute(new ExecutionRequest(new Program(Language.PYTHON, "import sys\nprint(sys.stdin.read())"), "in",
+                    ResourceLimits.defaults()));
+            assertThat(ok.outcome()).as(ok.detail() + ok.stderr().text()).isEqualTo(Outcome.OK);
+            assertThat(ok.stdout().text()).isEqualTo("in\n");
+
+            String marker = HostProbe.marker("fallback");
+            String escape = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+                    + "        os.execv('/bin/sh', ['/bin/sh', '-c', 'sleep 60', '" + marker + "'])\n    os._exit(0)\n"
+                    + "print('up', flush=True)\ntime.sleep(60)\n";
+            Execution timeout = s.execute(new ExecutionRequest(new Program(Language.PYTHON, escape), "", List.of(marker),
+                    ResourceLimits.defaults().withWallTime(Duration.ofSeconds(1))));
+            assertThat(timeout.outcome()).isEqualTo(Outcome.TIME_LIMIT);
+            assertThat(timeout.stdout().text()).isEqualTo("up\n");
+            assertThat(HostProbe.processesWithArg(marker)).isEmpty();
+
+            Execution memory = s.execute(new ExecutionRequest(new Program(Language.PYTHON, "x = bytearray(1 << 31)"), "",
+                    ResourceLimits.defaults().withMemoryBytes(64 * ResourceLimits.MIB)));
+            assertThat(memory.outcome()).isEqualTo(Outcome.MEMORY_LIMIT);
+        } finally {
+            WorkDir.delete(root);
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package dev.codeagent.sandbox.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import dev.codeagent.application.config.ProcessSandboxConfig;
+import dev.codeagent.application.config.SandboxConfig.IsolationMode;
+import dev.codeagent.application.sandbox.HostProbe;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** What the process tier does beyond the shared contract. */
+@Tag("slow")
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ProcessSandboxIT {
+
+    private static Path workRoot;
+    private static ProcessSandbox sandbox;
+
+    @BeforeAll
+    static void start() throws Exception {
+        workRoot = Files.createTempDirectory("codeagent-process-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+        sandbox = new ProcessSandbox(new ProcessSandboxConfig(null, null, null, workRoot.toString()), IsolationMode.BEST_EFFORT);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        sandbox.close();
+        WorkDir.delete(workRoot);
+    }
+
+    private static Execution python(String code, ResourceLimits limits) {
+        return sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON, code), "", limits));
+    }
+
+    @Test
+    void measuresCpuTimeAndPeakMemoryWhereGnuTimeIsInstalled() {
+        assumeThat(HostTools.detect().time()).isNotNull();
+        Execution e = python("x = bytearray(64 * 1024 * 1024)\nfor i in range(len(x) // 4096):\n    x[i * 4096] = 1\n"
+                + "n = 0\nfor i in range(3_000_000):\n    n += i\nprint(n > 0)", ResourceLimits.defaults());
+        assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.OK);
+        assertThat(e.cpuTime()).isNotNull().isGreaterThan(Duration.ofMillis(20));
+        assertThat(e.peakMemoryBytes()).isNotNull().isGreaterThan(64L * 1024 * 1024);
+    }
+
+    @Test
+    void concurrentRunsGetDifferentUnprivilegedUids() throws Exception {
+        assumeThat(sandbox.isolation().has("unprivileged-uid")).isTrue();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Execution>> runs = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                runs.add(pool.submit(() -> python("import os, time\ntime.sleep(0.4)\nprint(os.getuid(), os.getgid(), os.getgroups())",
+                        ResourceLimits.defaults())));
+            }
+            Set<String> uids = new HashSet<>();
+            for (Future<Execution> f : runs) {
+                Execution e = f.get(30, TimeUnit.SECONDS);
+                assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.OK);
+                String[] parts = e.stdout().text().trim().split(" ", 3);
+                long uid = Long.parseLong(parts[0]);
+                assertThat(uid).isGreaterThanOrEqualTo(UidPool.BASE);
+                assertThat(parts[1]).isEqualTo(parts[0]);
+                uids.add(parts[0]);
+            }
+            assertThat(uids).hasSize(4);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void thirdPartyPackagesStayImportableWithoutTheSiteModule() throws Exception {
+        String python = sandbox.interpreterCommand(Language.PYTHON).get(0);
+        Process host = new ProcessBuilder(python, "-I", "-c", "import yaml").redirectErrorStream(true).start();
+        host.getInputStream().readAllBytes();
+        assumeThat(host.waitFor()).as("PyYAML is installed for " + python).isZero();
+        Execution e = python("import sys\nprint('site' in sys.modules)\nimport yaml\nprint(yaml.safe_load('a: 1'))",
+                ResourceLimits.defaults());
+        assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.OK);
+        assertThat(e.stdout().text()).isEqualTo("False\n{'a': 1}\n");
+    }
+
+    @Test
+    void closingTheSandboxKillsRunsInFlight() throws Exception {
+        Path root = Files.createTempDirectory(workRoot, "close-");
+        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+        ProcessSandbox own = new ProcessSandbox(new ProcessSandboxConfig(null, null, null, root.toString()), IsolationMode.BEST_EFFORT);
+        String marker = HostProbe.marker("close");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Execution> run = pool.submit(() -> own.execute(new ExecutionRequest(new Program(Language.PYTHON,
+                    "import time\ntime.sleep(60)"), "", List.of(marker), ResourceLimits.defaults().withWallTime(Duration.ofSeconds(60)))));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            own.close();
+            Execution e = run.get(10, TimeUnit.SECONDS);
+            assertThat(e.outcome()).isEqualTo(Outcome.SANDBOX_ERROR);
+            assertThat(HostProbe.processesWithArg(marker)).isEmpty();
+            assertThat(own.execute(ExecutionRequest.of(Language.PYTHON, "print(1)")).outcome()).isEqualTo(Outcome.SANDBOX_ERROR);
+        } finally {
+            own.close();
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void removesWorkDirectoriesThatADeadJvmLeftBehindButNotLiveOnes() throws Exception {
+        assumeThat(sandbox.isolation().has("unprivileged-uid")).isTrue();
+        Path root = Files.createTempDirectory(workRoot, "leftovers-");
+        Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
+        Path orphan = Files.createDirectories(root.resolve("codeagent-run-1"));
+        Files.writeString(orphan.resolve("main.py"), "print(1)");
+        long deadUid = UidPool.BASE + UidPool.MAX - 1;
+        Files.setAttribute(orphan, "unix:uid", (int) deadUid);
+        Path live = Files.createDirectories(root.resolve("codeagent-run-2"));
+        Path unrelated = Files.createDirectories(root.resolve("codeagent-run-3"));
+        try (UidPool holder = new UidPool(UidPool.hostLockDir(), uid -> false)) {
+            long held = holder.acquire();
+            Files.setAttribute(live, "unix:uid", (int) held);
+            new ProcessSandbox(new ProcessSandboxConfig(null, null, null, root.toString()), IsolationMode.BEST_EFFORT).close();
+            assertThat(orphan).doesNotExist();
+            assertThat(live).as("a run of a live JVM").isDirectory();
+            assertThat(unrelated).as("not a sandbox uid").isDirectory();
+        } finally {
+            WorkDir.delete(root);
+        }
+    }
+
+    @Test
+    void javaScriptMemoryLimitIsAMemoryLimit() {
+        assumeThat(sandbox.languages()).contains(Language.JAVASCRIPT);
+        Execution e = sandbox.execute(new ExecutionRequest(new Program(Language.JAVASCRIPT,
+                "const a = []; while (true) { a.push(new Array(1e6).fill(1.5)); }"), "",
+                ResourceLimits.defaults().withMemoryBytes(128 * ResourceLimits.MIB)));
+        assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.MEMORY_LIMIT);
+    }
+
+    @Test
+    void programsSeeOnlyTheirOwnProcesses() {
+        assumeThat(sandbox.isolation().has("pid-ns")).isTrue();
+        Execution e = python("import os\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))", ResourceLimits.defaults());
+        assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.OK);
+        List<String> pids = List.of(e.stdout().text().trim().replaceAll("[\\[\\] ]", "").split(","));
+        assertThat(pids.size()).as("init, the measuring parent and the program: " + pids).isLessThanOrEqualTo(4);
+    }
+}

@@ -1,0 +1,103 @@
+package dev.codeagent.sandbox.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import dev.codeagent.application.config.ProcessSandboxConfig;
+import dev.codeagent.application.config.SandboxConfig.IsolationMode;
+import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.SandboxUnavailableException;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the sandbox reports it achieved, with the host's tools taken away one by one (the probe runs a
+ * real command each time), and strict mode refusing when something is missing.
+ */
+@Tag("slow")
+class ProcessSandboxIsolationIT {
+
+    private static final ProcessSandboxConfig CONFIG = ProcessSandboxConfig.defaults();
+    private static final HostTools HOST = HostTools.detect();
+
+    private static boolean capableHost() {
+        return HOST.root() && HOST.bwrap() != null && HOST.setpriv() != null && HOST.prlimit() != null;
+    }
+
+    @Test
+    void aCapableHostGetsEveryFeatureAndStrictModeStarts() {
+        assumeThat(capableHost()).as("root with bubblewrap, setpriv and prlimit").isTrue();
+        try (ProcessSandbox s = new ProcessSandbox(CONFIG, IsolationMode.STRICT, HOST)) {
+            assertThat(s.mode()).isEqualTo(Mode.BWRAP);
+            assertThat(s.isolation().features()).containsExactlyInAnyOrderElementsOf(IsolationProbe.ALL_FEATURES);
+            assertThat(s.isolation().missing()).isEmpty();
+        }
+    }
+
+    @Test
+    void strictModeRefusesWithoutBubblewrapAndSaysWhatIsMissing() {
+        assertThatThrownBy(() -> new ProcessSandbox(CONFIG, IsolationMode.STRICT, HOST.withoutBwrap()).close())
+                .isInstanceOf(SandboxUnavailableException.class)
+                .hasMessageContaining("strict")
+                .hasMessageContaining("fs-view")
+                .hasMessageContaining("bubblewrap (bwrap) is not installed")
+                .hasMessageContaining("best-effort")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    @Test
+    void strictModeRefusesWithoutAnOwnUid() {
+        assertThatThrownBy(() -> new ProcessSandbox(CONFIG, IsolationMode.STRICT, HOST.withoutRoot()).close())
+                .isInstanceOf(SandboxUnavailableException.class)
+                .hasMessageContaining("unprivileged-uid");
+    }
+
+    @Test
+    void withoutBubblewrapUnshareStillIsolatesProcessesAndNetworkButNotFiles() {
+        assumeThat(HOST.root() && HOST.unshare() != null && HOST.setpriv() != null).isTrue();
+        try (ProcessSandbox s = new ProcessSandbox(CONFIG, IsolationMode.BEST_EFFORT, HOST.withoutBwrap())) {
+            Isolation i = s.isolation();
+            assertThat(s.mode()).isEqualTo(Mode.UNSHARE);
+            assertThat(i.features()).contains("pid-ns", "net-ns", "mount-ns", "ipc-ns", "unprivileged-uid", "rlimits");
+            assertThat(i.missing()).containsExactly("fs-view");
+        }
+    }
+
+    @Test
+    void withRlimitsAloneEveryNamespaceIsReportedMissing() {
+        assumeThat(HOST.prlimit()).isNotNull();
+        try (ProcessSandbox s = new ProcessSandbox(CONFIG, IsolationMode.BEST_EFFORT, HOST.withoutBwrap().withoutUnshare())) {
+            assertThat(s.mode()).isEqualTo(Mode.PLAIN);
+            assertThat(s.isolation().features()).contains("rlimits").doesNotContain("pid-ns", "net-ns", "mount-ns", "fs-view");
+            assertThat(s.isolation().missing()).contains("pid-ns", "net-ns", "mount-ns", "ipc-ns", "fs-view");
+        }
+    }
+
+    @Test
+    void withoutPrlimitNoRlimitsAreClaimed() {
+        HostTools noLimits = new HostTools(HOST.root(), null, HOST.setpriv(), null, null, HOST.setsid(), null);
+        try (ProcessSandbox s = new ProcessSandbox(CONFIG, IsolationMode.BEST_EFFORT, noLimits)) {
+            assertThat(s.isolation().features()).doesNotContain("rlimits");
+            assertThat(s.isolation().missing()).contains("rlimits");
+        }
+    }
+
+    @Test
+    void aConfiguredInterpreterThatIsNotANativeBinaryIsRefusedClearly() {
+        ProcessSandboxConfig shim = new ProcessSandboxConfig("/bin/true-no-such-python", null, null, null);
+        assertThatThrownBy(() -> new ProcessSandbox(shim, IsolationMode.BEST_EFFORT, HOST).close())
+                .isInstanceOf(SandboxUnavailableException.class)
+                .hasMessageStartingWith("sandbox.process.python: '/bin/true-no-such-python' is not an executable native binary");
+    }
+
+    @Test
+    void listsOnlyLanguagesWhoseInterpreterExistsAndRunsTheRealPythonBinary() {
+        try (ProcessSandbox s = new ProcessSandbox(CONFIG, IsolationMode.BEST_EFFORT, HOST)) {
+            assertThat(s.languages()).isNotEmpty();
+            s.languages().forEach(l -> assertThat(s.interpreterCommand(l)).isNotEmpty());
+            s.interpreterCommand(dev.codeagent.domain.execution.Language.PYTHON).stream().findFirst()
+                    .ifPresent(bin -> assertThat(Interpreters.nativeBinary(java.nio.file.Path.of(bin))).isPresent());
+        }
+    }
+}
