@@ -1,0 +1,104 @@
+package dev.codeagent.sandbox.docker;
+
+import com.github.dockerjava.api.command.CreateContainerCmd;
+import com.github.dockerjava.api.model.Capability;
+import com.github.dockerjava.api.model.HostConfig;
+import com.github.dockerjava.api.model.LogConfig;
+import com.github.dockerjava.api.model.Ulimit;
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/** The hardened shape of every sandbox container, and the labels that mark it as codeagent's. */
+final class DockerContainers {
+
+    static final String WORK_DIR = "/work";
+    /** Present on every container codeagent makes. */
+    static final String LABEL_SANDBOX = "dev.codeagent.sandbox";
+    /** The sandbox instance that made the container. */
+    static final String LABEL_OWNER = "dev.codeagent.owner";
+    /** host:pid:start-instant of the JVM that made it, so a later start can tell strays from live containers. */
+    static final String LABEL_PROCESS = "dev.codeagent.process";
+
+    static final String USER = "65534:65534";
+    static final long OPEN_FILES = 256;
+    /** Memory of the init process and the bootstrap, added to the program's limit. */
+    static final long SUPERVISOR_MEMORY = 16L * 1024 * 1024;
+    /** The init process and the bootstrap, added to the program's process limit. */
+    static final int SUPERVISOR_PROCESSES = 2;
+
+    private DockerContainers() {
+    }
+
+    /**
+     * What one container is created with. The container-level limits (memory, processes) are fixed
+     * at creation, so a pooled container serves only requests with the same {@link #key()}.
+     */
+    record Spec(String image, long memoryBytes, int maxProcesses, double cpus, long tmpfsBytes, Map<String, String> labels) {
+
+        Spec {
+            Objects.requireNonNull(image, "image");
+            labels = Map.copyOf(labels);
+        }
+
+        /**
+         * The container for these limits. The init process and the bootstrap that supervises the
+         * program live in the same cgroup, so the container gets {@link #SUPERVISOR_MEMORY} and
+         * {@link #SUPERVISOR_PROCESSES} on top of what the program may use.
+         */
+        static Spec of(String image, ResourceLimits limits, double cpus, long tmpfsBytes, Map<String, String> labels) {
+            return new Spec(image, limits.memoryBytes() + SUPERVISOR_MEMORY, limits.maxProcesses() + SUPERVISOR_PROCESSES,
+                    cpus, tmpfsBytes, labels);
+        }
+
+        /** The container-level limits; requests whose limits give the same key can use this container. */
+        String key() {
+            return memoryBytes + "/" + maxProcesses;
+        }
+
+        void applyTo(CreateContainerCmd cmd) {
+            String tmpfsOptions = "rw,nosuid,nodev,size=" + tmpfsBytes + ",mode=1777";
+            Map<String, String> tmpfs = new LinkedHashMap<>();
+            tmpfs.put(WORK_DIR, tmpfsOptions);
+            tmpfs.put("/tmp", tmpfsOptions);
+            HostConfig host = HostConfig.newHostConfig()
+                    .withNetworkMode("none")
+                    .withCapDrop(Capability.ALL)
+                    .withSecurityOpts(List.of("no-new-privileges"))
+                    .withReadonlyRootfs(true)
+                    .withTmpFs(tmpfs)
+                    .withShmSize(Math.min(tmpfsBytes, 64L * 1024 * 1024))
+                    .withMemory(memoryBytes)
+                    .withMemorySwap(memoryBytes)
+                    .withMemorySwappiness(0L)
+                    .withNanoCPUs((long) Math.ceil(cpus * 1_000_000_000L))
+                    .withPidsLimit((long) maxProcesses)
+                    .withUlimits(List.of(
+                            new Ulimit("nofile", OPEN_FILES, OPEN_FILES),
+                            new Ulimit("fsize", tmpfsBytes, tmpfsBytes),
+                            new Ulimit("core", 0L, 0L)))
+                    .withLogConfig(new LogConfig(LogConfig.LoggingType.NONE))
+                    .withInit(true)
+                    .withAutoRemove(false)
+                    .withPrivileged(false);
+            cmd.withHostConfig(host)
+                    .withUser(USER)
+                    .withWorkingDir(WORK_DIR)
+                    .withNetworkDisabled(true)
+                    // the whole command as entrypoint: nothing of the image's entrypoint or cmd runs
+                    .withEntrypoint(Bootstrap.COMMAND)
+                    .withEnv(List.of("PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=" + WORK_DIR))
+                    .withAttachStdin(true)
+                    .withAttachStdout(true)
+                    .withAttachStderr(true)
+                    .withStdinOpen(true)
+                    .withStdInOnce(true)
+                    .withTty(false)
+                    // nothing in here deserves a graceful stop; an engine shutting down should not wait for it
+                    .withStopSignal("SIGKILL")
+                    .withLabels(labels);
+        }
+    }
+}

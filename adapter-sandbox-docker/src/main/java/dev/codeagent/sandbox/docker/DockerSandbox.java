@@ -1,0 +1,464 @@
+package dev.codeagent.sandbox.docker;
+
+import com.github.dockerjava.api.model.Container;
+import com.github.dockerjava.api.model.Info;
+import dev.codeagent.application.config.DockerSandboxConfig;
+import dev.codeagent.application.config.SandboxConfig.IsolationMode;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionCancelledException;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.domain.execution.SandboxUnavailableException;
+import dev.codeagent.domain.execution.UnsupportedLanguageException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The docker tier: every program runs once in its own hardened, single-use container — no network,
+ * all capabilities dropped, {@code no-new-privileges}, uid 65534, read-only root with size-capped
+ * tmpfs work dir and /tmp, memory limit with swap equal to it, CPU quota, pids limit, rlimits, no log
+ * driver, an init process — which is removed afterwards.
+ *
+ * <p>A warm pool of started containers, each with a bootstrap waiting for its program (see
+ * {@link Bootstrap}), spares executions the create/start cost; it refills in the background. Output
+ * is read through the attach stream into capped buffers. Engine calls are bounded in time and
+ * guarded by a circuit breaker: an engine that stops mid-run ends that run as
+ * {@link Outcome#SANDBOX_ERROR}, runs while it is down fail fast, and the tier recovers by itself
+ * when it returns.
+ */
+public final class DockerSandbox implements Sandbox {
+
+    private static final Logger log = LoggerFactory.getLogger(DockerSandbox.class);
+
+    /** The tier name and config key. */
+    public static final String TIER = "docker";
+    /** Label on every container codeagent makes ({@code dev.codeagent.sandbox=true}). */
+    public static final String LABEL_SANDBOX = DockerContainers.LABEL_SANDBOX;
+    /** Label naming the sandbox instance that made a container (see {@link #ownerId()}). */
+    public static final String LABEL_OWNER = DockerContainers.LABEL_OWNER;
+
+    private static final Duration CALL_TIMEOUT = Duration.ofSeconds(20);
+    private static final Duration BREAKER_OPEN = Duration.ofSeconds(2);
+    /** How long after a kill the stream may take to deliver its tail. */
+    private static final long DRAIN_MILLIS = 2_000;
+
+    private final DockerEngine engine;
+    private final String image;
+    private final double cpus;
+    private final long tmpfsBytes;
+    private final String ownerId;
+    private final Map<String, String> labels;
+    private final Isolation isolation;
+    private final Set<Language> languages;
+    private final ContainerKeeper keeper;
+    private volatile boolean closed;
+
+    private DockerSandbox(DockerEngine engine, DockerSandboxConfig config, ResourceLimits poolLimits, IsolationMode mode) {
+        this.engine = engine;
+        this.image = config.image();
+        this.cpus = config.cpus();
+        this.tmpfsBytes = config.tmpfsSize().bytes();
+        this.ownerId = UUID.randomUUID().toString();
+        this.labels = Map.of(LABEL_SANDBOX, "true", LABEL_OWNER, ownerId, DockerContainers.LABEL_PROCESS, processTag());
+        try {
+            engine.ping();
+        } catch (EngineFailure e) {
+            throw new SandboxUnavailableException("no Docker engine is reachable at " + engine.host()
+                    + "; start one (sudo systemctl start docker, or: dockerd &) or point DOCKER_HOST / sandbox.docker.host at one", e);
+        }
+        Optional<Map<String, String>> imageLabels;
+        Info info;
+        try {
+            imageLabels = engine.imageLabels(image);
+            info = engine.info();
+        } catch (EngineFailure e) {
+            throw new SandboxUnavailableException(e.getMessage(), e);
+        }
+        if (imageLabels.isEmpty()) {
+            throw new SandboxUnavailableException("the sandbox image " + image + " is not in the Docker engine at " + engine.host()
+                    + "; build it with scripts/build-sandbox-image.sh (or docker pull an image with python3, e.g. python:3.12-slim,"
+                    + " and set sandbox.docker.image)");
+        }
+        this.languages = languagesOf(imageLabels.get());
+        this.isolation = isolationOf(info);
+        if (mode == IsolationMode.STRICT && !isolation.missing().isEmpty()) {
+            throw new SandboxUnavailableException("strict isolation: the Docker engine at " + engine.host()
+                    + " cannot enforce " + String.join(", ", isolation.sortedMissing()));
+        }
+        removeStrays();
+        this.keeper = new ContainerKeeper(engine,
+                DockerContainers.Spec.of(image, poolLimits, cpus, tmpfsBytes, labels), config.poolSize(), ownerId);
+    }
+
+    /**
+     * Connects to the engine and starts the pool.
+     *
+     * @param config the docker tier's settings
+     * @param poolLimits the limits pooled containers are made for; a request with another memory or
+     *     process limit gets a fresh container instead
+     * @param mode {@code STRICT} refuses to start unless every isolation feature is in force
+     * @throws SandboxUnavailableException when no engine answers, the image is missing, or strict
+     *     isolation cannot be had; the message is one line saying what to do
+     */
+    public static DockerSandbox create(DockerSandboxConfig config, ResourceLimits poolLimits, IsolationMode mode) {
+        Objects.requireNonNull(config, "config");
+        Objects.requireNonNull(poolLimits, "poolLimits");
+        Objects.requireNonNull(mode, "mode");
+        DockerEngine engine;
+        try {
+            engine = new DockerEngine(config.host(), CALL_TIMEOUT, BREAKER_OPEN);
+        } catch (EngineFailure e) {
+            throw new SandboxUnavailableException(e.getMessage(), e);
+        }
+        try {
+            return new DockerSandbox(engine, config, poolLimits, mode);
+        } catch (RuntimeException e) {
+            engine.close();
+            throw e;
+        }
+    }
+
+    /** A sandbox with the default pool limits, best-effort isolation. */
+    public static DockerSandbox create(DockerSandboxConfig config) {
+        return create(config, ResourceLimits.defaults(), IsolationMode.BEST_EFFORT);
+    }
+
+    @Override
+    public String tier() {
+        return TIER;
+    }
+
+    @Override
+    public Set<Language> languages() {
+        return languages;
+    }
+
+    /** Label by which an image says what it can run besides Python ({@code python,bash}). */
+    public static final String LABEL_LANGUAGES = "dev.codeagent.languages";
+
+    /** Python always (the bootstrap needs it); more when the image's {@link #LABEL_LANGUAGES} label lists them. */
+    static Set<Language> languagesOf(Map<String, String> imageLabels) {
+        Set<Language> result = java.util.EnumSet.of(Language.PYTHON);
+        String listed = imageLabels.get(LABEL_LANGUAGES);
+        if (listed != null) {
+            for (String id : listed.split(",")) {
+                Language.fromId(id).ifPresent(result::add);
+            }
+        }
+        return Set.copyOf(result);
+    }
+
+    @Override
+    public Isolation isolation() {
+        return isolation;
+    }
+
+    /** The id in the {@link #LABEL_OWNER} label of every container this sandbox makes. */
+    public String ownerId() {
+        return ownerId;
+    }
+
+    /** The engine this sandbox talks to, e.g. {@code unix:///var/run/docker.sock}. */
+    public String engineHost() {
+        return engine.host();
+    }
+
+    /** Started containers waiting in the pool now. */
+    public int warmContainers() {
+        return keeper.warm();
+    }
+
+    /**
+     * Waits until the pool is full and no removal is pending (for benchmarks and tests that want to
+     * measure or inspect a quiet sandbox).
+     *
+     * @return whether it settled in time
+     */
+    public boolean awaitSettled(Duration timeout) {
+        try {
+            return keeper.awaitSettled(timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @Override
+    public Execution execute(ExecutionRequest request) {
+        Objects.requireNonNull(request, "request");
+        if (!languages().contains(request.program().language())) {
+            throw new UnsupportedLanguageException(request.program().language(), TIER, languages());
+        }
+        long t0 = System.nanoTime();
+        if (closed) {
+            return Execution.sandboxError("the docker sandbox is closed", elapsed(t0), isolation);
+        }
+        ResourceLimits limits = request.limits();
+        DockerContainers.Spec spec = DockerContainers.Spec.of(image, limits, cpus, tmpfsBytes, labels);
+        String id = keeper.takeWarm(spec.key());
+        if (id == null) {
+            try {
+                id = keeper.createAndStart(spec);
+            } catch (EngineFailure e) {
+                keeper.engineTrouble();
+                return Execution.sandboxError(e.getMessage(), elapsed(t0), isolation);
+            }
+        }
+        if (Thread.interrupted()) {
+            keeper.release(id, true);
+            Thread.currentThread().interrupt();
+            throw new ExecutionCancelledException("the execution was cancelled before it started");
+        }
+        return run(id, request, t0);
+    }
+
+    private Execution run(String id, ExecutionRequest request, long t0) {
+        ResourceLimits limits = request.limits();
+        String nonce = Bootstrap.newNonce();
+        AttachSession session = new AttachSession(limits.maxOutputBytes(), nonce);
+        // how the container goes when the run is over: removed now unless it already was, or the
+        // program reported its end (then nothing of it runs any more and removal may trail)
+        boolean removed = false;
+        boolean removeNow = true;
+        try {
+            long start = System.nanoTime();
+            engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce), session);
+            long wallNanos = limits.wallTime().toNanos();
+            AttachSession.End end = session.await(wallNanos);
+            if (end == null) {
+                // the wall-clock limit: kill and remove, then keep what the stream still delivers
+                Duration wall = elapsed(start);
+                boolean killed = kill(id);
+                removed = killed;
+                session.drain(DRAIN_MILLIS);
+                AttachSession.Captured out = session.snapshot();
+                if (!killed) {
+                    return sandboxError("the wall-clock limit passed but the Docker engine did not kill the container", out, t0);
+                }
+                if (!session.started()) {
+                    return sandboxError("the container did not start the program within the wall-clock limit", out, t0);
+                }
+                return new Execution(Outcome.TIME_LIMIT, null, OutcomeRules.SIGKILL, out.stdout(), out.stderr(), wall, null, null,
+                        "killed at the wall-clock limit of " + limits.wallTime().toMillis() + " ms", isolation);
+            }
+            if (end == AttachSession.End.OVERFLOW) {
+                boolean killed = kill(id);
+                removed = killed;
+                AttachSession.Captured out = session.snapshot();
+                Duration wall = elapsed(start);
+                if (!killed) {
+                    return sandboxError("the output went past its cap but the Docker engine did not kill the container", out, t0);
+                }
+                String which = out.stdoutOverflowed() ? "stdout" : "stderr";
+                return new Execution(Outcome.OUTPUT_LIMIT, null, OutcomeRules.SIGKILL, out.stdout(), out.stderr(), wall,
+                        null, null, which + " went past " + OutcomeRules.bytes(limits.maxOutputBytes()), isolation);
+            }
+            Duration wall = elapsed(start);
+            AttachSession.Captured out = session.snapshot();
+            if (end == AttachSession.End.FAILED) {
+                engine.recordStreamFailure(session.failure() != null ? session.failure() : new EngineFailure("stream failed"));
+                keeper.engineTrouble();
+                return sandboxError("the connection to the Docker engine broke during the run: "
+                        + (session.failure() == null ? "stream closed" : DockerEngine.describe(session.failure())), out, t0);
+            }
+            if (!session.started()) {
+                keeper.engineTrouble();
+                String stderr = out.stderr().text();
+                String why = stderr.contains("codeagent-bootstrap:")
+                        ? DockerEngine.oneLine(stderr.substring(stderr.indexOf("codeagent-bootstrap:")))
+                        : session.ackBroken() ? "the container is not running the codeagent bootstrap"
+                        : "the container stopped before the program started";
+                return sandboxError(why, out, t0);
+            }
+            Bootstrap.Report report = session.report();
+            if (end != AttachSession.End.REPORTED || report == null) {
+                // without the supervisor's word the container's own status says nothing reliable: the
+                // engine stopping the container and the program killing its supervisor look alike (if
+                // the engine is in trouble, the next call to it says so)
+                return sandboxError("the container ended without its supervisor reporting how the program ended"
+                        + " (the engine stopped it, or the program killed the supervisor)", out, t0);
+            }
+            // the bootstrap killed all the program left behind before reporting and exits now: removal can trail
+            removeNow = false;
+            Duration cpu = Duration.ofNanos((long) (report.cpuSeconds() * 1e9));
+            Long peak = report.maxRssBytes() > 0 ? report.maxRssBytes() : null;
+            boolean cpuLimitHit = report.cpuSeconds() + 0.05 >= Math.max(1, (limits.cpuTime().toMillis() + 999) / 1000);
+            OutcomeRules.Ending ending = new OutcomeRules.Ending(report.exitCode(), report.signal(), report.oomKills() > 0,
+                    cpuLimitHit, out.stderr().text());
+            OutcomeRules.Verdict v = OutcomeRules.classify(ending, limits.memoryBytes(),
+                    Math.min(limits.maxFileBytes(), tmpfsBytes), tmpfsBytes);
+            if (log.isTraceEnabled()) {
+                log.trace("timing: to attach {} ms, ack {} ms, end {} ms", (start - t0) / 1e6,
+                        (session.startedAtNanos() - start) / 1e6, wall.toNanos() / 1e6);
+            }
+            return new Execution(v.outcome(), v.exitCode(), v.signal(), out.stdout(), out.stderr(), wall, cpu, peak,
+                    v.detail(), isolation);
+        } catch (InterruptedException e) {
+            removed = kill(id);
+            session.close();
+            Thread.currentThread().interrupt();
+            throw new ExecutionCancelledException("the execution was cancelled; its container was removed");
+        } catch (EngineFailure e) {
+            keeper.engineTrouble();
+            return sandboxError(e.getMessage(), session.snapshot(), t0);
+        } finally {
+            session.close();
+            if (removed) {
+                keeper.forget(id);
+            } else {
+                keeper.release(id, removeNow);
+            }
+        }
+    }
+
+    /** Kills and removes the container now; false when the engine would not. */
+    private boolean kill(String id) {
+        try {
+            return engine.remove(id);
+        } catch (EngineFailure e) {
+            keeper.engineTrouble();
+            return false;
+        }
+    }
+
+    private Execution sandboxError(String detail, AttachSession.Captured out, long t0) {
+        log.debug("docker sandbox error: {}", detail);
+        return new Execution(Outcome.SANDBOX_ERROR, null, null, out.stdout(), out.stderr(), elapsed(t0), null, null,
+                detail, isolation);
+    }
+
+    private static Duration elapsed(long t0) {
+        return Duration.ofNanos(System.nanoTime() - t0);
+    }
+
+    /** Removes every container this sandbox made (pooled, in use, awaiting removal); runs in flight end. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        keeper.close();
+        engine.close();
+    }
+
+    private Isolation isolationOf(Info info) {
+        Set<String> features = new TreeSet<>(List.of("container", "pid-ns", "mount-ns", "ipc-ns", "net-none", "cap-drop-all",
+                "no-new-privileges", "non-root", "read-only-root", "tmpfs-size-cap", "rlimits", "init"));
+        Set<String> missing = new TreeSet<>();
+        (Boolean.TRUE.equals(info.getMemoryLimit()) && Boolean.TRUE.equals(info.getSwapLimit()) ? features : missing)
+                .add("cgroup-memory");
+        List<String> security = Optional.ofNullable(info.getSecurityOptions()).orElse(List.of());
+        boolean seccomp = security.stream().anyMatch(s -> s.contains("name=seccomp") && !s.contains("profile=unconfined"));
+        (seccomp ? features : missing).add("seccomp-default");
+        if (security.stream().anyMatch(s -> s.contains("name=apparmor"))) {
+            features.add("apparmor");
+        }
+        if (security.stream().anyMatch(s -> s.contains("name=userns"))) {
+            features.add("userns");
+        }
+        // the pids and CPU controllers: docker-java's Info lacks their flags, so ask the raw map
+        Map<String, Object> raw = info.getRawValues();
+        (raw == null || !Boolean.FALSE.equals(raw.get("PidsLimit")) ? features : missing).add("pids-limit");
+        (raw == null || !Boolean.FALSE.equals(raw.get("CpuCfsQuota")) ? features : missing).add("cgroup-cpu");
+        return new Isolation(TIER, features, missing);
+    }
+
+    /** Removes containers left by an earlier codeagent process on this host that is no longer alive. */
+    private void removeStrays() {
+        List<Container> ours;
+        try {
+            ours = engine.listByLabels(Map.of(LABEL_SANDBOX, "true"));
+        } catch (EngineFailure e) {
+            log.warn("cannot look for stray sandbox containers: {}", e.getMessage());
+            return;
+        }
+        String host = hostName();
+        int removed = 0;
+        for (Container c : ours) {
+            String tag = c.getLabels() == null ? null : c.getLabels().get(DockerContainers.LABEL_PROCESS);
+            if (tag == null || !isStray(tag, host)) {
+                continue;
+            }
+            try {
+                engine.remove(c.getId());
+                removed++;
+            } catch (EngineFailure e) {
+                log.warn("cannot remove stray sandbox container {}: {}", ContainerKeeper.shortId(c.getId()), e.getMessage());
+            }
+        }
+        if (removed > 0) {
+            log.info("removed {} stray sandbox container(s) left by an earlier run", removed);
+        }
+    }
+
+    /** A container is a stray when the process that made it, on this host, is gone (or its pid was reused). */
+    static boolean isStray(String processTag, String thisHost) {
+        String[] parts = processTag.split("\\|");
+        if (parts.length != 3 || !parts[0].equals(thisHost)) {
+            return false;
+        }
+        long pid;
+        try {
+            pid = Long.parseLong(parts[1]);
+        } catch (NumberFormatException e) {
+            return false;
+        }
+        Optional<ProcessHandle> p = ProcessHandle.of(pid);
+        if (p.isEmpty() || !p.get().isAlive()) {
+            return true;
+        }
+        String started = p.get().info().startInstant().map(i -> Long.toString(i.toEpochMilli())).orElse("");
+        return !started.isEmpty() && !started.equals(parts[2]);
+    }
+
+    /** host|pid|start-millis of this JVM, the value of {@code dev.codeagent.process} on its containers. */
+    static String processTag() {
+        return ProcessTag.VALUE;
+    }
+
+    private static final class ProcessTag {
+        static final String VALUE = compute();
+
+        private static String compute() {
+            ProcessHandle self = ProcessHandle.current();
+            String started = self.info().startInstant().map(Instant::toEpochMilli).map(String::valueOf).orElse("");
+            return hostName() + "|" + self.pid() + "|" + started;
+        }
+    }
+
+    /** The kernel's host name; no DNS look-up, which can stall on a badly configured host. */
+    private static String hostName() {
+        try {
+            String name = Files.readString(Path.of("/proc/sys/kernel/hostname")).trim();
+            if (!name.isEmpty()) {
+                return name;
+            }
+        } catch (IOException | RuntimeException e) {
+            // not Linux, or /proc hidden: ask the JDK instead
+        }
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return Optional.ofNullable(System.getenv("HOSTNAME")).orElse("localhost");
+        }
+    }
+}

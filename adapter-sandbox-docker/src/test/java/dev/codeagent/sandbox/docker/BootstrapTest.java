@@ -1,0 +1,70 @@
+package dev.codeagent.sandbox.docker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assumptions.assumeThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+class BootstrapTest {
+
+    @Test
+    void payloadIsALengthPrefixedJsonDocumentWithEverythingTheBootstrapNeeds() throws IOException {
+        ResourceLimits limits = ResourceLimits.defaults().withCpuTime(Duration.ofMillis(1500)).withMaxFileBytes(999 * 1024 * 1024);
+        ExecutionRequest r = new ExecutionRequest(new Program(Language.PYTHON, "print('é')", Map.of("data.txt", "d")), "in\n",
+                List.of("a b"), limits);
+        byte[] p = Bootstrap.payload(r, 64L * 1024 * 1024, "n0nce");
+        String text = new String(p, StandardCharsets.UTF_8);
+        int nl = text.indexOf('\n');
+        byte[] json = java.util.Arrays.copyOfRange(p, nl + 1, p.length);
+        assertThat(Integer.parseInt(text.substring(0, nl))).isEqualTo(json.length);
+        JsonNode n = new ObjectMapper().readTree(json);
+        assertThat(n.path("files").path("main.py").asText()).isEqualTo("print('é')");
+        assertThat(n.path("files").path("data.txt").asText()).isEqualTo("d");
+        assertThat(n.path("stdin").asText()).isEqualTo("in\n");
+        assertThat(n.path("argv").toString()).isEqualTo("[\"\",\"-B\",\"-E\",\"-s\",\"main.py\",\"a b\"]");
+        assertThat(n.path("cpu").asInt()).as("whole seconds, rounded up").isEqualTo(2);
+        assertThat(n.path("fsize").asLong()).as("capped by the tmpfs").isEqualTo(64L * 1024 * 1024);
+        assertThat(n.path("nonce").asText()).isEqualTo("n0nce");
+        assertThat(n.path("env").path("PATH").asText()).isNotBlank();
+    }
+
+    @Test
+    void bashRunsThroughThePath() {
+        assertThat(Bootstrap.interpreter(Language.BASH)).containsExactly("bash");
+    }
+
+    @Test
+    void noncesAreFreshAndHex() {
+        String a = Bootstrap.newNonce();
+        assertThat(a).matches("[0-9a-f]{32}");
+        assertThat(Bootstrap.newNonce()).isNotEqualTo(a);
+    }
+
+    @Test
+    void theEmbeddedBootstrapIsValidPython() throws Exception {
+        Path python = Path.of("/usr/bin/python3");
+        assumeThat(Files.isExecutable(python)).as("a host python3 to compile with").isTrue();
+        Process p = new ProcessBuilder(python.toString(), "-c", "import sys; compile(sys.stdin.read(), 'bootstrap', 'exec')")
+                .redirectErrorStream(true).start();
+        try (OutputStream in = p.getOutputStream()) {
+            in.write(Bootstrap.COMMAND.get(Bootstrap.COMMAND.size() - 1).getBytes(StandardCharsets.UTF_8));
+        }
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isZero();
+    }
+}

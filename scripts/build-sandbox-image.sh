@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Builds the docker tier's sandbox image without any registry: a minimal root filesystem holding
+# the host's Python interpreter, the shared libraries it loads and its standard library (no tests,
+# IDLE, tkinter), plus /etc/passwd with the unprivileged user, imported with `docker import`.
+#
+#   scripts/build-sandbox-image.sh [IMAGE]     (default: $CODEAGENT_SANDBOX_IMAGE or codeagent-sandbox:latest)
+#
+# Environment: CODEAGENT_SANDBOX_PYTHON  the interpreter to copy (default /usr/bin/python3.11)
+#              DOCKER                    the docker client (default: docker)
+# Idempotent: the root filesystem is built reproducibly and its digest is stored as a label, so a
+# second run with unchanged inputs leaves the existing image alone. Prints one line: image and size.
+# Elsewhere (with a registry) any image with python3 on its PATH works too, e.g. python:3.12-slim.
+set -euo pipefail
+
+image="${1:-${CODEAGENT_SANDBOX_IMAGE:-codeagent-sandbox:latest}}"
+python="${CODEAGENT_SANDBOX_PYTHON:-/usr/bin/python3.11}"
+docker="${DOCKER:-docker}"
+
+die() { echo "build-sandbox-image: $*" >&2; exit 1; }
+
+command -v "$docker" >/dev/null 2>&1 || die "no docker client found (install docker.io)"
+"$docker" version --format '{{.Server.Version}}' >/dev/null 2>&1 \
+  || die "no Docker engine is reachable; start one (sudo systemctl start docker, or: dockerd &)"
+[ -x "$python" ] || die "no Python interpreter at $python (set CODEAGENT_SANDBOX_PYTHON)"
+python="$(readlink -f "$python")"
+ver="$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+stdlib="$("$python" -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')"
+[ -d "$stdlib" ] || die "the standard library of $python is not at $stdlib"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/codeagent-image.XXXXXX")"
+trap 'rm -rf "$work"' EXIT
+root="$work/rootfs"
+mkdir -p "$root"/usr/bin "$root"/usr/lib "$root"/usr/lib64 "$root"/etc "$root"/work "$root"/tmp \
+         "$root"/proc "$root"/dev "$root"/sys
+ln -s usr/bin "$root/bin"
+ln -s usr/lib "$root/lib"
+ln -s usr/lib64 "$root/lib64"
+chmod 1777 "$root/tmp" "$root/work"
+
+# the standard library, without what a sandboxed program never needs
+(cd "$(dirname "$stdlib")" && tar -cf - \
+    --exclude="$(basename "$stdlib")/test" --exclude="$(basename "$stdlib")/idlelib" \
+    --exclude="$(basename "$stdlib")/tkinter" --exclude="$(basename "$stdlib")/turtledemo" \
+    --exclude="$(basename "$stdlib")/ensurepip" --exclude="$(basename "$stdlib")/lib2to3" \
+    --exclude="$(basename "$stdlib")/config-*" --exclude="$(basename "$stdlib")/sitecustomize.py" \
+    --exclude="$(basename "$stdlib")/site-packages" --exclude="$(basename "$stdlib")/dist-packages" \
+    --exclude='*/lib-dynload/_test*' --exclude='*/lib-dynload/xxlimited*' \
+    --exclude='*/lib-dynload/_ctypes_test*' --exclude='*/lib-dynload/_xxtestfuzz*' \
+    "$(basename "$stdlib")") | (mkdir -p "$root$(dirname "$stdlib")" && cd "$root$(dirname "$stdlib")" && tar -xf -)
+
+cp "$python" "$root/usr/bin/python$ver"
+ln -s "python$ver" "$root/usr/bin/python3"
+ln -s "python$ver" "$root/usr/bin/python"
+
+# a shell and the few tools programs commonly call through subprocess; bash makes it a bash sandbox too
+tools=()
+for t in dash bash sleep cat ls echo env true false head tail wc sort uniq tr cut grep sed mkdir rm cp mv date; do
+  p="$(command -v "$t" 2>/dev/null || true)"
+  case "$p" in /*) p="$(readlink -f "$p")"; cp "$p" "$root/usr/bin/$t"; tools+=("$p") ;; esac
+done
+[ -e "$root/usr/bin/dash" ] && ln -s dash "$root/usr/bin/sh"
+languages=python
+[ -e "$root/usr/bin/bash" ] && languages=python,bash
+
+# every shared library the interpreter and its extension modules load, at the path the loader uses
+{
+  ldd "$python"
+  for t in "${tools[@]}"; do ldd "$t" 2>/dev/null || true; done
+  find "$root$stdlib/lib-dynload" -name '*.so' -print0 | xargs -0 -r -n1 ldd 2>/dev/null
+} | awk '/=> \//{print $3} /^[[:space:]]*\/[^ ]*ld-linux/{print $1}' | sort -u | while read -r lib; do
+  dest="$root$(readlink -f "$(dirname "$lib")")"
+  mkdir -p "$dest"
+  cp -L "$lib" "$dest/$(basename "$lib")"
+  # the loader is asked for by its canonical name, e.g. /lib64/ld-linux-x86-64.so.2
+  case "$lib" in
+    */ld-linux*) mkdir -p "$root$(dirname "$lib")"; [ -e "$root$lib" ] || cp -L "$lib" "$root$lib" ;;
+  esac
+done
+
+cat > "$root/etc/passwd" <<'PASSWD'
+root:x:0:0:root:/root:/usr/sbin/nologin
+nobody:x:65534:65534:nobody:/work:/usr/sbin/nologin
+PASSWD
+cat > "$root/etc/group" <<'GROUP'
+root:x:0:
+nogroup:x:65534:
+GROUP
+
+# smoke test on the host, before docker sees it: the copied interpreter starts from the new root
+if command -v unshare >/dev/null 2>&1 && unshare --help 2>/dev/null | grep -q -- '--root'; then
+  unshare --root="$root" /usr/bin/python3 -S -c 'import json, re, collections' \
+    || die "the assembled root filesystem cannot run python3"
+fi
+
+tarball="$work/rootfs.tar"
+tar --sort=name --mtime='@0' --owner=0 --group=0 --numeric-owner -C "$root" -cf "$tarball" .
+digest="$(sha256sum "$tarball" | cut -c1-64)"
+
+existing="$("$docker" image inspect --format '{{ index .Config.Labels "dev.codeagent.rootfs" }}' "$image" 2>/dev/null || true)"
+if [ "$existing" != "$digest" ]; then
+  old_id="$("$docker" image inspect --format '{{.Id}}' "$image" 2>/dev/null || true)"
+  "$docker" import \
+    --change 'USER 65534:65534' \
+    --change 'WORKDIR /work' \
+    --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
+    --change 'ENV LANG=C.UTF-8' \
+    --change 'ENV PYTHONDONTWRITEBYTECODE=1' \
+    --change "LABEL dev.codeagent.rootfs=$digest" \
+    --change "LABEL dev.codeagent.python=$ver" \
+    --change "LABEL dev.codeagent.languages=$languages" \
+    --change 'CMD ["python3"]' \
+    "$tarball" "$image" >/dev/null
+  # the image this one replaced, if it was ours and nothing else uses it
+  if [ -n "$old_id" ] && [ -n "$existing" ]; then "$docker" image rm "$old_id" >/dev/null 2>&1 || true; fi
+fi
+
+size="$("$docker" image inspect --format '{{.Size}}' "$image")"
+echo "$image $(awk -v b="$size" 'BEGIN { printf "%.1f MiB", b / 1048576 }') (python $ver)"
