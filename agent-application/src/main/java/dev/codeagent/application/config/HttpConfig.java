@@ -1,7 +1,14 @@
 package dev.codeagent.application.config;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * The HTTP API server.
@@ -9,10 +16,18 @@ import java.util.List;
  * @param host the address to bind; loopback unless set otherwise
  * @param port the port; 0 picks a free one
  * @param auth API keys; auth is on unless turned off explicitly
- * @param rateLimitPerMinute requests one key may make per minute
- * @param maxBodyBytes the largest request body accepted
- * @param requestTimeout how long a slow client may take to send a request
- * @param shutdownGrace how long in-flight work may go on after a shutdown starts
+ * @param rateLimitPerMinute requests one key may make per minute (a key may set its own)
+ * @param maxBodyBytes the largest request body accepted; larger ones get 413
+ * @param maxHeaderBytes the largest request head (request line and headers); larger ones get 431
+ * @param requestTimeout how long a connection may stay silent while a client sends its request
+ *     (the idle timeout that cuts off slow clients)
+ * @param shutdownGrace how long in-flight work may go on after a shutdown starts; then it is cancelled
+ * @param maxConcurrentExecutions executions the API runs at once; more are refused at once with 503
+ *     rather than queued; 0 means {@code sandbox.maxConcurrent}
+ * @param maxConcurrentRuns agent runs going at once; more are refused with 503
+ * @param maxEventStreams open event streams ({@code /v1/runs/{id}/events}) at once; more get 503
+ * @param maxTimeout the longest wall time a request may ask for
+ * @param maxMemory the most memory a request may ask for
  */
 public record HttpConfig(
         String host,
@@ -20,12 +35,56 @@ public record HttpConfig(
         Auth auth,
         int rateLimitPerMinute,
         ByteSize maxBodyBytes,
+        ByteSize maxHeaderBytes,
         Duration requestTimeout,
-        Duration shutdownGrace) {
+        Duration shutdownGrace,
+        int maxConcurrentExecutions,
+        int maxConcurrentRuns,
+        int maxEventStreams,
+        Duration maxTimeout,
+        ByteSize maxMemory) {
+
+    /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
+    public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "piston", "metrics");
+
+    public HttpConfig {
+        if (host == null || host.isBlank()) {
+            throw new IllegalArgumentException("http.host must not be empty");
+        }
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("http.port must be between 0 and 65535, was " + port);
+        }
+        Objects.requireNonNull(auth, "http.auth");
+        positive("http.rateLimitPerMinute", rateLimitPerMinute);
+        Objects.requireNonNull(maxBodyBytes, "http.maxBodyBytes");
+        if (maxBodyBytes.bytes() < 1024) {
+            throw new IllegalArgumentException("http.maxBodyBytes must be at least 1k, was " + maxBodyBytes);
+        }
+        Objects.requireNonNull(maxHeaderBytes, "http.maxHeaderBytes");
+        if (maxHeaderBytes.bytes() < 1024 || maxHeaderBytes.bytes() > 1024 * 1024) {
+            throw new IllegalArgumentException("http.maxHeaderBytes must be between 1k and 1m, was " + maxHeaderBytes);
+        }
+        positive("http.requestTimeout", requestTimeout);
+        Objects.requireNonNull(shutdownGrace, "http.shutdownGrace");
+        if (shutdownGrace.isNegative()) {
+            throw new IllegalArgumentException("http.shutdownGrace must not be negative");
+        }
+        if (maxConcurrentExecutions < 0) {
+            throw new IllegalArgumentException("http.maxConcurrentExecutions must be 0 (use sandbox.maxConcurrent) or more, was "
+                    + maxConcurrentExecutions);
+        }
+        positive("http.maxConcurrentRuns", maxConcurrentRuns);
+        positive("http.maxEventStreams", maxEventStreams);
+        positive("http.maxTimeout", maxTimeout);
+        Objects.requireNonNull(maxMemory, "http.maxMemory");
+        if (maxMemory.bytes() < 16L * 1024 * 1024) {
+            throw new IllegalArgumentException("http.maxMemory must be at least 16m, was " + maxMemory);
+        }
+    }
 
     /**
-     * @param enabled false only for local use; then every request is allowed
-     * @param keys the accepted keys
+     * @param enabled false only for local use; then every request is allowed (the server logs a warning)
+     * @param keys the accepted keys; with auth enabled and no keys the server refuses to start
      */
     public record Auth(boolean enabled, List<ApiKey> keys) {
         public Auth {
@@ -34,18 +93,77 @@ public record HttpConfig(
     }
 
     /**
+     * An API key, stored only as its SHA-256. In config either an object or, handy in environment
+     * variables, the text {@code name:sha256} or {@code name:sha256:group+group}.
+     *
      * @param name who holds the key, for logs and metrics
-     * @param sha256 the hex SHA-256 of the key (the key itself is never stored)
-     * @param endpoints the endpoint groups the key may use ({@code executions}, {@code runs}, {@code piston}); empty: all
+     * @param sha256 the hex SHA-256 of the key (the key itself is never stored); compared in constant time
+     * @param endpoints the endpoint groups the key may use (see {@link #ENDPOINT_GROUPS}); empty: all
+     * @param rateLimitPerMinute this key's own rate limit, or null for {@code http.rateLimitPerMinute}
      */
-    public record ApiKey(String name, String sha256, List<String> endpoints) {
+    public record ApiKey(String name, String sha256, List<String> endpoints, Integer rateLimitPerMinute) {
+
+        private static final Pattern HEX64 = Pattern.compile("[0-9a-fA-F]{64}");
+
         public ApiKey {
+            if (name == null || name.isBlank()) {
+                throw new IllegalArgumentException("http.auth.keys: every key needs a name");
+            }
+            if (sha256 == null || !HEX64.matcher(sha256).matches()) {
+                throw new IllegalArgumentException("http.auth.keys: key '" + name
+                        + "' needs sha256 = the 64 hex digits of the key's SHA-256 (printf %s \"$KEY\" | sha256sum)");
+            }
+            sha256 = sha256.toLowerCase(Locale.ROOT);
             endpoints = endpoints == null ? List.of() : List.copyOf(endpoints);
+            for (String group : endpoints) {
+                if (!ENDPOINT_GROUPS.contains(group)) {
+                    throw new IllegalArgumentException("http.auth.keys: key '" + name + "' names unknown endpoint group '"
+                            + group + "'; known: " + String.join(", ", new java.util.TreeSet<>(ENDPOINT_GROUPS)));
+                }
+            }
+            if (rateLimitPerMinute != null && rateLimitPerMinute < 1) {
+                throw new IllegalArgumentException("http.auth.keys: key '" + name + "' rateLimitPerMinute must be at least 1");
+            }
+        }
+
+        /** Reads {@code name:sha256} or {@code name:sha256:group+group}. */
+        @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+        public static ApiKey parse(String text) {
+            String[] parts = text.trim().split(":", -1);
+            if (parts.length < 2 || parts.length > 3) {
+                throw new IllegalArgumentException("http.auth.keys: '" + text + "' is not name:sha256 or name:sha256:group+group");
+            }
+            List<String> groups = parts.length == 3 && !parts[2].isBlank()
+                    ? new ArrayList<>(Arrays.asList(parts[2].split("\\+"))) : List.of();
+            return new ApiKey(parts[0], parts[1], groups, null);
+        }
+
+        /** Whether this key may use the endpoint group. */
+        public boolean allows(String group) {
+            return endpoints.isEmpty() || endpoints.contains(group);
+        }
+
+        @Override
+        public String toString() {
+            return "ApiKey[name=" + name + ", endpoints=" + endpoints + "]";
         }
     }
 
     public static HttpConfig defaults() {
-        return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2),
-                Duration.ofSeconds(30), Duration.ofSeconds(10));
+        return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
+                Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 4, 64, Duration.ofSeconds(60), ByteSize.ofMiB(1024));
+    }
+
+    private static void positive(String key, int value) {
+        if (value < 1) {
+            throw new IllegalArgumentException(key + " must be at least 1, was " + value);
+        }
+    }
+
+    private static void positive(String key, Duration value) {
+        Objects.requireNonNull(value, key);
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(key + " must be positive, was " + Units.formatDuration(value));
+        }
     }
 }

@@ -1,0 +1,136 @@
+package dev.codeagent.http;
+
+import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.execute.OverloadedException;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.domain.solving.RunLog;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Readiness: whether the configured sandbox really runs a tiny program and the run store answers.
+ * The result is cached; a stale one is refreshed in the background so a probe never waits on it
+ * (except the very first, which waits a little for the first check).
+ */
+final class HealthCheck {
+
+    private static final Logger log = LoggerFactory.getLogger(HealthCheck.class);
+    private static final Duration MAX_AGE = Duration.ofSeconds(30);
+
+    /** The last check. */
+    record Status(boolean sandboxOk, String sandboxDetail, long probeMillis, boolean storeOk, String storeDetail, Instant checkedAt) {
+        boolean ready() {
+            return sandboxOk && storeOk;
+        }
+    }
+
+    private final ExecuteCode executeCode;
+    private final Supplier<RunLog> runLog;
+    private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "health-check");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean checking = new AtomicBoolean();
+    private volatile Status last;
+
+    HealthCheck(ExecuteCode executeCode, Supplier<RunLog> runLog) {
+        this.executeCode = executeCode;
+        this.runLog = runLog;
+    }
+
+    /** Starts a check in the background if none is running and the last is missing or stale. */
+    void refreshIfStale() {
+        Status s = last;
+        if ((s == null || s.checkedAt().plus(MAX_AGE).isBefore(Instant.now())) && checking.compareAndSet(false, true)) {
+            worker.execute(() -> {
+                try {
+                    last = check();
+                } finally {
+                    checking.set(false);
+                }
+            });
+        }
+    }
+
+    /** The latest status, waiting up to {@code wait} for a first one. */
+    Status current(Duration wait) throws InterruptedException {
+        refreshIfStale();
+        long deadline = System.nanoTime() + wait.toNanos();
+        while (last == null && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        Status s = last;
+        return s != null ? s : new Status(false, "the first sandbox check has not finished yet", 0, false, "not checked yet", Instant.now());
+    }
+
+    private Status check() {
+        boolean sandboxOk;
+        String sandboxDetail;
+        long t0 = System.nanoTime();
+        try {
+            Execution e = executeCode.execute(probe());
+            sandboxOk = e.outcome() == Outcome.OK && e.stdout().text().trim().equals("1");
+            sandboxDetail = sandboxOk ? "ok" : "probe ended " + e.outcome() + (e.detail() == null ? "" : ": " + e.detail());
+        } catch (OverloadedException e) {
+            // busy is not broken: keep the last verdict
+            Status prev = last;
+            sandboxOk = prev == null || prev.sandboxOk();
+            sandboxDetail = "busy: " + e.getMessage();
+        } catch (RuntimeException e) {
+            sandboxOk = false;
+            sandboxDetail = "probe failed: " + e.getMessage();
+        }
+        long probeMillis = (System.nanoTime() - t0) / 1_000_000;
+        boolean storeOk;
+        String storeDetail;
+        try {
+            runLog.get().recent(1, null);
+            storeOk = true;
+            storeDetail = "ok";
+        } catch (RuntimeException e) {
+            storeOk = false;
+            storeDetail = "store failed: " + e.getMessage();
+        }
+        if (!sandboxOk || !storeOk) {
+            log.warn("not ready: sandbox {}, store {}", sandboxDetail, storeDetail);
+        }
+        return new Status(sandboxOk, sandboxDetail, probeMillis, storeOk, storeDetail, Instant.now());
+    }
+
+    private ExecutionRequest probe() {
+        var languages = executeCode.sandbox().languages();
+        Language language = languages.contains(Language.PYTHON) ? Language.PYTHON
+                : languages.contains(Language.JAVASCRIPT) ? Language.JAVASCRIPT : Language.BASH;
+        String source;
+        switch (language) {
+            case PYTHON:
+                source = "print(1)\n";
+                break;
+            case JAVASCRIPT:
+                source = "console.log(1)\n";
+                break;
+            default:
+                source = "echo 1\n";
+                break;
+        }
+        return new ExecutionRequest(new Program(language, source), "", List.of(),
+                ResourceLimits.defaults().withWallTime(Duration.ofSeconds(10)));
+    }
+
+    void close() {
+        worker.shutdownNow();
+    }
+}

@@ -1,0 +1,404 @@
+package dev.codeagent.http;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.http.ProblemException.FieldError;
+import dev.codeagent.http.ProblemException.Type;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.EnumMap;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Piston v2 wire format ({@code POST /api/v2/execute}, {@code GET /api/v2/runtimes}) over the same
+ * executor, so Piston clients work unchanged. Field names, defaults and error messages follow Piston;
+ * unknown fields are ignored as Piston does, but a field of the wrong type is still a 400 naming it.
+ *
+ * <p>Differences, by nature of the sandbox: there is no compile stage (every language here is
+ * interpreted), so {@code compile_*} fields are checked and otherwise ignored and no {@code compile}
+ * object is returned; {@code output} is stdout followed by stderr, not their interleaving.
+ */
+final class PistonApi {
+
+    private static final Logger log = LoggerFactory.getLogger(PistonApi.class);
+    private static final Pattern VERSION_SELECTOR = Pattern.compile("(\\d+|[xX*])(\\.(\\d+|[xX*]))*");
+
+    /** The request body of {@code POST /api/v2/execute}. */
+    record ExecuteBody(String language, String version, List<FileBody> files, String stdin, List<String> args,
+            @JsonProperty("run_timeout") Double runTimeout,
+            @JsonProperty("compile_timeout") Double compileTimeout,
+            @JsonProperty("run_memory_limit") Double runMemoryLimit,
+            @JsonProperty("compile_memory_limit") Double compileMemoryLimit,
+            @JsonProperty("run_cpu_time") Double runCpuTime,
+            @JsonProperty("compile_cpu_time") Double compileCpuTime) {
+    }
+
+    /** One file of a Piston request. */
+    record FileBody(String name, String content, String encoding) {
+    }
+
+    /** A runtime as Piston lists it. */
+    record Runtime(Language language, String name, List<String> aliases, String runtime) {
+    }
+
+    private static final Map<Language, Runtime> RUNTIMES = new EnumMap<>(Map.of(
+            Language.PYTHON, new Runtime(Language.PYTHON, "python", List.of("py", "py3", "python3"), null),
+            Language.JAVASCRIPT, new Runtime(Language.JAVASCRIPT, "javascript",
+                    List.of("node-javascript", "node-js", "javascript", "js", "node"), "node"),
+            Language.BASH, new Runtime(Language.BASH, "bash", List.of("sh"), null)));
+
+    private static final Map<Language, String> VERSION_PROBES = new EnumMap<>(Map.of(
+            Language.PYTHON, "import platform\nprint(platform.python_version())\n",
+            Language.JAVASCRIPT, "console.log(process.versions.node)\n",
+            Language.BASH, "echo \"${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}.${BASH_VERSINFO[2]}\"\n"));
+
+    private final ExecuteCode executeCode;
+    private final CodeAgentConfig config;
+    private final Set<Language> supported;
+    private final CompletableFuture<Map<Language, String>> versions;
+
+    PistonApi(ExecuteCode executeCode, CodeAgentConfig config) {
+        this.executeCode = executeCode;
+        this.config = config;
+        this.supported = executeCode.sandbox().languages();
+        // the versions are those of the interpreters the sandbox really runs (host or image), asked once
+        this.versions = CompletableFuture.supplyAsync(this::detectVersions, r -> {
+            Thread t = new Thread(r, "piston-versions");
+            t.setDaemon(true);
+            t.start();
+        });
+    }
+
+    private Map<Language, String> detectVersions() {
+        Map<Language, String> found = new EnumMap<>(Language.class);
+        for (Language l : supported) {
+            String version = "0.0.0";
+            try {
+                Execution e = executeCode.execute(new ExecutionRequest(new Program(l, VERSION_PROBES.get(l)), "", List.of(),
+                        ResourceLimits.defaults().withWallTime(Duration.ofSeconds(10))));
+                String out = e.stdout().text().trim();
+                if (e.ok() && out.matches("\\d+(\\.\\d+){0,3}")) {
+                    version = out;
+                } else {
+                    log.warn("could not learn the {} version: {} {}", l.id(), e.outcome(), e.detail() == null ? "" : e.detail());
+                }
+            } catch (RuntimeException ex) {
+                log.warn("could not learn the {} version: {}", l.id(), ex.getMessage());
+            }
+            found.put(l, version);
+        }
+        return found;
+    }
+
+    private Map<Language, String> versions() {
+        try {
+            return versions.get(20, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Map.of();
+        } catch (ExecutionException | TimeoutException e) {
+            return Map.of();
+        }
+    }
+
+    private String version(Language l) {
+        return versions().getOrDefault(l, "0.0.0");
+    }
+
+    /** {@code GET /api/v2/runtimes}. */
+    ArrayNode runtimes() {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (Runtime rt : RUNTIMES.values()) {
+            if (!supported.contains(rt.language())) {
+                continue;
+            }
+            ObjectNode n = out.addObject();
+            n.put("language", rt.name());
+            n.put("version", version(rt.language()));
+            ArrayNode aliases = n.putArray("aliases");
+            rt.aliases().forEach(aliases::add);
+            if (rt.runtime() != null) {
+                n.put("runtime", rt.runtime());
+            }
+        }
+        return out;
+    }
+
+    /** Translates a Piston request. @throws ProblemException 400 with Piston's wording */
+    ExecutionRequest request(ExecuteBody body) {
+        if (body.language() == null || body.language().isBlank()) {
+            throw pistonError("language", "language is required as a string");
+        }
+        if (body.files() == null) {
+            throw pistonError("files", "files is required as an array");
+        }
+        for (int i = 0; i < body.files().size(); i++) {
+            FileBody f = body.files().get(i);
+            if (f == null || f.content() == null) {
+                throw pistonError("files[" + i + "].content", "files[" + i + "].content is required as a string");
+            }
+        }
+        Runtime rt = runtime(body.language()).orElse(null);
+        String selector = body.version() == null ? "*" : body.version().trim();
+        if (rt == null || !matches(version(rt.language()), selector)) {
+            throw pistonError("language", JsonBodies.abbreviate(body.language(), 40) + "-" + JsonBodies.abbreviate(selector, 40)
+                    + " runtime is unknown");
+        }
+
+        long maxTimeout = config.http().maxTimeout().toMillis();
+        long maxMemory = config.http().maxMemory().bytes();
+        Long runTimeout = constraint("run_timeout", body.runTimeout(), maxTimeout);
+        constraint("compile_timeout", body.compileTimeout(), maxTimeout);
+        Long runMemory = constraint("run_memory_limit", body.runMemoryLimit(), maxMemory);
+        constraint("compile_memory_limit", body.compileMemoryLimit(), maxMemory);
+        Long runCpu = constraint("run_cpu_time", body.runCpuTime(), maxTimeout);
+        constraint("compile_cpu_time", body.compileCpuTime(), maxTimeout);
+
+        ResourceLimits limits = defaults(maxTimeout);
+        try {
+            if (runTimeout != null) {
+                limits = limits.withWallTime(Duration.ofMillis(runTimeout));
+            }
+            if (runCpu != null) {
+                limits = limits.withCpuTime(Duration.ofMillis(runCpu));
+            }
+            if (runMemory != null) {
+                limits = limits.withMemoryBytes(runMemory);
+            }
+        } catch (IllegalArgumentException e) {
+            throw pistonError("run_memory_limit", e.getMessage());
+        }
+
+        // Piston runs the first utf8 file and places the others beside it
+        String main = null;
+        Map<String, String> others = new LinkedHashMap<>();
+        for (int i = 0; i < body.files().size(); i++) {
+            FileBody f = body.files().get(i);
+            String encoding = f.encoding() == null ? "utf8" : f.encoding();
+            String content = decode(f.content(), encoding, i);
+            if (main == null && encoding.equals("utf8")) {
+                main = content;
+            } else {
+                String name = f.name() == null || f.name().isBlank() ? "file" + i + ".code" : f.name();
+                others.put(name, content);
+            }
+        }
+        if (main == null) {
+            throw pistonError("files", "files must include at least one utf8 encoded file");
+        }
+        List<String> args = body.args() == null ? List.of() : body.args();
+        for (int i = 0; i < args.size(); i++) {
+            if (args.get(i) == null || args.get(i).indexOf('\0') >= 0) {
+                throw pistonError("args[" + i + "]", "args[" + i + "] must be a string without NUL characters");
+            }
+        }
+        String stdin = body.stdin() == null ? "" : body.stdin();
+        if (!stdin.endsWith("\n")) {
+            // as Piston does: programs reading a line never meet end-of-file first
+            stdin += "\n";
+        }
+        try {
+            return new ExecutionRequest(new Program(rt.language(), main, others), stdin, args, limits);
+        } catch (IllegalArgumentException e) {
+            throw pistonError("files", e.getMessage());
+        }
+    }
+
+    private ResourceLimits defaults(long maxTimeout) {
+        ResourceLimits d;
+        try {
+            d = config.limits().toResourceLimits();
+        } catch (IllegalArgumentException e) {
+            d = ResourceLimits.defaults();
+        }
+        return d.wallTime().toMillis() > maxTimeout ? d.withWallTime(Duration.ofMillis(maxTimeout)) : d;
+    }
+
+    /** A Piston limit: absent, 0 or -1 mean the default; otherwise a whole number up to the configured maximum. */
+    private static Long constraint(String name, Double value, long max) {
+        if (value == null || value == 0 || value == -1) {
+            return null;
+        }
+        if (value.isNaN() || value.isInfinite() || value != Math.rint(value)) {
+            throw pistonError(name, "If specified, " + name + " must be a number");
+        }
+        if (value < 0) {
+            throw pistonError(name, name + " must be non-negative");
+        }
+        if (value > max) {
+            throw pistonError(name, name + " cannot exceed the configured limit of " + max);
+        }
+        return value.longValue();
+    }
+
+    private static String decode(String content, String encoding, int index) {
+        byte[] bytes;
+        switch (encoding) {
+            case "utf8":
+                return content;
+            case "base64":
+                try {
+                    bytes = Base64.getMimeDecoder().decode(content);
+                } catch (IllegalArgumentException e) {
+                    throw pistonError("files[" + index + "].content", "files[" + index + "].content is not valid base64");
+                }
+                break;
+            case "hex":
+                try {
+                    bytes = HexFormat.of().parseHex(content);
+                } catch (IllegalArgumentException e) {
+                    throw pistonError("files[" + index + "].content", "files[" + index + "].content is not valid hex");
+                }
+                break;
+            default:
+                throw pistonError("files[" + index + "].encoding", "files[" + index + "].encoding must be one of utf8, base64, hex");
+        }
+        try {
+            return JsonBodies.decodeUtf8(bytes);
+        } catch (ProblemException e) {
+            throw pistonError("files[" + index + "].content", "files[" + index + "]: only text files are supported here");
+        }
+    }
+
+    Optional<Runtime> runtime(String language) {
+        String l = language.trim();
+        for (Runtime rt : RUNTIMES.values()) {
+            if (supported.contains(rt.language()) && (rt.name().equals(l) || rt.aliases().contains(l))) {
+                return Optional.of(rt);
+            }
+        }
+        return Language.fromId(l).filter(supported::contains).map(RUNTIMES::get);
+    }
+
+    /** Whether {@code version} satisfies a Piston-style selector: {@code *}, {@code 3}, {@code 3.x}, {@code 3.11.2}. */
+    static boolean matches(String version, String selector) {
+        if (selector.isEmpty() || selector.equals("*") || selector.equalsIgnoreCase("x") || selector.equals("latest")) {
+            return true;
+        }
+        if (!VERSION_SELECTOR.matcher(selector).matches()) {
+            return false;
+        }
+        String[] want = selector.split("\\.");
+        String[] have = version.split("\\.");
+        for (int i = 0; i < want.length; i++) {
+            if (want[i].equalsIgnoreCase("x") || want[i].equals("*")) {
+                continue;
+            }
+            if (i >= have.length || !stripZeros(want[i]).equals(stripZeros(have[i]))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static String stripZeros(String s) {
+        return s.replaceFirst("^0+(?=\\d)", "");
+    }
+
+    /** The Piston response for an execution. */
+    ObjectNode response(Language language, Execution e) {
+        ObjectNode n = JsonNodeFactory.instance.objectNode();
+        n.put("language", RUNTIMES.get(language).name());
+        n.put("version", version(language));
+        ObjectNode run = n.putObject("run");
+        String stdout = e.stdout().text();
+        String stderr = e.stderr().text();
+        run.put("stdout", stdout);
+        run.put("stderr", stderr);
+        Integer code = e.exitCode();
+        String signal = e.signal() == null ? null : Signals.name(e.signal());
+        String status = null;
+        String message = null;
+        switch (e.outcome()) {
+            case OK:
+                break;
+            case RUNTIME_ERROR:
+                if (code != null) {
+                    status = "RE";
+                    message = "Exited with error status " + code;
+                } else {
+                    status = "SG";
+                    message = "Caught fatal signal " + (e.signal() == null ? "" : e.signal());
+                }
+                break;
+            case TIME_LIMIT:
+                status = "TO";
+                message = "Time limit exceeded";
+                signal = "SIGKILL";
+                code = null;
+                break;
+            case MEMORY_LIMIT:
+                status = "SG";
+                message = "Memory limit exceeded";
+                signal = signal == null ? "SIGKILL" : signal;
+                code = null;
+                break;
+            case OUTPUT_LIMIT:
+                status = e.stderr().truncated() && !e.stdout().truncated() ? "EL" : "OL";
+                message = status.equals("EL") ? "stderr length exceeded" : "stdout length exceeded";
+                signal = "SIGKILL";
+                code = null;
+                break;
+            case POLICY_VIOLATION:
+                status = "XX";
+                message = "Refused by the code policy: " + (e.detail() == null ? "" : e.detail());
+                break;
+            case SANDBOX_ERROR:
+            default:
+                status = "XX";
+                message = "Internal error: " + (e.detail() == null ? "the sandbox failed" : e.detail());
+                break;
+        }
+        run.put("code", code);
+        run.put("signal", signal);
+        run.put("output", stdout + stderr);
+        run.put("memory", e.peakMemoryBytes());
+        run.put("message", message);
+        run.put("status", status);
+        run.put("cpu_time", e.cpuTime() == null ? null : e.cpuTime().toMillis());
+        run.put("wall_time", e.wallTime().toMillis());
+        return n;
+    }
+
+    private static ProblemException pistonError(String field, String message) {
+        return new ProblemException(Type.VALIDATION, message, List.of(new FieldError(field, message)), null, Map.of());
+    }
+
+    /** Names of the common signals, as Piston reports them. */
+    static final class Signals {
+        private static final Map<Integer, String> NAMES = Map.ofEntries(
+                Map.entry(1, "SIGHUP"), Map.entry(2, "SIGINT"), Map.entry(3, "SIGQUIT"), Map.entry(4, "SIGILL"),
+                Map.entry(5, "SIGTRAP"), Map.entry(6, "SIGABRT"), Map.entry(7, "SIGBUS"), Map.entry(8, "SIGFPE"),
+                Map.entry(9, "SIGKILL"), Map.entry(10, "SIGUSR1"), Map.entry(11, "SIGSEGV"), Map.entry(12, "SIGUSR2"),
+                Map.entry(13, "SIGPIPE"), Map.entry(14, "SIGALRM"), Map.entry(15, "SIGTERM"), Map.entry(24, "SIGXCPU"),
+                Map.entry(25, "SIGXFSZ"));
+
+        private Signals() {
+        }
+
+        static String name(int signal) {
+            return NAMES.getOrDefault(signal, "SIG" + signal);
+        }
+    }
+}

@@ -1,0 +1,83 @@
+package dev.codeagent.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.config.ConfigException;
+import dev.codeagent.application.config.ConfigLoader;
+import dev.codeagent.application.config.HttpConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class HttpConfigBindingTest {
+
+    private static final String SHA = ApiKeys.sha256Hex("secret");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void readsKeysAsObjectsFromAFile() throws IOException {
+        Path file = dir.resolve("c.yaml");
+        Files.writeString(file, "http:\n  auth:\n    keys:\n      - name: ci\n        sha256: " + SHA.toUpperCase()
+                + "\n        endpoints: [executions, piston]\n        rateLimitPerMinute: 5\n");
+        HttpConfig http = new ConfigLoader().load(Optional.of(file), Map.of(), Map.of()).http();
+        assertThat(http.auth().enabled()).isTrue();
+        HttpConfig.ApiKey key = http.auth().keys().get(0);
+        assertThat(key.name()).isEqualTo("ci");
+        assertThat(key.sha256()).isEqualTo(SHA);
+        assertThat(key.allows("piston")).isTrue();
+        assertThat(key.allows("runs")).isFalse();
+        assertThat(key.rateLimitPerMinute()).isEqualTo(5);
+    }
+
+    @Test
+    void readsKeysAsTextFromTheEnvironment() {
+        CodeAgentConfig config = new ConfigLoader().load(Optional.empty(),
+                Map.of("CODEAGENT_HTTP_AUTH_KEYS", "a:" + SHA + ",b:" + SHA + ":runs+metrics", "CODEAGENT_CONFIG", emptyFile()),
+                Map.of("http.port", "0"));
+        assertThat(config.http().auth().keys()).extracting(HttpConfig.ApiKey::name).containsExactly("a", "b");
+        assertThat(config.http().auth().keys().get(0).allows("executions")).isTrue();
+        assertThat(config.http().auth().keys().get(1).endpoints()).containsExactly("runs", "metrics");
+        assertThat(config.http().port()).isZero();
+    }
+
+    @Test
+    void rejectsAKeyThatIsNotAHashWithAHint() {
+        assertThatThrownBy(() -> new ConfigLoader().parse("http: {auth: {keys: [{name: x, sha256: hunter2}]}}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sha256sum");
+    }
+
+    @Test
+    void rejectsAnUnknownEndpointGroupListingTheKnownOnes() {
+        assertThatThrownBy(() -> new ConfigLoader().parse("http: {auth: {keys: [{name: x, sha256: " + SHA + ", endpoints: [admin]}]}}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("admin")
+                .hasMessageContaining("executions, metrics, piston, runs");
+    }
+
+    @Test
+    void defaultsBindToLoopbackWithAuthOn() {
+        HttpConfig http = HttpConfig.defaults();
+        assertThat(http.host()).isEqualTo("127.0.0.1");
+        assertThat(http.auth().enabled()).isTrue();
+        assertThat(new ConfigLoader().keys()).contains("http.auth.keys", "http.maxBodyBytes", "http.shutdownGrace");
+    }
+
+    private String emptyFile() {
+        try {
+            Path f = dir.resolve("empty.yaml");
+            Files.writeString(f, "{}\n");
+            return f.toString();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

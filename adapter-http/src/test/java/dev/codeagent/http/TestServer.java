@@ -1,0 +1,138 @@
+package dev.codeagent.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.codeagent.application.CodeAgent;
+import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.config.ConfigLoader;
+import dev.codeagent.domain.solving.CodeGenerator;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A real server on a free loopback port, composed through {@link CodeAgent#builder} with the real
+ * process sandbox, plus a real HTTP client. Config goes through {@link ConfigLoader} overrides, as
+ * the command line does.
+ */
+final class TestServer implements AutoCloseable {
+
+    static final String ADMIN_KEY = "admin-test-key-0123456789";
+    static final String EXEC_KEY = "exec-only-test-key-9876543210";
+
+    final ApiServer server;
+    final URI base;
+    final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    private TestServer(ApiServer server) {
+        this.server = server;
+        this.base = server.uri();
+    }
+
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /** Builds a test server; every setting is a config override by dotted key. */
+    static final class Builder {
+        private final Map<String, String> overrides = new LinkedHashMap<>();
+        private CodeGenerator generator = request -> "```python\nprint('hello')\n```";
+
+        Builder() {
+            overrides.put("sandbox.kind", "process");
+            overrides.put("store.kind", "memory");
+            overrides.put("http.port", "0");
+            overrides.put("http.rateLimitPerMinute", "100000");
+            overrides.put("http.shutdownGrace", "2s");
+            overrides.put("http.auth.keys", "admin:" + ApiKeys.sha256Hex(ADMIN_KEY) + ",exec:" + ApiKeys.sha256Hex(EXEC_KEY)
+                    + ":executions");
+        }
+
+        Builder set(String key, String value) {
+            overrides.put(key, value);
+            return this;
+        }
+
+        Builder generator(CodeGenerator g) {
+            this.generator = g;
+            return this;
+        }
+
+        CodeAgentConfig config() {
+            try {
+                Path empty = Files.createTempFile("codeagent-http-test", ".yaml");
+                Files.writeString(empty, "{}\n");
+                try {
+                    return new ConfigLoader().load(Optional.of(empty), Map.of(), overrides);
+                } finally {
+                    Files.deleteIfExists(empty);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        TestServer start() {
+            // the server owns the agent from here, also when it fails to start
+            return new TestServer(ApiServer.start(CodeAgent.builder(config()).generator(generator).build()));
+        }
+    }
+
+    HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(base.resolve(path)).timeout(Duration.ofSeconds(30));
+    }
+
+    HttpResponse<String> send(HttpRequest request) {
+        try {
+            return client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    HttpResponse<String> get(String path, String key) {
+        HttpRequest.Builder b = request(path).GET();
+        if (key != null) {
+            b.header("Authorization", "Bearer " + key);
+        }
+        return send(b.build());
+    }
+
+    HttpResponse<String> post(String path, String key, String json) {
+        HttpRequest.Builder b = request(path).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json));
+        if (key != null) {
+            b.header("Authorization", "Bearer " + key);
+        }
+        return send(b.build());
+    }
+
+    HttpResponse<String> delete(String path, String key) {
+        return send(request(path).header("Authorization", "Bearer " + key).DELETE().build());
+    }
+
+    static JsonNode json(HttpResponse<String> response) {
+        try {
+            return Views.MAPPER.readTree(response.body());
+        } catch (IOException e) {
+            throw new UncheckedIOException("not JSON: " + response.body(), e);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.close();
+    }
+}

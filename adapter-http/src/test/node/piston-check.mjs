@@ -1,0 +1,22 @@
+// Drives codeagent's Piston-compatible endpoint with the real piston-client package, unchanged.
+// Usage: node piston-check.mjs http://user:KEY@127.0.0.1:PORT — prints one JSON object of results.
+import piston from "piston-client";
+
+const server = process.argv[2];
+const client = piston({ server });
+const out = {};
+out.runtimes = await client.runtimes();
+out.hello = await client.execute("python", "print(input())", { stdin: "hi from stdin" });
+out.argv = await client.execute("python", "import sys\nprint(sys.argv[1:])");
+out.js = await client.execute("javascript", "console.log(40 + 2)");
+out.failure = await client.execute("python", "raise ValueError('boom')");
+out.timeout = await client.execute("python", "while True: pass", { runTimeout: 500 });
+out.files = await client.execute({
+  language: "python",
+  files: [{ name: "main.py", content: "print(open('data.txt').read())" }, { name: "data.txt", content: "from a file" }],
+  args: [],
+});
+out.unknown = await client.execute("cobol", "DISPLAY 'HI'.");
+const anonymous = piston({ server: server.replace(/\/\/[^@]*@/, "//") });
+out.anonymous = await anonymous.runtimes();
+console.log(JSON.stringify(out));
