@@ -1,0 +1,169 @@
+package dev.codeagent.cli;
+
+import dev.codeagent.application.CodeAgent;
+import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.config.ConfigLoader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/**
+ * The {@code codeagent} command. Its options ({@code --config}, {@code --sandbox}, {@code --set},
+ * {@code --verbose}) may be given before or after the subcommand; subcommands compose the
+ * application only through {@link #config} and {@link #agent}, the shared composition path.
+ */
+@Command(name = "codeagent",
+        description = "Runs code safely in a sandbox, and lets a model write, run and fix code until it works.",
+        versionProvider = VersionCommand.Provider.class,
+        usageHelpAutoWidth = true,
+        subcommands = {
+            ExecCommand.class,
+            SolveCommand.class,
+            RunsCommand.class,
+            ConfigCommand.class,
+            EvalCommand.class,
+            VersionCommand.class,
+        },
+        footerHeading = "%nExit status:%n",
+        footer = {
+            "  0    success (exec: the program exited 0; solve: solved)",
+            "  1    solve: not solved; runs show: no such run; an unexpected error",
+            "  2    bad usage or input: unknown option, bad value, missing file, bad config",
+            "  124  exec: time limit",
+            "  125  the sandbox failed or is unavailable",
+            "  126  exec: refused by the code policy",
+            "  130  interrupted (Ctrl-C)",
+            "  137  exec: memory limit",
+            "  153  exec: output limit (or a file past the file-size limit)",
+            "  exec otherwise mirrors the program: its exit code, or 128+N when signal",
+            "  N killed it.",
+            "",
+            "Config: defaults < file (--config, $CODEAGENT_CONFIG, ~/.codeagent/config.yaml)",
+            "  < CODEAGENT_* environment variables < flags ('codeagent config' shows it)."})
+public final class CodeAgentCli implements Runnable {
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, scope = ScopeType.INHERIT, description = "Show this help and exit.")
+    boolean help;
+
+    @Option(names = {"-V", "--version"}, versionHelp = true, description = "Print the version and exit.")
+    boolean version;
+
+    @Option(names = "--config", paramLabel = "FILE", scope = ScopeType.INHERIT,
+            description = "Config file (YAML or JSON); default $CODEAGENT_CONFIG, else ~/.codeagent/config.yaml if present.")
+    Path configFile;
+
+    @Option(names = "--sandbox", paramLabel = "KIND", scope = ScopeType.INHERIT,
+            description = "Sandbox tier: process or docker (config sandbox.kind).")
+    String sandbox;
+
+    @Option(names = "--set", paramLabel = "KEY=VALUE", scope = ScopeType.INHERIT,
+            description = "Set any config key by its dotted path, e.g. --set limits.processes=16 (see 'codeagent config --keys').")
+    Map<String, String> sets = new LinkedHashMap<>();
+
+    @Option(names = {"-v", "--verbose"}, scope = ScopeType.INHERIT, description = "Log debug detail to stderr.")
+    boolean verbose;
+
+    private final CliContext context;
+
+    public CodeAgentCli(CliContext context) {
+        this.context = Objects.requireNonNull(context, "context");
+    }
+
+    /** Standard input, environment and terminal of this invocation. */
+    public CliContext context() {
+        return context;
+    }
+
+    /**
+     * The effective config: defaults, the config file, {@code CODEAGENT_*} variables, {@code --set},
+     * {@code --sandbox}, then the command's own flags, each later one winning.
+     *
+     * @param commandOverrides the command's flags as dotted config keys
+     * @throws dev.codeagent.application.config.ConfigException naming what is wrong
+     */
+    public CodeAgentConfig config(Map<String, String> commandOverrides) {
+        Map<String, String> overrides = new LinkedHashMap<>(sets);
+        if (sandbox != null) {
+            overrides.put("sandbox.kind", sandbox);
+        }
+        overrides.putAll(commandOverrides);
+        return new ConfigLoader().load(Optional.ofNullable(configFile), context.env(), overrides);
+    }
+
+    /**
+     * Composes the application from the config; the sandbox is built now, the generator and the run
+     * log when first asked for. Close it when done.
+     */
+    public CodeAgent agent(CodeAgentConfig config) {
+        return CodeAgent.builder(config).build();
+    }
+
+    @Override
+    public void run() {
+        // no subcommand: the usage is the answer, but it was not a successful command
+        spec.commandLine().usage(spec.commandLine().getErr());
+        throw new UsageException("a command is needed: exec, solve, runs, eval, config or version");
+    }
+
+    /** The command line with its error handling and output streams, ready to {@code execute(args)}. */
+    public static CommandLine commandLine(CliContext context, PrintWriter out, PrintWriter err) {
+        CodeAgentCli cli = new CodeAgentCli(context);
+        CommandLine cmd = new CommandLine(cli);
+        Failures failures = new Failures();
+        cmd.setOut(out);
+        cmd.setErr(err);
+        cmd.setExecutionExceptionHandler(failures);
+        cmd.setParameterExceptionHandler(failures);
+        cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        cmd.setExecutionStrategy(parseResult -> {
+            if (cli.verbose) {
+                Logging.verbose();
+            }
+            return new CommandLine.RunLast().execute(parseResult);
+        });
+        return cmd;
+    }
+
+    public static void main(String[] args) {
+        PrintWriter out = new PrintWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.out), StandardCharsets.UTF_8));
+        PrintWriter err = new PrintWriter(new OutputStreamWriter(new FileOutputStream(FileDescriptor.err), StandardCharsets.UTF_8));
+        // Ctrl-C / SIGTERM: interrupt the command so that it kills the program and records the run as
+        // CANCELLED, and give it a moment to do so before the JVM goes
+        Thread main = Thread.currentThread();
+        CountDownLatch finished = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            if (finished.getCount() == 0) {
+                return;
+            }
+            main.interrupt();
+            try {
+                finished.await(5, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "codeagent-shutdown"));
+        int status = commandLine(CliContext.system(), out, err).execute(args);
+        out.flush();
+        err.flush();
+        finished.countDown();
+        System.exit(status);
+    }
+}

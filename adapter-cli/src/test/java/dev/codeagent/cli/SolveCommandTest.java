@@ -1,0 +1,105 @@
+package dev.codeagent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code codeagent solve} with the replay generator, the memory store and the real process sandbox. */
+class SolveCommandTest {
+
+    /** The demo in the repository's examples/ directory, which the README runs. */
+    private static final Path EXAMPLES = Path.of("..", "examples");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    private CliRunner cli;
+
+    @BeforeEach
+    void setUp() {
+        cli = new CliRunner(dir);
+    }
+
+    @Test
+    void theExampleIsSolvedOnTheSecondAttemptAfterARealIndexError() {
+        CliRunner.Result r = cli.run("solve", "--task-file", EXAMPLES.resolve("middle-task.json").toString(),
+                "--replay", EXAMPLES.resolve("middle.replay.jsonl").toString());
+        assertThat(r.status()).as(r.toString()).isZero();
+        assertThat(r.err()).as(r.toString()).contains(
+                "attempt 1/3: RUNTIME_ERROR IndexError: list index out of range (line 6: return (ordered[half] + ordered[half + 1]) / 2)\n",
+                "attempt 2/3: ACCEPTED\n",
+                "codeagent: solved on attempt 2/3");
+        assertThat(r.out()).startsWith("def middle(xs):\n    ordered = sorted(xs)\n")
+                .contains("return (ordered[half - 1] + ordered[half]) / 2\n")
+                .endsWith("--- output ---\n2 6.0 2.5\n");
+    }
+
+    @Test
+    void printsTheRunAsOneJsonObject() throws IOException {
+        CliRunner.Result r = cli.run("solve", "--json", "--task-file", EXAMPLES.resolve("middle-task.json").toString(),
+                "--generator", "replay", "--replay", EXAMPLES.resolve("middle.replay.jsonl").toString());
+        assertThat(r.status()).as(r.toString()).isZero();
+        assertThat(r.err()).isEmpty();
+        JsonNode run = JSON.readTree(r.out());
+        assertThat(fields(run)).containsExactly("id", "status", "attempts", "code", "output", "reason");
+        assertThat(run.get("status").asText()).isEqualTo("SOLVED");
+        assertThat(run.get("attempts")).hasSize(2);
+        JsonNode first = run.get("attempts").get(0);
+        assertThat(fields(first)).containsExactly("number", "code", "verdict", "outcome", "error", "stdout", "stderr",
+                "generationMs", "executionMs");
+        assertThat(first.get("number").asInt()).isEqualTo(1);
+        assertThat(first.get("verdict").asText()).isEqualTo("RUNTIME_ERROR");
+        assertThat(first.get("outcome").asText()).isEqualTo("RUNTIME_ERROR");
+        assertThat(fields(first.get("error"))).containsExactly("type", "message", "line", "sourceLine");
+        assertThat(first.get("error").get("type").asText()).isEqualTo("IndexError");
+        assertThat(first.get("error").get("line").asInt()).isEqualTo(6);
+        assertThat(first.get("error").get("sourceLine").asText().strip()).isEqualTo("return (ordered[half] + ordered[half + 1]) / 2");
+        assertThat(first.get("stderr").asText()).contains("Traceback");
+        JsonNode second = run.get("attempts").get(1);
+        assertThat(second.get("verdict").asText()).isEqualTo("ACCEPTED");
+        assertThat(second.get("error").isNull()).isTrue();
+        assertThat(run.get("code").asText()).isEqualTo(second.get("code").asText()).contains("ordered[half - 1]");
+        assertThat(run.get("output").asText()).isEqualTo("2 6.0 2.5\n");
+    }
+
+    @Test
+    void exitsOneWhenTheAttemptsAreSpent() throws IOException {
+        Path replay = Files.writeString(dir.resolve("wrong.jsonl"),
+                JSON.writeValueAsString(Map.of("reply", "```python\ndef double(x):\n    return x + 2\n```")) + "\n"
+                + JSON.writeValueAsString(Map.of("reply", "```python\ndef double(x):\n    return x ** 2\n```")) + "\n");
+        Path tests = Files.writeString(dir.resolve("tests.py"), "assert double(3) == 6\n");
+        CliRunner.Result r = cli.run("solve", "double a number", "--tests", tests.toString(), "--replay", replay.toString(),
+                "--max-attempts", "2");
+        assertThat(r.status()).as(r.toString()).isEqualTo(1);
+        assertThat(r.err()).contains("attempt 1/2: WRONG_ANSWER", "attempt 2/2: WRONG_ANSWER", "codeagent: not solved after 2/2 attempts");
+        assertThat(r.out()).contains("return x ** 2");
+    }
+
+    @Test
+    void judgesAgainstAnExpectedOutputFile() throws IOException {
+        Path replay = Files.writeString(dir.resolve("count.jsonl"),
+                JSON.writeValueAsString(Map.of("reply", "```python\nfor i in range(3):\n    print(i)\n```")) + "\n");
+        Path expected = Files.writeString(dir.resolve("expected.txt"), "0\n1\n2\n");
+        CliRunner.Result r = cli.run("solve", "print 0, 1 and 2 on their own lines", "--expected-output", expected.toString(),
+                "--replay", replay.toString());
+        assertThat(r.status()).as(r.toString()).isZero();
+        assertThat(r.out()).isEqualTo("for i in range(3):\n    print(i)\n--- output ---\n0\n1\n2\n");
+    }
+
+    private static List<String> fields(JsonNode node) {
+        List<String> names = new ArrayList<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+}

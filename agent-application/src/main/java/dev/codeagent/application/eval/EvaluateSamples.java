@@ -1,0 +1,255 @@
+package dev.codeagent.application.eval;
+
+import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.execute.InvalidRequestException;
+import dev.codeagent.application.execute.OverloadedException;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionCancelledException;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.domain.solving.Judge;
+import dev.codeagent.domain.solving.Submission;
+import dev.codeagent.domain.solving.Task;
+import dev.codeagent.domain.solving.Verdict;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks samples against their problems' tests, many at once, and reports pass@k.
+ *
+ * <p>Each sample becomes the program its dataset's convention prescribes (see {@link Problem}), judged
+ * by the same {@link Judge} as the agent loop, so every failure carries its verdict and parsed error.
+ * Every program runs through {@link ExecuteCode}, so isolation is exactly that of {@code exec}; what is
+ * reused across samples is only JVM-side machinery (the worker threads, the judge, the sandbox object).
+ * Results reach the listener as they finish.
+ */
+public final class EvaluateSamples {
+
+    private static final Logger log = LoggerFactory.getLogger(EvaluateSamples.class);
+    private static final Duration OVERLOAD_PAUSE = Duration.ofMillis(200);
+
+    private final ExecuteCode executeCode;
+    private final ResourceLimits limits;
+    private final int workers;
+    private final Judge judge = new Judge();
+
+    /**
+     * @param executeCode runs each program
+     * @param limits what each program may consume
+     * @param workers programs run at once; capped at the executor's own concurrency limit
+     */
+    public EvaluateSamples(ExecuteCode executeCode, ResourceLimits limits, int workers) {
+        this.executeCode = Objects.requireNonNull(executeCode, "executeCode");
+        this.limits = Objects.requireNonNull(limits, "limits");
+        if (workers < 1) {
+            throw new IllegalArgumentException("workers must be at least 1, was " + workers);
+        }
+        if (workers > executeCode.maxConcurrent()) {
+            log.info("{} workers asked for, but the sandbox runs at most {} at once (sandbox.maxConcurrent); using {}",
+                    workers, executeCode.maxConcurrent(), executeCode.maxConcurrent());
+        }
+        this.workers = Math.min(workers, executeCode.maxConcurrent());
+    }
+
+    /** The default number of workers: two per available processor (executions spend much of their time starting up). */
+    public static int defaultWorkers() {
+        return Math.max(2, Runtime.getRuntime().availableProcessors() * 2);
+    }
+
+    public int workers() {
+        return workers;
+    }
+
+    /**
+     * Checks every sample and returns the report; blocks until all are judged.
+     *
+     * @throws IllegalArgumentException when a sample names a task not among the problems
+     * @throws EvaluationException when the sandbox cannot run Python at all
+     * @throws ExecutionCancelledException when the calling thread is interrupted (running programs are killed)
+     */
+    public EvaluationReport evaluate(List<Problem> problems, List<Sample> samples, EvaluationListener listener) {
+        Objects.requireNonNull(listener, "listener");
+        Map<String, Problem> byId = new HashMap<>();
+        Map<String, Task> tasks = new HashMap<>();
+        for (Problem p : problems) {
+            byId.put(p.taskId(), p);
+            tasks.put(p.taskId(), p.judgingTask(limits));
+        }
+        for (Sample s : samples) {
+            if (!byId.containsKey(s.taskId())) {
+                throw new IllegalArgumentException("sample " + s.index() + " of task '" + s.taskId() + "' has no problem");
+            }
+        }
+        int n = samples.size();
+        long start = System.nanoTime();
+        SampleResult[] results = new SampleResult[n];
+        Tally tally = new Tally(n, start, listener);
+        AtomicInteger next = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        int threads = Math.max(1, Math.min(workers, n));
+        ExecutorService pool = Executors.newFixedThreadPool(threads, namedDaemons());
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int w = 0; w < threads; w++) {
+                running.add(pool.submit(() -> {
+                    // pull the next sample in input order; no per-sample future, so 30 000 samples cost nothing to queue
+                    for (int i = next.getAndIncrement(); i < n && !stop.get(); i = next.getAndIncrement()) {
+                        Sample s = samples.get(i);
+                        results[i] = check(byId.get(s.taskId()), tasks.get(s.taskId()), s);
+                        tally.add(results[i]);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                f.get();
+            }
+        } catch (InterruptedException e) {
+            stop.set(true);
+            Thread.currentThread().interrupt();
+            throw new ExecutionCancelledException("evaluation cancelled after " + tally.done() + " of " + n + " samples");
+        } catch (ExecutionException e) {
+            stop.set(true);
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException) {
+                throw (RuntimeException) cause;
+            }
+            throw new EvaluationException("an evaluation worker failed: " + cause, cause);
+        } finally {
+            // interrupts the workers, which kills their running programs
+            pool.shutdownNow();
+        }
+        long wallMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
+        return report(samples, List.of(results), wallMs);
+    }
+
+    private EvaluationReport report(List<Sample> samples, List<SampleResult> results, long wallMs) {
+        Map<String, int[]> counts = new LinkedHashMap<>();
+        Map<Verdict.Kind, Integer> verdicts = new EnumMap<>(Verdict.Kind.class);
+        int passed = 0;
+        for (SampleResult r : results) {
+            int[] nc = counts.computeIfAbsent(r.taskId(), k -> new int[2]);
+            nc[0]++;
+            if (r.passed()) {
+                nc[1]++;
+                passed++;
+            }
+            verdicts.merge(r.verdict(), 1, Integer::sum);
+        }
+        List<PassAtK.Counts> perProblem = counts.values().stream().map(nc -> new PassAtK.Counts(nc[0], nc[1])).toList();
+        return new EvaluationReport(counts.size(), samples.size(), passed, PassAtK.standard(perProblem), verdicts, results,
+                wallMs, workers);
+    }
+
+    private SampleResult check(Problem problem, Task task, Sample sample) {
+        if (sample.generationError() != null) {
+            return new SampleResult(sample.taskId(), sample.index(), Verdict.Kind.INTERNAL_ERROR,
+                    "no completion: " + sample.generationError(), null, null, 0);
+        }
+        long t0 = System.nanoTime();
+        Submission submission;
+        try {
+            submission = judge.prepare(task, problem.code(sample.completion()));
+        } catch (IllegalArgumentException e) {
+            // the one thing a program can carry that no interpreter accepts: a NUL byte
+            return new SampleResult(sample.taskId(), sample.index(), Verdict.Kind.SYNTAX_ERROR, e.getMessage(), null, null,
+                    elapsedMs(t0));
+        }
+        Execution execution = execute(submission);
+        Verdict verdict = judge.judge(task, submission, execution);
+        return new SampleResult(sample.taskId(), sample.index(), verdict.kind(), verdict.message(), verdict.error(),
+                execution.outcome(), elapsedMs(t0));
+    }
+
+    private Execution execute(Submission submission) {
+        ExecutionRequest request = new ExecutionRequest(submission.program(), "", List.of(), limits);
+        while (true) {
+            try {
+                return executeCode.execute(request);
+            } catch (InvalidRequestException e) {
+                if ("code".equals(e.field())) {
+                    // too large: the sample's fault, judged like a policy refusal
+                    return Execution.policyViolation(e.getMessage(), executeCode.sandbox().isolation());
+                }
+                throw new EvaluationException("cannot evaluate: " + e.getMessage(), e);
+            } catch (OverloadedException e) {
+                // only when something else shares the executor; wait for a place rather than fail the sample
+                pause();
+            } catch (ExecutionCancelledException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                log.warn("the sandbox failed on a sample: {}", e.toString());
+                return Execution.sandboxError("the sandbox failed: " + e.getMessage(), Duration.ZERO,
+                        executeCode.sandbox().isolation());
+            }
+        }
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(OVERLOAD_PAUSE.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ExecutionCancelledException("evaluation cancelled");
+        }
+    }
+
+    private static long elapsedMs(long t0) {
+        return (System.nanoTime() - t0) / 1_000_000;
+    }
+
+    private static ThreadFactory namedDaemons() {
+        AtomicInteger count = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, "eval-worker-" + count.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    /** Counts results as they arrive and tells the listener, one call at a time. */
+    private static final class Tally {
+        private final int total;
+        private final long start;
+        private final EvaluationListener listener;
+        private int done;
+        private int passed;
+
+        Tally(int total, long start, EvaluationListener listener) {
+            this.total = total;
+            this.start = start;
+            this.listener = listener;
+        }
+
+        synchronized void add(SampleResult result) {
+            done++;
+            if (result.passed()) {
+                passed++;
+            }
+            try {
+                listener.finished(result, new EvaluationProgress(done, total, passed, Duration.ofNanos(System.nanoTime() - start)));
+            } catch (RuntimeException e) {
+                log.warn("an evaluation listener failed: {}", e.toString());
+            }
+        }
+
+        synchronized int done() {
+            return done;
+        }
+    }
+}

@@ -1,0 +1,59 @@
+package dev.codeagent.application.eval;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The samples of a samples file ({@code task_id} + {@code completion} per line, any number per task),
+ * in file order, and the lines that were skipped.
+ */
+public record SampleSet(List<Sample> samples, List<BadLine> badLines) {
+
+    public SampleSet {
+        samples = List.copyOf(samples);
+        badLines = List.copyOf(badLines);
+    }
+
+    /**
+     * Reads a samples file against a problem set. Lines that are not JSON objects, lack a field, or
+     * name a task the problems do not have are skipped and listed in {@link #badLines()}.
+     *
+     * @throws EvaluationException when the file cannot be read or no line is usable
+     */
+    public static SampleSet read(Path file, ProblemSet problems) {
+        Objects.requireNonNull(problems, "problems");
+        String name = file.toString();
+        JsonLines.Read read = JsonLines.read(file);
+        Set<String> known = new HashSet<>();
+        problems.problems().forEach(p -> known.add(p.taskId()));
+        Map<String, Integer> perTask = new HashMap<>();
+        List<Sample> samples = new ArrayList<>();
+        List<BadLine> bad = new ArrayList<>(read.bad());
+        for (JsonLines.Line line : read.lines()) {
+            try {
+                String taskId = JsonLines.taskId(line.json());
+                String completion = JsonLines.requiredString(line.json(), "completion");
+                if (!known.contains(taskId)) {
+                    bad.add(new BadLine(name, line.number(), "unknown task_id '" + taskId + "'"));
+                    continue;
+                }
+                int index = perTask.merge(taskId, 1, Integer::sum) - 1;
+                samples.add(new Sample(taskId, index, completion));
+            } catch (IllegalArgumentException e) {
+                bad.add(new BadLine(name, line.number(), e.getMessage()));
+            }
+        }
+        bad.sort((a, b) -> Integer.compare(a.line(), b.line()));
+        if (samples.isEmpty()) {
+            throw new EvaluationException(name + ": no usable sample"
+                    + (bad.isEmpty() ? " (the file is empty)" : "; first bad line: " + bad.get(0)));
+        }
+        return new SampleSet(samples, bad);
+    }
+}

@@ -1,0 +1,132 @@
+package dev.codeagent.application.eval;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.domain.solving.Judge;
+import dev.codeagent.domain.solving.Submission;
+import dev.codeagent.domain.solving.Task;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ProblemAndSampleFilesTest {
+
+    private static final String HE_0 = "{\"task_id\": \"HumanEval/0\", \"prompt\": \"def inc(x):\\n    \\\"\\\"\\\"x+1\\\"\\\"\\\"\\n\", "
+            + "\"canonical_solution\": \"    return x + 1\\n\", \"test\": \"def check(candidate):\\n    assert candidate(1) == 2\\n\", "
+            + "\"entry_point\": \"inc\"}";
+    private static final String HE_1 = HE_0.replace("HumanEval/0", "HumanEval/1");
+    private static final String MBPP_11 = "{\"task_id\": 11, \"text\": \"Add one.\", \"code\": \"def inc(x):\\n  return x + 1\", "
+            + "\"test_setup_code\": \"\", \"test_list\": [\"assert inc(1) == 2\", \"assert inc(2) == 3\"], \"challenge_test_list\": []}";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void tellsHumanEvalFromItsFieldsAndBuildsItsProgramConvention() throws IOException {
+        ProblemSet set = ProblemSet.read(write("he.jsonl", HE_0 + "\n" + HE_1 + "\n"), null);
+        assertThat(set.format()).isEqualTo(ProblemFormat.HUMANEVAL);
+        assertThat(set.problems()).extracting(Problem::taskId).containsExactly("HumanEval/0", "HumanEval/1");
+        assertThat(set.badLines()).isEmpty();
+
+        Problem p = set.problems().get(0);
+        Task task = p.judgingTask(ResourceLimits.defaults());
+        Submission s = new Judge().prepare(task, p.code(p.reference()));
+        // prompt + completion, then the test and check(entry_point): the dataset's convention
+        assertThat(withoutDoneMarker(s)).isEqualTo("def inc(x):\n    \"\"\"x+1\"\"\"\n    return x + 1\n"
+                + "\n\ndef check(candidate):\n    assert candidate(1) == 2\n\ncheck(inc)\n");
+        // error lines are counted in prompt + completion, as the model's code begins at the prompt
+        assertThat(s.codeFirstLine()).isEqualTo(1);
+        assertThat(s.codeLineCount()).isEqualTo(3);
+    }
+
+    @Test
+    void tellsMbppFromItsFieldsAndAppendsSetupAndEachAssert() throws IOException {
+        ProblemSet set = ProblemSet.read(write("mbpp.jsonl", MBPP_11 + "\n"), null);
+        assertThat(set.format()).isEqualTo(ProblemFormat.MBPP);
+        Problem p = set.problems().get(0);
+        assertThat(p.taskId()).isEqualTo("11");
+        Submission s = new Judge().prepare(p.judgingTask(ResourceLimits.defaults()), p.code(p.reference()));
+        assertThat(withoutDoneMarker(s)).isEqualTo("def inc(x):\n  return x + 1\n\n\nassert inc(1) == 2\nassert inc(2) == 3\n");
+        assertThat(p.generationTask(ResourceLimits.defaults(), 3).prompt()).contains("Add one.").contains("assert inc(2) == 3");
+    }
+
+    @Test
+    void aWholeGeneratedFunctionCompletesAHumanEvalPromptOnLinesOfItsOwn() {
+        String stub = "def f():\n    \"\"\"Two.\"\"\"";
+        Problem ended = new Problem("T/0", ProblemFormat.HUMANEVAL, stub + "\n", "    return 2\n", "", java.util.List.of(), "f");
+        Problem unended = new Problem("T/1", ProblemFormat.HUMANEVAL, stub, "\n    return 2\n", "", java.util.List.of(), "f");
+        assertThat(ended.code(ended.completionOf("def f():\n    return 2"))).isEqualTo(stub + "\ndef f():\n    return 2\n");
+        assertThat(unended.code(unended.completionOf("def f():\n    return 2\n"))).isEqualTo(stub + "\ndef f():\n    return 2\n");
+    }
+
+    @Test
+    void reportsEachBadLineWithItsNumberAndKeepsTheRest() throws IOException {
+        Path file = write("he.jsonl", String.join("\n",
+                HE_0,
+                "{not json",
+                "",
+                "[1, 2]",
+                HE_0.replace("\"entry_point\": \"inc\"", "\"entry_point\": 7"),
+                HE_0.replace(", \"test\": \"def check(candidate):\\n    assert candidate(1) == 2\\n\"", ""),
+                HE_0,
+                HE_1) + "\n");
+        ProblemSet set = ProblemSet.read(file, ProblemFormat.HUMANEVAL);
+        assertThat(set.problems()).extracting(Problem::taskId).containsExactly("HumanEval/0", "HumanEval/1");
+        assertThat(set.badLines()).extracting(BadLine::toString).containsExactly(
+                file + ":2: not JSON: Unexpected character ('n' (code 110)): was expecting double-quote to start field name",
+                file + ":4: not a JSON object",
+                file + ":5: 'entry_point' must be a string",
+                file + ":6: missing 'test'",
+                file + ":7: duplicate task_id 'HumanEval/0' (first on line 1)");
+    }
+
+    @Test
+    void failsInOneLineWhenTheFileIsUnusable() throws IOException {
+        assertThatThrownBy(() -> ProblemSet.read(dir.resolve("absent.jsonl"), null))
+                .isInstanceOf(EvaluationException.class).hasMessageEndingWith("absent.jsonl: no such file");
+        Path unknown = write("x.jsonl", "{\"task_id\": 1, \"question\": \"?\"}\n");
+        assertThatThrownBy(() -> ProblemSet.read(unknown, null))
+                .isInstanceOf(EvaluationException.class).hasMessageContaining("cannot tell the problem format")
+                .hasMessageContaining("--format humaneval|mbpp");
+        Path allBad = write("bad.jsonl", "{\"task_id\": 1, \"text\": \"t\", \"code\": \"c\", \"test_list\": \"assert x\"}\n");
+        assertThatThrownBy(() -> ProblemSet.read(allBad, ProblemFormat.MBPP))
+                .isInstanceOf(EvaluationException.class)
+                .hasMessage(allBad + ": no usable mbpp problem; first bad line: " + allBad + ":1: 'test_list' must be a list of strings");
+    }
+
+    @Test
+    void numbersSamplesPerTaskAndSkipsBadOnes() throws IOException {
+        ProblemSet problems = ProblemSet.read(write("he.jsonl", HE_0 + "\n" + HE_1 + "\n"), null);
+        Path file = write("samples.jsonl", String.join("\n",
+                "{\"task_id\": \"HumanEval/0\", \"completion\": \"    return x + 1\\n\"}",
+                "{\"task_id\": \"HumanEval/1\", \"completion\": \"    return x\\n\"}",
+                "{\"task_id\": \"HumanEval/0\", \"completion\": \"    return 2\\n\"}",
+                "{\"task_id\": \"HumanEval/9\", \"completion\": \"\"}",
+                "{\"task_id\": \"HumanEval/0\"}",
+                "{\"completion\": \"x\"}",
+                "{\"task_id\": \"HumanEval/0\", \"completion\": \"    return -1\\n\", \"extra\": true}"));
+        SampleSet set = SampleSet.read(file, problems);
+        assertThat(set.samples()).extracting(s -> s.taskId() + "#" + s.index())
+                .containsExactly("HumanEval/0#0", "HumanEval/1#0", "HumanEval/0#1", "HumanEval/0#2");
+        assertThat(set.badLines()).extracting(BadLine::toString).containsExactly(
+                file + ":4: unknown task_id 'HumanEval/9'",
+                file + ":5: missing 'completion'",
+                file + ":6: missing 'task_id'");
+    }
+
+    private Path write(String name, String content) throws IOException {
+        return Files.writeString(dir.resolve(name), content, StandardCharsets.UTF_8);
+    }
+
+    /** The program less the judge's last line, which writes its secret tests-done marker. */
+    private static String withoutDoneMarker(Submission s) {
+        String source = s.program().source();
+        assertThat(s.testsDoneMarker()).isNotNull();
+        return source.substring(0, source.lastIndexOf("__import__('sys').stderr.write("));
+    }
+}
