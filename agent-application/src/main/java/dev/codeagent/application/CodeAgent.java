@@ -40,9 +40,10 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Adapters are found on the classpath through {@link ServiceLoader} ({@link AdapterModule}); each
- * registers its implementation under a key, and the config picks one by key. The sandbox is built
- * (and checked) at creation; the generator and the run log when first asked for, so an executor
- * needs no generator adapter on its classpath. An unknown key fails with the list of known ones.
+ * registers its implementation under a key, and the config picks one by key. An unknown sandbox key
+ * fails at creation with the list of known ones; the sandbox, the generator and the run log are built
+ * when first asked for, so an executor needs no generator adapter and reading the run history needs no
+ * working sandbox.
  */
 public final class CodeAgent implements AutoCloseable {
 
@@ -50,8 +51,8 @@ public final class CodeAgent implements AutoCloseable {
 
     private final CodeAgentConfig config;
     private final Injector injector;
-    private final Sandbox sandbox;
-    private final ExecuteCode executeCode;
+    private final Supplier<Sandbox> sandbox;
+    private final Supplier<ExecuteCode> executeCode;
     private final Supplier<CodeGenerator> generator;
     private final Supplier<RunLog> runLog;
     private final Supplier<SolveTask> solveTask;
@@ -62,16 +63,17 @@ public final class CodeAgent implements AutoCloseable {
         List<Module> all = new ArrayList<>(modules);
         all.add(new CoreModule(config));
         this.injector = Guice.createInjector(Stage.DEVELOPMENT, all);
-        this.sandbox = select(new TypeLiteral<Map<String, Provider<Sandbox>>>() { }, "sandbox.kind", config.sandbox().kind());
-        closeables.add(sandbox);
-        this.executeCode = new ExecuteCode(sandbox, config.policy().toPolicy(), config.sandbox().maxSourceBytes().bytes(),
-                config.sandbox().maxConcurrent(), config.sandbox().maxQueueWait());
+        TypeLiteral<Map<String, Provider<Sandbox>>> sandboxes = new TypeLiteral<>() { };
+        requireKnown(sandboxes, "sandbox.kind", config.sandbox().kind());
+        this.sandbox = memoize(() -> select(sandboxes, "sandbox.kind", config.sandbox().kind()));
+        this.executeCode = memoize(() -> new ExecuteCode(sandbox(), config.policy().toPolicy(),
+                config.sandbox().maxSourceBytes().bytes(), config.sandbox().maxConcurrent(), config.sandbox().maxQueueWait()));
         this.generator = generatorOverride != null ? () -> generatorOverride
                 : memoize(() -> select(new TypeLiteral<Map<String, Provider<CodeGenerator>>>() { }, "generator.kind",
                         config.generator().kind()));
         this.runLog = runLogOverride != null ? () -> runLogOverride
                 : memoize(() -> select(new TypeLiteral<Map<String, Provider<RunLog>>>() { }, "store.kind", config.store().kind()));
-        this.solveTask = memoize(() -> new SolveTask(generator(), executeCode, runLog(), config.solve(), java.time.Clock.systemUTC()));
+        this.solveTask = memoize(() -> new SolveTask(generator(), executeCode(), runLog(), config.solve(), java.time.Clock.systemUTC()));
     }
 
     /** Composes an agent from the config with every adapter on the classpath. */
@@ -144,12 +146,18 @@ public final class CodeAgent implements AutoCloseable {
         return config;
     }
 
+    /**
+     * The configured sandbox, built (and its host checked) on first call.
+     *
+     * @throws dev.codeagent.domain.execution.SandboxUnavailableException when it cannot run on this host
+     */
     public Sandbox sandbox() {
-        return sandbox;
+        return sandbox.get();
     }
 
+    /** Plain execution through the configured sandbox, built on first call. */
     public ExecuteCode executeCode() {
-        return executeCode;
+        return executeCode.get();
     }
 
     /** The configured generator, built on first call. @throws ConfigException when its key is unknown */
@@ -190,13 +198,18 @@ public final class CodeAgent implements AutoCloseable {
         return new ArrayList<>(new TreeSet<>(injector.getInstance(Key.get(type)).keySet()));
     }
 
-    private <T> T select(TypeLiteral<Map<String, Provider<T>>> type, String configKey, String chosen) {
+    private <T> Provider<T> requireKnown(TypeLiteral<Map<String, Provider<T>>> type, String configKey, String chosen) {
         Map<String, Provider<T>> known = injector.getInstance(Key.get(type));
         Provider<T> p = known.get(chosen);
         if (p == null) {
             throw new ConfigException(configKey + ": unknown '" + chosen + "'; known: "
                     + (known.isEmpty() ? "none (no adapter for it is on the classpath)" : String.join(", ", new TreeSet<>(known.keySet()))));
         }
+        return p;
+    }
+
+    private <T> T select(TypeLiteral<Map<String, Provider<T>>> type, String configKey, String chosen) {
+        Provider<T> p = requireKnown(type, configKey, chosen);
         T instance;
         try {
             instance = p.get();
@@ -211,7 +224,7 @@ public final class CodeAgent implements AutoCloseable {
             }
             throw e;
         }
-        if (instance instanceof AutoCloseable && instance != sandbox) {
+        if (instance instanceof AutoCloseable) {
             synchronized (closeables) {
                 closeables.add((AutoCloseable) instance);
             }

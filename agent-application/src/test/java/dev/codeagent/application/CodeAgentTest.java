@@ -63,8 +63,11 @@ class CodeAgentTest {
     }
 
     @Test
-    void aSandboxThatCannotRunHereFailsWithItsOwnOneLineMessage() {
-        assertThatThrownBy(() -> CodeAgent.builder(config("sandbox: {kind: unavailable}")).withoutDiscovery().module(scripted).build())
+    void aSandboxThatCannotRunHereFailsWithItsOwnOneLineMessageWhenFirstNeeded() {
+        CodeAgent agent = CodeAgent.builder(config("sandbox: {kind: unavailable}\nstore: {kind: memory}"))
+                .withoutDiscovery().module(scripted).build();
+        assertThat(agent.runLog().recent(10, null)).isEmpty();
+        assertThatThrownBy(agent::executeCode)
                 .isInstanceOf(dev.codeagent.domain.execution.SandboxUnavailableException.class)
                 .hasMessage("no engine here");
     }

@@ -43,6 +43,8 @@ public final class Judge {
             Map.entry(11, "SIGSEGV"), Map.entry(13, "SIGPIPE"), Map.entry(14, "SIGALRM"), Map.entry(15, "SIGTERM"),
             Map.entry(24, "SIGXCPU"), Map.entry(25, "SIGXFSZ"), Map.entry(31, "SIGSYS"));
 
+    private static final java.security.SecureRandom MARKERS = new java.security.SecureRandom();
+
     private final TracebackParser parser;
 
     public Judge() {
@@ -55,14 +57,24 @@ public final class Judge {
 
     /**
      * The program that judges {@code code} for {@code task}: with tests, the code, a blank line, the
-     * tests and a newline; without, the code alone. The code starts on line 1 either way.
+     * tests and a newline; without, the code alone. The code starts on line 1 either way. Python tests
+     * are followed by a line writing a secret marker to stderr, so code that exits early ({@code sys.exit(0)}
+     * before the tests run) cannot pass untested; stdout stays the program's own.
      */
     public Submission prepare(Task task, String code) {
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(code, "code");
-        String source = task.hasTests() ? code + "\n\n" + task.tests() + "\n" : code;
         int lines = (int) code.lines().count();
-        return new Submission(code, new Program(task.language(), source), 1, lines);
+        if (!task.hasTests()) {
+            return new Submission(code, new Program(task.language(), code), 1, lines, null);
+        }
+        String source = code + "\n\n" + task.tests() + "\n";
+        String marker = null;
+        if (task.language() == Language.PYTHON) {
+            marker = "codeagent-tests-done-" + Long.toHexString(MARKERS.nextLong());
+            source += "__import__('sys').stderr.write('" + marker + "\\n')\n";
+        }
+        return new Submission(code, new Program(task.language(), source), 1, lines, marker);
     }
 
     /** The verdict on {@code submission} of {@code task}, given how it ran. */
@@ -94,6 +106,10 @@ public final class Judge {
             default:
                 if (execution.exitCode() != null && execution.exitCode() != 0) {
                     return failed(task, submission, execution);
+                }
+                if (submission.testsDoneMarker() != null && !execution.stderr().text().contains(submission.testsDoneMarker())) {
+                    return Verdict.of(Verdict.Kind.WRONG_ANSWER, "the program ended before its tests finished (exit status "
+                            + execution.exitCode() + "): does the code call sys.exit(), exit() or os._exit()?");
                 }
                 return task.hasExpectedOutput() ? compareOutput(task.expectedOutput(), execution.stdout()) : Verdict.accepted();
         }

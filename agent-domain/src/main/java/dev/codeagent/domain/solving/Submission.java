@@ -11,8 +11,14 @@ import java.util.Objects;
  * @param program the program run: the code, with the task's tests appended when it has them
  * @param codeFirstLine the line of {@code program}'s main source on which the code's first line stands (1-based)
  * @param codeLineCount how many lines the code has
+ * @param testsDoneMarker a secret line the program writes to stderr once its tests have all run, or null when
+ *     there are no tests to finish; a clean exit without it means the code ended the program before the tests
  */
-public record Submission(String code, Program program, int codeFirstLine, int codeLineCount) {
+public record Submission(String code, Program program, int codeFirstLine, int codeLineCount, String testsDoneMarker) {
+
+    public Submission(String code, Program program, int codeFirstLine, int codeLineCount) {
+        this(code, program, codeFirstLine, codeLineCount, null);
+    }
 
     public Submission {
         Objects.requireNonNull(code, "code");

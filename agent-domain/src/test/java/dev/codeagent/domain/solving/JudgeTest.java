@@ -46,7 +46,10 @@ class JudgeTest {
 
         Submission s = judge.prepare(task, "def add(a, b):\n    return a + b");
 
-        assertThat(s.program().source()).isEqualTo("def add(a, b):\n    return a + b\n\nassert add(1, 2) == 3\n");
+        assertThat(s.testsDoneMarker()).startsWith("codeagent-tests-done-");
+        assertThat(s.program().source()).isEqualTo("def add(a, b):\n    return a + b\n\nassert add(1, 2) == 3\n"
+                + "__import__('sys').stderr.write('" + s.testsDoneMarker() + "\\n')\n");
+        assertThat(judge.prepare(task, "x").testsDoneMarker()).as("a fresh secret each time").isNotEqualTo(s.testsDoneMarker());
         assertThat(s.program().language()).isEqualTo(Language.PYTHON);
         assertThat(s.codeFirstLine()).isEqualTo(1);
         assertThat(s.codeLineCount()).isEqualTo(2);
@@ -245,7 +248,18 @@ class JudgeTest {
     @Test
     void passingTestsAreAccepted() {
         Task task = new Task("add", Language.PYTHON, "assert add(1, 2) == 3", null, "", ResourceLimits.defaults(), 3);
-        assertThat(judge.judge(task, judge.prepare(task, "def add(a, b):\n    return a + b"), printed("")).isAccepted()).isTrue();
+        Submission s = judge.prepare(task, "def add(a, b):\n    return a + b");
+        Execution ran = ran(Outcome.OK, 0, null, "", s.testsDoneMarker() + "\n");
+        assertThat(judge.judge(task, s, ran).isAccepted()).isTrue();
+    }
+
+    @Test
+    void codeThatExitsBeforeTheTestsRunIsAWrongAnswer() {
+        Task task = new Task("add", Language.PYTHON, "assert add(1, 2) == 3", null, "", ResourceLimits.defaults(), 3);
+        Submission s = judge.prepare(task, "import sys\nsys.exit(0)");
+        Verdict v = judge.judge(task, s, printed(""));
+        assertThat(v.kind()).isEqualTo(Verdict.Kind.WRONG_ANSWER);
+        assertThat(v.message()).contains("ended before its tests finished");
     }
 
     @Test

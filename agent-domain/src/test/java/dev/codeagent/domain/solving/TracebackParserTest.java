@@ -86,7 +86,9 @@ class TracebackParserTest {
         Expected want = EXPECTED.get(c.name);
         assertThat(want).as("expectation for corpus case " + c.name).isNotNull();
         Submission submission = judge.prepare(c.task(), c.code);
-        assertThat(submission.program().source()).as("the program the judge runs is the one that made the traceback")
+        String ran = submission.testsDoneMarker() == null ? submission.program().source()
+                : submission.program().source().substring(0, submission.program().source().lastIndexOf("__import__('sys')"));
+        assertThat(ran).as("the program the judge runs is the one that made the traceback (less its done-marker line)")
                 .isEqualTo(c.program);
 
         ErrorReport report = parser.parse(c.stderr, submission).orElseThrow();
