@@ -1,0 +1,42 @@
+package dev.codeagent.example;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunStatus;
+import dev.codeagent.domain.solving.Task;
+import dev.codeagent.domain.solving.Verdict;
+import org.junit.jupiter.api.Test;
+
+/** Proves the embedding front door with nothing but agent-application and the process adapter on the classpath. */
+class EmbeddedAgentTest {
+
+    @Test
+    void anEmbeddedExecutorRunsCodeInTheConfiguredSandbox() {
+        Execution e = EmbeddedAgent.run("process", "import sys\nprint(sum(range(10)))\nprint('err', file=sys.stderr)");
+        assertThat(e.outcome()).isEqualTo(Outcome.OK);
+        assertThat(e.stdout().text()).isEqualTo("45\n");
+        assertThat(e.stderr().text()).isEqualTo("err\n");
+        assertThat(e.isolation().tier()).isEqualTo("process");
+    }
+
+    @Test
+    void anEmbeddedAgentFixesItsCodeFromTheFeedback() {
+        Task task = new Task("write middle(xs) returning the middle element", Language.PYTHON,
+                "assert middle([1, 2, 3]) == 2\nassert middle([5]) == 5", null, "", ResourceLimits.defaults(), 3);
+        Run run = EmbeddedAgent.solve(request -> request.history().isEmpty()
+                ? "```python\ndef middle(xs):\n    return xs[len(xs)]\n```"
+                : "```python\ndef middle(xs):\n    return xs[len(xs) // 2]\n```", task);
+        assertThat(run.status()).isEqualTo(RunStatus.SOLVED);
+        assertThat(run.attempts()).hasSize(2);
+        Verdict first = run.attempts().get(0).verdict();
+        assertThat(first.kind()).isEqualTo(Verdict.Kind.RUNTIME_ERROR);
+        assertThat(first.error().type()).isEqualTo("IndexError");
+        assertThat(first.error().line()).isEqualTo(2);
+        assertThat(first.error().sourceLine()).contains("return xs[len(xs)]");
+    }
+}
