@@ -86,6 +86,11 @@ root:x:0:
 nogroup:x:65534:
 GROUP
 
+# nothing in the image grants privileges on exec or is writable by everyone: whatever the host's
+# files carried, setuid/setgid bits go, and the only world-writable places are the tmpfs mount points
+find "$root" -xdev -type f \( -perm -4000 -o -perm -2000 \) -exec chmod ug-s {} +
+find "$root" -xdev -perm -0002 ! -type l ! -path "$root/tmp" ! -path "$root/work" -exec chmod o-w {} +
+
 # smoke test on the host, before docker sees it: the copied interpreter starts from the new root
 if command -v unshare >/dev/null 2>&1 && unshare --help 2>/dev/null | grep -q -- '--root'; then
   unshare --root="$root" /usr/bin/python3 -S -c 'import json, re, collections' \

@@ -32,6 +32,9 @@ final class ContainerKeeper implements AutoCloseable {
     private final Set<String> live = ConcurrentHashMap.newKeySet();
     private final Set<String> inUse = ConcurrentHashMap.newKeySet();
     private final LinkedBlockingDeque<String> ready = new LinkedBlockingDeque<>();
+    /** When each pooled container was started (System.nanoTime), to retire it before its bootstrap's idle time runs out. */
+    private final Map<String, Long> startedAt = new ConcurrentHashMap<>();
+    private final long maxWarmNanos;
     private final LinkedBlockingQueue<String> doomed = new LinkedBlockingQueue<>();
     private final AtomicBoolean troubled = new AtomicBoolean();
     private final Object kick = new Object();
@@ -45,6 +48,8 @@ final class ContainerKeeper implements AutoCloseable {
         this.poolSpec = poolSpec;
         this.poolSize = poolSize;
         this.ownerId = ownerId;
+        // well before the bootstrap's own idle exit, so that no request is handed a container that just ended
+        this.maxWarmNanos = poolSpec.idle().toNanos() * 2 / 3;
         this.thread = new Thread(this::loop, "codeagent-docker-keeper");
         thread.setDaemon(true);
         thread.start();
@@ -55,12 +60,37 @@ final class ContainerKeeper implements AutoCloseable {
         if (poolSize == 0 || !poolSpec.key().equals(key)) {
             return null;
         }
-        String id = ready.pollFirst();
-        if (id != null) {
-            inUse.add(id);
-            wake();
+        String id;
+        while ((id = ready.pollFirst()) != null) {
+            if (!stale(id)) {
+                startedAt.remove(id);
+                inUse.add(id);
+                wake();
+                return id;
+            }
+            retire(id);
         }
-        return id;
+        wake();
+        return null;
+    }
+
+    private boolean stale(String id) {
+        Long t = startedAt.get(id);
+        return t != null && System.nanoTime() - t > maxWarmNanos;
+    }
+
+    private void retire(String id) {
+        startedAt.remove(id);
+        doomed.add(id);
+    }
+
+    /** Pooled containers near their bootstrap's idle exit go, and are replaced. */
+    private void retireStale() {
+        for (String id : ready) {
+            if (stale(id) && ready.remove(id)) {
+                retire(id);
+            }
+        }
     }
 
     /** Creates and starts a container for one execution, outside the pool. */
@@ -172,6 +202,7 @@ final class ContainerKeeper implements AutoCloseable {
                 if (troubled.get()) {
                     recover();
                 }
+                retireStale();
                 reap();
                 refill();
                 backoff = 0;
@@ -203,6 +234,7 @@ final class ContainerKeeper implements AutoCloseable {
     private void recover() {
         List<String> stale = new ArrayList<>();
         ready.drainTo(stale);
+        stale.forEach(startedAt::remove);
         doomed.addAll(stale);
         engine.ping();
         for (Container c : engine.listByLabels(Map.of(DockerContainers.LABEL_OWNER, ownerId))) {
@@ -239,6 +271,7 @@ final class ContainerKeeper implements AutoCloseable {
                 if (closed) {
                     doomed.add(id);
                 } else {
+                    startedAt.put(id, System.nanoTime());
                     ready.addLast(id);
                 }
             } finally {
@@ -286,6 +319,7 @@ final class ContainerKeeper implements AutoCloseable {
         }
         live.clear();
         ready.clear();
+        startedAt.clear();
         doomed.clear();
         inUse.clear();
     }

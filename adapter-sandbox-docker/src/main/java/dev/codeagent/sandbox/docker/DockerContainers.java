@@ -6,6 +6,7 @@ import com.github.dockerjava.api.model.HostConfig;
 import com.github.dockerjava.api.model.LogConfig;
 import com.github.dockerjava.api.model.Ulimit;
 import dev.codeagent.domain.execution.ResourceLimits;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,10 +25,12 @@ final class DockerContainers {
 
     static final String USER = "65534:65534";
     static final long OPEN_FILES = 256;
-    /** Memory of the init process and the bootstrap, added to the program's limit. */
+    /** Memory of the bootstrap (the container's init and the program's supervisor), added to the program's limit. */
     static final long SUPERVISOR_MEMORY = 16L * 1024 * 1024;
-    /** The init process and the bootstrap, added to the program's process limit. */
-    static final int SUPERVISOR_PROCESSES = 2;
+    /** The bootstrap, added to the program's process limit. */
+    static final int SUPERVISOR_PROCESSES = 1;
+    /** How long a started container waits for its program before its bootstrap gives up and exits. */
+    static final Duration DEFAULT_IDLE = Duration.ofMinutes(15);
 
     private DockerContainers() {
     }
@@ -36,21 +39,31 @@ final class DockerContainers {
      * What one container is created with. The container-level limits (memory, processes) are fixed
      * at creation, so a pooled container serves only requests with the same {@link #key()}.
      */
-    record Spec(String image, long memoryBytes, int maxProcesses, double cpus, long tmpfsBytes, Map<String, String> labels) {
+    record Spec(String image, long memoryBytes, int maxProcesses, double cpus, long tmpfsBytes, Map<String, String> labels,
+            Duration idle) {
 
         Spec {
             Objects.requireNonNull(image, "image");
             labels = Map.copyOf(labels);
+            Objects.requireNonNull(idle, "idle");
+            if (idle.toSeconds() < 1) {
+                throw new IllegalArgumentException("idle must be at least a second: " + idle);
+            }
         }
 
         /**
-         * The container for these limits. The init process and the bootstrap that supervises the
-         * program live in the same cgroup, so the container gets {@link #SUPERVISOR_MEMORY} and
-         * {@link #SUPERVISOR_PROCESSES} on top of what the program may use.
+         * The container for these limits. The bootstrap that supervises the program (and is the
+         * container's init) lives in the same cgroup, so the container gets {@link #SUPERVISOR_MEMORY}
+         * and {@link #SUPERVISOR_PROCESSES} on top of what the program may use.
          */
         static Spec of(String image, ResourceLimits limits, double cpus, long tmpfsBytes, Map<String, String> labels) {
             return new Spec(image, limits.memoryBytes() + SUPERVISOR_MEMORY, limits.maxProcesses() + SUPERVISOR_PROCESSES,
-                    cpus, tmpfsBytes, labels);
+                    cpus, tmpfsBytes, labels, DEFAULT_IDLE);
+        }
+
+        /** The same shape with another idle time (after which an unclaimed container ends itself). */
+        Spec withIdle(Duration idle) {
+            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle);
         }
 
         /** The container-level limits; requests whose limits give the same key can use this container. */
@@ -80,7 +93,9 @@ final class DockerContainers {
                             new Ulimit("fsize", tmpfsBytes, tmpfsBytes),
                             new Ulimit("core", 0L, 0L)))
                     .withLogConfig(new LogConfig(LogConfig.LoggingType.NONE))
-                    .withInit(true)
+                    // no docker-init: the bootstrap must be pid 1 itself (see Bootstrap), since an init
+                    // running as the program's uid could be ptraced and taken over by it
+                    .withInit(false)
                     .withAutoRemove(false)
                     .withPrivileged(false);
             cmd.withHostConfig(host)
@@ -89,7 +104,8 @@ final class DockerContainers {
                     .withNetworkDisabled(true)
                     // the whole command as entrypoint: nothing of the image's entrypoint or cmd runs
                     .withEntrypoint(Bootstrap.COMMAND)
-                    .withEnv(List.of("PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=" + WORK_DIR))
+                    .withEnv(List.of("PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=" + WORK_DIR,
+                            Bootstrap.IDLE_ENV + "=" + idle.toSeconds()))
                     .withAttachStdin(true)
                     .withAttachStdout(true)
                     .withAttachStderr(true)

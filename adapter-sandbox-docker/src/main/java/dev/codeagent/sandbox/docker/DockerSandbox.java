@@ -1,5 +1,7 @@
 package dev.codeagent.sandbox.docker;
 
+import com.github.dockerjava.api.command.InspectContainerResponse;
+import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.Info;
 import dev.codeagent.application.config.DockerSandboxConfig;
@@ -35,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * The docker tier: every program runs once in its own hardened, single-use container — no network,
  * all capabilities dropped, {@code no-new-privileges}, uid 65534, read-only root with size-capped
  * tmpfs work dir and /tmp, memory limit with swap equal to it, CPU quota, pids limit, rlimits, no log
- * driver, an init process — which is removed afterwards.
+ * driver, a supervisor of its own as the container's init (pid 1) — which is removed afterwards.
  *
  * <p>A warm pool of started containers, each with a bootstrap waiting for its program (see
  * {@link Bootstrap}), spares executions the create/start cost; it refills in the background. Output
@@ -59,6 +61,8 @@ public final class DockerSandbox implements Sandbox {
     private static final Duration BREAKER_OPEN = Duration.ofSeconds(2);
     /** How long after a kill the stream may take to deliver its tail. */
     private static final long DRAIN_MILLIS = 2_000;
+    /** How long a container that ended without a report may take to show the engine's verdict on it. */
+    private static final long OOM_VERDICT_MILLIS = 2_000;
 
     private final DockerEngine engine;
     private final String image;
@@ -290,11 +294,15 @@ public final class DockerSandbox implements Sandbox {
             }
             Bootstrap.Report report = session.report();
             if (end != AttachSession.End.REPORTED || report == null) {
-                // without the supervisor's word the container's own status says nothing reliable: the
-                // engine stopping the container and the program killing its supervisor look alike (if
-                // the engine is in trouble, the next call to it says so)
-                return sandboxError("the container ended without its supervisor reporting how the program ended"
-                        + " (the engine stopped it, or the program killed the supervisor)", out, t0);
+                // the program cannot kill its supervisor (pid 1) by signal, but it can fill the container's
+                // memory (tmpfs pages count) until the OOM killer takes the supervisor, which ends the container
+                if (oomKilled(id)) {
+                    return new Execution(Outcome.MEMORY_LIMIT, null, OutcomeRules.SIGKILL, out.stdout(), out.stderr(), wall,
+                            null, null, "the container's memory limit of " + OutcomeRules.bytes(limits.memoryBytes())
+                            + " was reached (its scratch files count too); the out-of-memory killer ended the run", isolation);
+                }
+                // otherwise the engine stopped the container (if it is in trouble, the next call to it says so)
+                return sandboxError("the container ended without its supervisor reporting how the program ended", out, t0);
             }
             // the bootstrap killed all the program left behind before reporting and exits now: removal can trail
             removeNow = false;
@@ -326,6 +334,29 @@ public final class DockerSandbox implements Sandbox {
             } else {
                 keeper.release(id, removeNow);
             }
+        }
+    }
+
+    /**
+     * Whether the engine saw the out-of-memory killer strike in the container; false when it cannot say.
+     * The engine hears of the OOM kill before it hears of the container's end, so once it shows the
+     * container stopped its OOM flag is final; the stream may end a little before that.
+     */
+    private boolean oomKilled(String id) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMillis(OOM_VERDICT_MILLIS).toNanos();
+        try {
+            while (true) {
+                InspectContainerResponse.ContainerState state = engine.inspect(id).getState();
+                if (Boolean.TRUE.equals(state.getOOMKilled())) {
+                    return true;
+                }
+                if (!Boolean.TRUE.equals(state.getRunning()) || System.nanoTime() > deadline) {
+                    return false;
+                }
+                Thread.sleep(20);
+            }
+        } catch (EngineFailure | NotFoundException e) {
+            return false;
         }
     }
 

@@ -40,6 +40,8 @@ class BootstrapTest {
         assertThat(n.path("cpu").asInt()).as("whole seconds, rounded up").isEqualTo(2);
         assertThat(n.path("fsize").asLong()).as("capped by the tmpfs").isEqualTo(64L * 1024 * 1024);
         assertThat(n.path("nonce").asText()).isEqualTo("n0nce");
+        assertThat(n.path("backstop").asLong()).as("the wall time and the grace, in seconds")
+                .isEqualTo(limits.wallTime().plus(Bootstrap.BACKSTOP_GRACE).toSeconds() + 1);
         assertThat(n.path("env").path("PATH").asText()).isNotBlank();
     }
 
@@ -53,6 +55,28 @@ class BootstrapTest {
         String a = Bootstrap.newNonce();
         assertThat(a).matches("[0-9a-f]{32}");
         assertThat(Bootstrap.newNonce()).isNotEqualTo(a);
+    }
+
+    /**
+     * Outside a container's pid 1 the supervisor would neither be safe from the program's signals nor
+     * reach all its processes: it refuses, and says why once a payload comes. (The payload here is
+     * malformed too, so even a bootstrap that failed to refuse could not start anything on the host.)
+     */
+    @Test
+    void refusesToSuperviseUnlessItIsTheContainersInit() throws Exception {
+        Path python = Path.of("/usr/bin/python3.11");
+        assumeThat(Files.isExecutable(python)).as("a host python to run the bootstrap with").isTrue();
+        List<String> cmd = new java.util.ArrayList<>(Bootstrap.COMMAND);
+        cmd.set(0, python.toString());
+        Process p = new ProcessBuilder(cmd).start();
+        try (OutputStream in = p.getOutputStream()) {
+            in.write("2\n{}".getBytes(StandardCharsets.US_ASCII));
+        }
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.exitValue()).as(err).isEqualTo(Bootstrap.FAILED);
+        assertThat(err).startsWith("codeagent-bootstrap: the supervisor is pid ").contains("not the container init");
+        assertThat(p.getInputStream().readAllBytes()).as("no ack: nothing started").isEmpty();
     }
 
     @Test

@@ -91,7 +91,7 @@ class DockerSandboxIT {
             assertThat(h.getPidsLimit()).isEqualTo(20L + DockerContainers.SUPERVISOR_PROCESSES);
             assertThat(h.getNanoCPUs()).isEqualTo(1_000_000_000L);
             assertThat(h.getLogConfig().getType().getType()).isEqualTo("none");
-            assertThat(h.getInit()).isTrue();
+            assertThat(h.getInit()).as("no docker-init: the supervisor itself is pid 1").isFalse();
             assertThat(h.getTmpFs()).containsKeys("/work", "/tmp");
             assertThat(c.getConfig().getUser()).isEqualTo("65534:65534");
             assertThat(c.getConfig().getLabels()).containsEntry(DockerSandbox.LABEL_SANDBOX, "true")
