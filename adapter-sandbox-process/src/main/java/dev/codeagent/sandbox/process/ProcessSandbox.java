@@ -439,8 +439,13 @@ public final class ProcessSandbox implements Sandbox {
         Execution execution;
         boolean clean = true;
         boolean cancelled;
+        boolean closedDuringRun;
 
         Execution finish() {
+            if (closedDuringRun) {
+                // the owner closed the sandbox (shutdown): the run was cancelled, not failed
+                throw new ExecutionCancelledException("execution cancelled: the sandbox was closed while the program ran");
+            }
             if (cancelled) {
                 // only now, after the clean-up, so that no clean-up step trips over the flag
                 Thread.currentThread().interrupt();
@@ -455,6 +460,8 @@ public final class ProcessSandbox implements Sandbox {
         try {
             result.execution = run.execute();
             result.cancelled = run.cancelled();
+            result.closedDuringRun = closed && result.execution != null
+                    && result.execution.outcome() == dev.codeagent.domain.execution.Outcome.SANDBOX_ERROR;
         } finally {
             result.clean = run.clean();
             active.remove(run);

@@ -31,7 +31,10 @@ public interface Sandbox extends AutoCloseable {
      */
     Execution execute(ExecutionRequest request);
 
-    /** Releases what the sandbox holds (pooled containers, threads). Executions in flight are killed. */
+    /**
+     * Releases what the sandbox holds (pooled containers, threads). Executions in flight are killed and
+     * their {@code execute} calls end with {@link ExecutionCancelledException}.
+     */
     @Override
     void close();
 }
