@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.domain.execution.Execution;
-import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.ErrorReport;
@@ -43,17 +42,10 @@ final class Views {
         n.put("cpuTimeMs", e.cpuTime() == null ? null : e.cpuTime().toMillis());
         n.put("peakMemoryBytes", e.peakMemoryBytes());
         n.put("sandbox", e.isolation().tier());
-        n.set("isolation", isolation(e.isolation()));
+        // the same shape as `codeagent exec --json`: the features in force
+        ArrayNode features = n.putArray("isolation");
+        e.isolation().sortedFeatures().forEach(features::add);
         n.put("detail", e.detail());
-        return n;
-    }
-
-    static ObjectNode isolation(Isolation i) {
-        ObjectNode n = F.objectNode();
-        ArrayNode features = n.putArray("features");
-        i.sortedFeatures().forEach(features::add);
-        ArrayNode missing = n.putArray("missing");
-        i.sortedMissing().forEach(missing::add);
         return n;
     }
 
