@@ -3,7 +3,6 @@ package dev.codeagent.bench;
 import dev.codeagent.application.config.ByteSize;
 import dev.codeagent.application.config.DockerSandboxConfig;
 import dev.codeagent.application.config.SandboxConfig.IsolationMode;
-import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.ResourceLimits;
@@ -12,7 +11,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -50,18 +48,18 @@ public final class DockerLatencyBench {
             LongSupplier viaPool = () -> {
                 settle(pooled);
                 settle(unpooled);
-                return time(() -> check(pooled.execute(request), "pooled"));
+                return Latencies.time(() -> Latencies.check(pooled.execute(request), "pooled"));
             };
             LongSupplier viaNoPool = () -> {
                 settle(pooled);
                 settle(unpooled);
-                return time(() -> check(unpooled.execute(request), "unpooled"));
+                return Latencies.time(() -> Latencies.check(unpooled.execute(request), "unpooled"));
             };
             List<String> dockerRun = List.of("docker", "run", "--rm", image, "python3", "-c", "print(1)");
             LongSupplier viaDockerRun = () -> {
                 settle(pooled);
                 settle(unpooled);
-                return time(() -> run(dockerRun));
+                return Latencies.time(() -> run(dockerRun));
             };
 
             for (int i = 0; i < warmup; i++) {
@@ -95,21 +93,21 @@ public final class DockerLatencyBench {
             settle(pooled);
             long[] burst = new long[n];
             for (int i = 0; i < n; i++) {
-                burst[i] = time(() -> check(pooled.execute(request), "pooled back to back"));
+                burst[i] = Latencies.time(() -> Latencies.check(pooled.execute(request), "pooled back to back"));
             }
 
             System.out.printf(Locale.ROOT, "docker tier latency, print(1), image %s, %d runs each after %d warm-up, %d cores%n",
                     image, n, warmup, Runtime.getRuntime().availableProcessors());
             System.out.println("isolation: " + pooled.isolation().sortedFeatures() + "  missing: " + pooled.isolation().sortedMissing());
             System.out.printf(Locale.ROOT, "%-52s %9s %9s %9s%n", "", "p50 ms", "p95 ms", "mean ms");
-            row("docker run --rm " + image + " python3 -c ...", d);
-            row("DockerSandbox, no pool (poolSize 0)", u);
-            row("DockerSandbox, warm pool (poolSize 2)", p);
-            row("DockerSandbox, pool, back to back (no settling)", burst);
+            Latencies.row("docker run --rm " + image + " python3 -c ...", 52, d);
+            Latencies.row("DockerSandbox, no pool (poolSize 0)", 52, u);
+            Latencies.row("DockerSandbox, warm pool (poolSize 2)", 52, p);
+            Latencies.row("DockerSandbox, pool, back to back (no settling)", 52, burst);
             System.out.printf(Locale.ROOT, "ratio warm pool / docker run: p50 %.3f (1/%.1f)  p95 %.3f   target: p50 at most 1/8%n",
-                    pct(p, 50) / pct(d, 50), pct(d, 50) / pct(p, 50), pct(p, 95) / pct(d, 95));
-            System.out.printf(Locale.ROOT, "ratio no pool / docker run:   p50 %.3f  p95 %.3f%n", pct(u, 50) / pct(d, 50),
-                    pct(u, 95) / pct(d, 95));
+                    Latencies.pct(p, 50) / Latencies.pct(d, 50), Latencies.pct(d, 50) / Latencies.pct(p, 50), Latencies.pct(p, 95) / Latencies.pct(d, 95));
+            System.out.printf(Locale.ROOT, "ratio no pool / docker run:   p50 %.3f  p95 %.3f%n", Latencies.pct(u, 50) / Latencies.pct(d, 50),
+                    Latencies.pct(u, 95) / Latencies.pct(d, 95));
         }
     }
 
@@ -117,29 +115,6 @@ public final class DockerLatencyBench {
         if (!sandbox.awaitSettled(SETTLE)) {
             throw new IllegalStateException("the docker sandbox did not settle within " + SETTLE.toSeconds() + " s");
         }
-    }
-
-    private static void check(Execution e, String what) {
-        if (!e.ok() || !e.stdout().text().equals("1\n")) {
-            throw new IllegalStateException(what + " run failed: " + e.outcome() + " " + e.detail() + " " + e.stderr().text());
-        }
-    }
-
-    private interface Body {
-        void run() throws IOException, InterruptedException;
-    }
-
-    private static long time(Body body) {
-        long t0 = System.nanoTime();
-        try {
-            body.run();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-        return System.nanoTime() - t0;
     }
 
     private static void run(List<String> command) throws IOException, InterruptedException {
@@ -153,15 +128,4 @@ public final class DockerLatencyBench {
         }
     }
 
-    private static void row(String label, long[] nanos) {
-        System.out.printf(Locale.ROOT, "%-52s %9.2f %9.2f %9.2f%n", label, pct(nanos, 50), pct(nanos, 95),
-                Arrays.stream(nanos).average().orElse(0) / 1e6);
-    }
-
-    private static double pct(long[] nanos, int p) {
-        long[] sorted = nanos.clone();
-        Arrays.sort(sorted);
-        int i = (int) Math.round((sorted.length - 1) * p / 100.0);
-        return sorted[i] / 1e6;
-    }
 }

@@ -2,7 +2,6 @@ package dev.codeagent.bench;
 
 import dev.codeagent.application.config.ProcessSandboxConfig;
 import dev.codeagent.application.config.SandboxConfig.IsolationMode;
-import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.sandbox.process.ProcessSandbox;
@@ -11,7 +10,6 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.LongSupplier;
@@ -51,10 +49,10 @@ public final class ProcessLatencyBench {
                 bareFlags.add(script.toString());
                 ExecutionRequest request = ExecutionRequest.of(Language.PYTHON, "print(1)");
 
-                LongSupplier viaSandbox = () -> time(() -> check(sandbox.execute(request)));
-                LongSupplier viaCold = () -> time(() -> check(cold.execute(request)));
-                LongSupplier viaBare = () -> time(() -> bare(bareDefault, dir));
-                LongSupplier viaBareFlags = () -> time(() -> bare(bareFlags, dir));
+                LongSupplier viaSandbox = () -> Latencies.time(() -> Latencies.check(sandbox.execute(request), "sandbox"));
+                LongSupplier viaCold = () -> Latencies.time(() -> Latencies.check(cold.execute(request), "sandbox"));
+                LongSupplier viaBare = () -> Latencies.time(() -> bare(bareDefault, dir));
+                LongSupplier viaBareFlags = () -> Latencies.time(() -> bare(bareFlags, dir));
 
                 List<LongSupplier> all = List.of(viaBare, viaBareFlags, viaSandbox, viaCold);
                 for (int i = 0; i < warmup; i++) {
@@ -77,10 +75,10 @@ public final class ProcessLatencyBench {
                 System.out.println("isolation: " + sandbox.isolation().sortedFeatures() + "  missing: "
                         + sandbox.isolation().sortedMissing());
                 System.out.printf(Locale.ROOT, "%-48s %9s %9s %9s%n", "", "p50 ms", "p95 ms", "mean ms");
-                row("bare " + String.join(" ", bareDefault.subList(0, bareDefault.size() - 1)), b);
-                row("bare " + String.join(" ", sandboxCommand), f);
-                row("ProcessSandbox, pre-started (default)", s);
-                row("ProcessSandbox, cold (preStarted=0)", c);
+                Latencies.row("bare " + String.join(" ", bareDefault.subList(0, bareDefault.size() - 1)), 48, b);
+                Latencies.row("bare " + String.join(" ", sandboxCommand), 48, f);
+                Latencies.row("ProcessSandbox, pre-started (default)", 48, s);
+                Latencies.row("ProcessSandbox, cold (preStarted=0)", 48, c);
                 ratio("pre-started / bare (default flags)", s, b);
                 ratio("pre-started / bare (sandbox flags)", s, f);
                 ratio("cold / bare (default flags)", c, b);
@@ -90,23 +88,6 @@ public final class ProcessLatencyBench {
                 Files.deleteIfExists(dir);
             }
         }
-    }
-
-    private interface Body {
-        void run() throws IOException, InterruptedException;
-    }
-
-    private static long time(Body body) {
-        long t0 = System.nanoTime();
-        try {
-            body.run();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        }
-        return System.nanoTime() - t0;
     }
 
     private static void bare(List<String> command, Path dir) throws IOException, InterruptedException {
@@ -124,26 +105,9 @@ public final class ProcessLatencyBench {
         }
     }
 
-    private static void check(Execution e) {
-        if (!e.ok() || !e.stdout().text().equals("1\n")) {
-            throw new IllegalStateException("sandbox run failed: " + e.outcome() + " " + e.detail() + " " + e.stderr().text());
-        }
-    }
-
     private static void ratio(String label, long[] x, long[] base) {
-        System.out.printf(Locale.ROOT, "ratio %-38s p50 %.2fx  p95 %.2fx%n", label, pct(x, 50) / pct(base, 50),
-                pct(x, 95) / pct(base, 95));
+        System.out.printf(Locale.ROOT, "ratio %-38s p50 %.2fx  p95 %.2fx%n", label, Latencies.pct(x, 50) / Latencies.pct(base, 50),
+                Latencies.pct(x, 95) / Latencies.pct(base, 95));
     }
 
-    private static void row(String label, long[] nanos) {
-        System.out.printf(Locale.ROOT, "%-48s %9.2f %9.2f %9.2f%n", label, pct(nanos, 50), pct(nanos, 95),
-                Arrays.stream(nanos).average().orElse(0) / 1e6);
-    }
-
-    private static double pct(long[] nanos, int p) {
-        long[] sorted = nanos.clone();
-        Arrays.sort(sorted);
-        int i = (int) Math.round((sorted.length - 1) * p / 100.0);
-        return sorted[i] / 1e6;
-    }
 }

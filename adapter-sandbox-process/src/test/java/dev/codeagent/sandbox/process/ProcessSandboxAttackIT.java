@@ -1,14 +1,8 @@
 package dev.codeagent.sandbox.process;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import dev.codeagent.application.config.ProcessSandboxConfig;
-import dev.codeagent.application.config.SandboxConfig.IsolationMode;
 import dev.codeagent.application.sandbox.SandboxAttackTest;
 import dev.codeagent.domain.execution.Sandbox;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,34 +15,25 @@ import org.junit.jupiter.api.Tag;
 @Tag("slow")
 class ProcessSandboxAttackIT extends SandboxAttackTest {
 
-    private static Path workRoot;
-    private static ProcessSandbox sandbox;
+    private static ScratchSandbox scratch;
 
     @BeforeAll
     static void start() throws Exception {
-        workRoot = Files.createTempDirectory("codeagent-attack-root-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
-        sandbox = new ProcessSandbox(new ProcessSandboxConfig(null, null, null, workRoot.toString()), IsolationMode.BEST_EFFORT);
+        scratch = ScratchSandbox.start("codeagent-attack-root-", true);
     }
 
     @AfterAll
     static void stop() throws Exception {
-        long preStarted = sandbox.preStartedExecutions();
-        sandbox.close();
-        WorkDir.delete(workRoot);
-        if (sandbox.mode() == Mode.BWRAP) {
-            assertThat(preStarted).as("executions that ran in a pre-started sandbox").isPositive();
-        }
+        scratch.stop();
     }
-
 
     @Override
     protected Sandbox sandbox() {
-        return sandbox;
+        return scratch.sandbox;
     }
 
     @Override
     protected List<Path> hostScratchDirs() {
-        return List.of(workRoot);
+        return List.of(scratch.workRoot);
     }
 }

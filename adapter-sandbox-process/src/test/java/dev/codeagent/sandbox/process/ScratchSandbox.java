@@ -1,0 +1,52 @@
+package dev.codeagent.sandbox.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.codeagent.application.config.ProcessSandboxConfig;
+import dev.codeagent.application.config.SandboxConfig.IsolationMode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/**
+ * A process sandbox over a private work root of its own, for one test class: the root is where the
+ * attack tests look for leftovers, and closing checks which start path the runs really took.
+ */
+final class ScratchSandbox {
+
+    final Path workRoot;
+    final ProcessSandbox sandbox;
+    private final boolean preStarting;
+
+    private ScratchSandbox(Path workRoot, ProcessSandbox sandbox, boolean preStarting) {
+        this.workRoot = workRoot;
+        this.sandbox = sandbox;
+        this.preStarting = preStarting;
+    }
+
+    /** A sandbox with the default pre-starting, or with none when {@code preStarting} is false. */
+    static ScratchSandbox start(String prefix, boolean preStarting) throws IOException {
+        Path root = Files.createTempDirectory(prefix,
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+        ProcessSandboxConfig config = new ProcessSandboxConfig(null, null, null, root.toString());
+        ProcessSandbox sandbox = preStarting
+                ? new ProcessSandbox(config, IsolationMode.BEST_EFFORT)
+                : new ProcessSandbox(config, IsolationMode.BEST_EFFORT, 0);
+        return new ScratchSandbox(root, sandbox, preStarting);
+    }
+
+    /** Closes the sandbox, removes the root, and checks the runs took the start path this sandbox was made for. */
+    void stop() throws IOException {
+        long preStarted = sandbox.preStartedExecutions();
+        sandbox.close();
+        WorkDir.delete(workRoot);
+        if (sandbox.mode() == Mode.BWRAP) {
+            if (preStarting) {
+                assertThat(preStarted).as("executions that ran in a pre-started sandbox").isPositive();
+            } else {
+                assertThat(preStarted).as("executions that ran in a pre-started sandbox").isZero();
+            }
+        }
+    }
+}
