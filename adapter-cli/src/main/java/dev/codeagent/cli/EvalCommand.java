@@ -53,8 +53,9 @@ import picocli.CommandLine.TypeConversionException;
  * solution, a self-test of the dataset and the sandbox.
  */
 @Command(name = "eval",
-        description = {"Check code samples against a benchmark's tests (HumanEval, MBPP) in the",
-            "sandbox and report pass@k. Without --samples, checks each problem's reference",
+        // picocli lists a command by the first line of its description: keep that line whole
+        description = {"Check code samples against a benchmark's tests (HumanEval, MBPP); report pass@k.",
+            "Each sample runs in the sandbox. Without --samples, checks each problem's reference",
             "solution. Each sample is judged like a solve attempt, so every failure has its",
             "verdict and error line. A progress bar goes to stderr when it is a terminal."},
         usageHelpAutoWidth = true,
