@@ -20,6 +20,8 @@ final class CommandPlan {
     /** Where the work directory appears inside a bubblewrap sandbox. */
     static final String SANDBOX_WORK = "/work";
     private static final String SANDBOX_RUSAGE = "/.rusage";
+    /** Where the execute-only copy of GNU time appears inside a bubblewrap sandbox. */
+    private static final String SANDBOX_TIME = "/.time";
     private static final List<String> SYSTEM_ENTRIES = List.of("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32");
     private static final List<String> NETWORK_FILES = List.of("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
             "/etc/gai.conf", "/etc/ssl", "/etc/ca-certificates");
@@ -29,14 +31,27 @@ final class CommandPlan {
     private final Mode mode;
     private final HostTools tools;
     private final List<String> viewArgs;
+    private final Path privateTime;
 
     /**
      * @param extraReadOnly host directories besides /usr the interpreters need (their install prefixes)
      */
     CommandPlan(Mode mode, HostTools tools, Collection<Path> extraReadOnly) {
+        this(mode, tools, extraReadOnly, null);
+    }
+
+    /**
+     * @param privateTime a root-owned, execute-only (0111) copy of GNU time, or null to run the host's.
+     *     GNU time is the sandbox's pid 1 and runs as the program's uid without the program's rlimits; a
+     *     process started from a file its uid cannot read is not dumpable, so the program can neither
+     *     ptrace it nor write its /proc/1/mem to run code there, outside its limits (bubblewrap only: run
+     *     from the host's view, as under unshare or plain, the copy was measured to stay ptraceable)
+     */
+    CommandPlan(Mode mode, HostTools tools, Collection<Path> extraReadOnly, Path privateTime) {
         this.mode = mode;
         this.tools = tools;
         this.viewArgs = mode == Mode.BWRAP ? systemView(extraReadOnly) : List.of();
+        this.privateTime = mode == Mode.BWRAP ? privateTime : null;
     }
 
     Mode mode() {
@@ -137,6 +152,11 @@ final class CommandPlan {
             cmd.add("--bind");
             cmd.add(s.rusageHost().toString());
             cmd.add(SANDBOX_RUSAGE);
+            if (privateTime != null && tools.time() != null) {
+                cmd.add("--ro-bind");
+                cmd.add(privateTime.toString());
+                cmd.add(SANDBOX_TIME);
+            }
         }
         cmd.add("--remount-ro");
         cmd.add("/");
@@ -200,7 +220,7 @@ final class CommandPlan {
 
     private void inner(List<String> cmd, RunSpec s, String rusagePath) {
         if (rusagePath != null && tools.time() != null) {
-            cmd.add(tools.time().toString());
+            cmd.add(privateTime != null ? SANDBOX_TIME : tools.time().toString());
             cmd.add("-q");
             cmd.add("-f");
             cmd.add(TIME_FORMAT);

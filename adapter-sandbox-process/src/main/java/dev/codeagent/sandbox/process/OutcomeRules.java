@@ -24,6 +24,9 @@ final class OutcomeRules {
     private static final Pattern WRAPPER_FAILURE = Pattern.compile(
             "^(\\S*/)?(bwrap|setpriv|prlimit|unshare|setsid|time|sh|codeagent-boot): .*");
 
+    /** How the detail of a run whose wrappers seem to have failed before the program started begins. */
+    static final String WRAPPER_FAILURE_DETAIL = "the sandbox could not start the program: ";
+
     /** Why the sandbox itself ended a run, if it did. */
     enum Kill { WALL_TIME, OUTPUT, CANCELLED, CLOSED }
 
@@ -63,7 +66,7 @@ final class OutcomeRules {
         boolean failed = signal != null || (exitCode != null && exitCode != 0);
         if (failed && stdout.isEmpty() && exitCode != null && WRAPPER_FAILURE.matcher(firstLine(stderr)).matches()
                 && (exitCode == 1 || exitCode >= 125)) {
-            return new Verdict(Outcome.SANDBOX_ERROR, "the sandbox could not start the program: " + firstLine(stderr));
+            return new Verdict(Outcome.SANDBOX_ERROR, WRAPPER_FAILURE_DETAIL + firstLine(stderr));
         }
         if (failed && MEMORY.matcher(tail(stderr)).find()) {
             return new Verdict(Outcome.MEMORY_LIMIT, "ran out of its memory limit of " + limits.memoryBytes() + " bytes");

@@ -82,6 +82,8 @@ public final class ProcessSandbox implements Sandbox {
     private final Isolation isolation;
     private final Isolation isolationWithNetwork;
     private final UidPool uids;
+    /** The execute-only copy of GNU time the sandbox's pid 1 runs from (see {@link ExecuteOnlyCopy}), or null. */
+    private final Path privateTime;
     private final Killer killer;
     private final ExecutorService threads;
     private final WarmPool warm;
@@ -146,6 +148,12 @@ public final class ProcessSandbox implements Sandbox {
             // before this sandbox claims any uid, so that a leftover of a uid it is about to claim is seen as one
             removeLeftovers(workRoot);
         }
+        this.privateTime = pool != null && tools.bwrap() != null && tools.time() != null
+                ? ExecuteOnlyCopy.of(tools.time(), workRoot).orElse(null) : null;
+        if (pool != null && tools.bwrap() != null && tools.time() != null && privateTime == null) {
+            log.warn("process sandbox: could not make an execute-only copy of {} in {}; the program could ptrace "
+                    + "GNU time, which runs as its uid without its rlimits", tools.time(), workRoot);
+        }
         Chosen chosen = choose(mode);
         this.plan = chosen.plan;
         Set<String> missing = new LinkedHashSet<>(IsolationProbe.ALL_FEATURES);
@@ -198,7 +206,7 @@ public final class ProcessSandbox implements Sandbox {
             reasons.add("prlimit is not installed");
         }
         for (Mode m : candidates) {
-            CommandPlan p = new CommandPlan(m, tools, prefixes);
+            CommandPlan p = new CommandPlan(m, tools, prefixes, privateTime);
             long uid = uids == null ? -1 : uids.acquire();
             IsolationProbe.Result r;
             try {
@@ -244,6 +252,10 @@ public final class ProcessSandbox implements Sandbox {
         try (java.util.stream.Stream<Path> entries = Files.list(root)) {
             for (Path p : (Iterable<Path>) entries::iterator) {
                 String name = p.getFileName().toString();
+                if (name.startsWith("codeagent-warm-")) {
+                    removeDeadWarmRoot(p, locks);
+                    continue;
+                }
                 if (!name.matches("codeagent-run-\\d+(\\.rusage)?")) {
                     continue;
                 }
@@ -259,6 +271,29 @@ public final class ProcessSandbox implements Sandbox {
             }
         } catch (IOException e) {
             log.debug("process sandbox: could not look for leftovers in {}: {}", root, e.toString());
+        }
+    }
+
+    /**
+     * A directory of pre-started sandboxes whose JVM was killed: it holds entries, and every one belongs to
+     * a uid no JVM holds. (An empty one may be a live JVM's between two pre-starts: it is left alone.)
+     */
+    private static void removeDeadWarmRoot(Path dir, Path locks) {
+        try (java.util.stream.Stream<Path> entries = Files.list(dir)) {
+            List<Path> all = entries.collect(Collectors.toList());
+            if (all.isEmpty()) {
+                return;
+            }
+            for (Path e : all) {
+                int owner = (Integer) Files.getAttribute(e, "unix:uid", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+                if (!UidPool.unclaimed(locks, owner)) {
+                    return;
+                }
+            }
+            WorkDir.delete(dir);
+            log.info("process sandbox: removed {}, left behind by a JVM that died", dir);
+        } catch (IOException | RuntimeException e) {
+            log.debug("process sandbox: could not check {}: {}", dir, e.toString());
         }
     }
 
@@ -368,8 +403,9 @@ public final class ProcessSandbox implements Sandbox {
         boolean warmable = warm != null && !request.limits().network();
         WarmPool.Warm pre = warmable ? warm.take(memory) : null;
         try {
-            return pre != null ? executeWarm(pre, request, language, binary, runIsolation)
+            Execution e = pre != null ? executeWarm(pre, request, language, binary, runIsolation)
                     : executeCold(request, language, binary, runIsolation);
+            return confirmWrapperFailure(e, binary);
         } finally {
             // The first execution of a sandbox may be its only one (the CLI): warm up from the second on.
             // A pre-started sandbox costs a bootstrap interpreter's start in CPU: worth it for latency when
@@ -378,6 +414,41 @@ public final class ProcessSandbox implements Sandbox {
                 warm.refill(memory);
             }
         }
+    }
+
+    /**
+     * A run that looks as if a wrapper (bwrap, setpriv, prlimit, GNU time, the bootstrap) failed before the
+     * program started is told so only by its stderr and exit status, which the program controls: hostile code
+     * could print "bwrap: ..." and exit 1 to be reported as a sandbox failure, which callers retry, running
+     * it again. So such a verdict stands only when the sandbox really is broken now: a probe run through the
+     * same wrapping must fail, or the interpreter be gone. Otherwise the failure is the program's.
+     */
+    private Execution confirmWrapperFailure(Execution e, Path binary) {
+        if (e == null || e.outcome() != dev.codeagent.domain.execution.Outcome.SANDBOX_ERROR || e.detail() == null
+                || !e.detail().startsWith(OutcomeRules.WRAPPER_FAILURE_DETAIL) || closed) {
+            return e;
+        }
+        long uid = -1;
+        IsolationProbe.Result probe;
+        try {
+            uid = uids == null ? -1 : uids.acquire();
+            probe = IsolationProbe.run(plan, uid, workRoot);
+        } catch (SandboxUnavailableException unavailable) {
+            return e;
+        } finally {
+            if (uid >= 0) {
+                releaseUid(uid, sweepUid(uid, Duration.ofSeconds(1)));
+            }
+        }
+        if (!probe.ok() || !Files.isExecutable(binary)) {
+            return e;
+        }
+        log.info("process sandbox: a run's stderr looked like a sandbox failure, but a probe runs fine: "
+                + "reporting it as the program's error");
+        String status = e.exitCode() != null ? "exited with status " + e.exitCode() : "killed by signal " + e.signal();
+        return new Execution(dev.codeagent.domain.execution.Outcome.RUNTIME_ERROR, e.exitCode(), e.signal(), e.stdout(),
+                e.stderr(), e.wallTime(), e.cpuTime(), e.peakMemoryBytes(),
+                status + " (its stderr reads like a sandbox failure, but the sandbox works)", e.isolation());
     }
 
     private Execution executeCold(ExecutionRequest request, Language language, Path binary, Isolation runIsolation) {

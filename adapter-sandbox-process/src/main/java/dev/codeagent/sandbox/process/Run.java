@@ -201,15 +201,21 @@ final class Run {
         }
     }
 
-    /** CPU time and peak memory as GNU time wrote them ("%e %U %S %M"); nulls when it did not. */
+    /**
+     * CPU time and peak memory as GNU time wrote them ("%e %U %S %M"); nulls when it did not. The file is
+     * the program's uid's and visible to it, so the program can write it (up to its file-size limit): the
+     * figures are informative only, and no more than a line is read.
+     */
     record Rusage(Duration cpu, Long peakBytes) {
+
+        private static final int MAX_BYTES = 256;
 
         static Rusage read(java.nio.file.Path file) {
             if (file == null) {
                 return new Rusage(null, null);
             }
-            try {
-                String s = Files.readString(file, StandardCharsets.US_ASCII).trim();
+            try (java.io.InputStream in = Files.newInputStream(file, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                String s = new String(in.readNBytes(MAX_BYTES), StandardCharsets.US_ASCII).trim();
                 String[] f = s.split("\\s+");
                 if (f.length != 4) {
                     return new Rusage(null, null);

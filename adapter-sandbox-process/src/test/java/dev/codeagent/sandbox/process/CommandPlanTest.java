@@ -44,6 +44,20 @@ class CommandPlanTest {
     }
 
     @Test
+    void theSandboxInitRunsFromTheExecuteOnlyCopyOfTimeBoundIntoTheView() {
+        Path copy = Path.of("/tmp/codeagent-bin/time-1-2");
+        List<String> cmd = new CommandPlan(Mode.BWRAP, ROOT, List.of(), copy).command(spec(200_007, ResourceLimits.defaults(), true));
+        assertThat(Collections.indexOfSubList(cmd, List.of("--ro-bind", copy.toString(), "/.time"))).isPositive();
+        int init = cmd.lastIndexOf("/.time");
+        assertThat(cmd.get(init - 1)).isEqualTo("--");
+        assertThat(cmd.get(init + 1)).isEqualTo("-q");
+        assertThat(cmd).doesNotContain("/usr/bin/time");
+        // outside bubblewrap the copy is not used (there it was measured to stay ptraceable)
+        assertThat(new CommandPlan(Mode.PLAIN, ROOT, List.of(), copy).command(spec(200_007, ResourceLimits.defaults(), true)))
+                .contains("/usr/bin/time").doesNotContain("/.time", copy.toString());
+    }
+
+    @Test
     void cpuLimitIsRoundedUpToWholeSecondsWithAHardLimitOneSecondLater() {
         ResourceLimits l = ResourceLimits.defaults().withCpuTime(Duration.ofMillis(1500));
         assertThat(new CommandPlan(Mode.PLAIN, ROOT, List.of()).command(spec(-1, l, true))).contains("--cpu=2:3");

@@ -141,13 +141,21 @@ class ProcessSandboxIT {
         Files.setAttribute(orphan, "unix:uid", (int) deadUid);
         Path live = Files.createDirectories(root.resolve("codeagent-run-2"));
         Path unrelated = Files.createDirectories(root.resolve("codeagent-run-3"));
+        Path deadWarm = Files.createDirectories(root.resolve("codeagent-warm-1").resolve("warm-1"));
+        Files.setAttribute(deadWarm, "unix:uid", (int) deadUid);
+        Path liveWarm = Files.createDirectories(root.resolve("codeagent-warm-2").resolve("warm-2"));
+        Path emptyWarm = Files.createDirectories(root.resolve("codeagent-warm-3"));
         try (UidPool holder = new UidPool(UidPool.hostLockDir(), uid -> false)) {
             long held = holder.acquire();
             Files.setAttribute(live, "unix:uid", (int) held);
+            Files.setAttribute(liveWarm, "unix:uid", (int) held);
             new ProcessSandbox(new ProcessSandboxConfig(null, null, null, root.toString()), IsolationMode.BEST_EFFORT).close();
             assertThat(orphan).doesNotExist();
             assertThat(live).as("a run of a live JVM").isDirectory();
             assertThat(unrelated).as("not a sandbox uid").isDirectory();
+            assertThat(deadWarm.getParent()).as("pre-started sandboxes of a dead JVM").doesNotExist();
+            assertThat(liveWarm).as("a pre-started sandbox of a live JVM").isDirectory();
+            assertThat(emptyWarm).as("maybe a live JVM's, between two pre-starts").isDirectory();
         } finally {
             WorkDir.delete(root);
         }
