@@ -27,6 +27,9 @@ final class ApiRequests {
     static final long MAX_OUTPUT_BYTES = 8L * 1024 * 1024;
     static final long MAX_FILE_BYTES = 64L * 1024 * 1024;
     static final int MAX_PROMPT_CHARS = 64 * 1024;
+    /** Linux refuses a single argument over 128 KiB (MAX_ARG_STRLEN) and all of them over a quarter of the stack. */
+    static final int MAX_ARG_BYTES = 64 * 1024;
+    static final int MAX_ARGS_BYTES = 1024 * 1024;
 
     /** Body of {@code POST /v1/executions}. */
     record ExecutionBody(String language, String code, String stdin, List<String> args, Map<String, String> files, LimitsBody limits) {
@@ -64,7 +67,12 @@ final class ApiRequests {
                 errors.add(new FieldError("args[" + i + "]", "must be a string, not null"));
             } else if (args.get(i).indexOf('\0') >= 0) {
                 errors.add(new FieldError("args[" + i + "]", "contains a NUL character"));
+            } else if (argProblem(args.get(i)) != null) {
+                errors.add(new FieldError("args[" + i + "]", argProblem(args.get(i))));
             }
+        }
+        if (args.stream().filter(a -> a != null).mapToLong(ApiRequests::utf8Bytes).sum() > MAX_ARGS_BYTES) {
+            errors.add(new FieldError("args", "at most " + MAX_ARGS_BYTES + " bytes in all"));
         }
         Map<String, String> files = body.files() == null ? Map.of() : body.files();
         files.forEach((name, content) -> {
@@ -72,6 +80,10 @@ final class ApiRequests {
                 errors.add(new FieldError("files." + name, "must be a string, not null"));
             }
         });
+        String badNames = FileNames.problem(files.keySet());
+        if (badNames != null) {
+            errors.add(new FieldError("files", badNames));
+        }
         ResourceLimits limits = limits(body.limits(), errors);
         Program program = null;
         if (errors.isEmpty()) {
@@ -98,6 +110,9 @@ final class ApiRequests {
         if (body.language() == null && !supported.contains(Language.PYTHON)) {
             errors.add(new FieldError("language", "required here: this sandbox cannot run python; supported: " + supportedIds()));
         }
+        noNul(errors, "prompt", body.prompt());
+        noNul(errors, "tests", body.tests());
+        noNul(errors, "expectedOutput", body.expectedOutput());
         int maxAttempts = body.maxAttempts() == null ? config.solve().maxAttempts() : body.maxAttempts();
         if (maxAttempts < 1 || maxAttempts > Task.MAX_ATTEMPTS_CAP) {
             errors.add(new FieldError("maxAttempts", "must be between 1 and " + Task.MAX_ATTEMPTS_CAP + ", was " + maxAttempts));
@@ -110,6 +125,28 @@ final class ApiRequests {
             return new Task(body.prompt(), language, body.tests(), body.expectedOutput(), body.stdin(), limits, maxAttempts);
         } catch (IllegalArgumentException e) {
             throw ProblemException.invalid("task", e.getMessage());
+        }
+    }
+
+    /** What is wrong with one argument the kernel would refuse to pass (the sandbox would fail), or null. */
+    static String argProblem(String arg) {
+        return utf8Bytes(arg) > MAX_ARG_BYTES ? "at most " + MAX_ARG_BYTES + " bytes per argument" : null;
+    }
+
+    static long utf8Bytes(String s) {
+        long n = 0;
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            // a surrogate pair is 4 bytes in UTF-8: 2 per half
+            n += c < 0x80 ? 1 : c < 0x800 || Character.isSurrogate(c) ? 2 : 3;
+        }
+        return n;
+    }
+
+    /** The task's texts become program source or a prompt: a NUL there would only fail later, inside the run. */
+    private static void noNul(List<FieldError> errors, String field, String value) {
+        if (value != null && value.indexOf('\0') >= 0) {
+            errors.add(new FieldError(field, "contains a NUL character at offset " + value.indexOf('\0')));
         }
     }
 

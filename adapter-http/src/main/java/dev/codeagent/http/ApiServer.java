@@ -49,8 +49,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
+import org.eclipse.jetty.server.ConnectionLimit;
 import org.eclipse.jetty.server.Connector;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.NetworkConnector;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
@@ -74,6 +74,8 @@ public final class ApiServer implements AutoCloseable {
     private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
     private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS");
     private static final int AUTH_FAILURES_PER_MINUTE = 30;
+    private static final int MAX_THREADS = 200;
+    static final int MAX_CONNECTIONS = 1024;
     private static final String ROUTE = "codeagent.route";
     private static final String STARTED = "codeagent.started";
     private static final String REQUEST_ID = "codeagent.requestId";
@@ -119,7 +121,7 @@ public final class ApiServer implements AutoCloseable {
                 .maxConcurrentCalls(maxExecutions)
                 .maxWaitDuration(Duration.ZERO)
                 .build());
-        this.bodies = new JsonBodies(http.maxBodyBytes().bytes());
+        this.bodies = new JsonBodies(http.maxBodyBytes().bytes(), http.requestTimeout());
         this.requests = new ApiRequests(config, executeCode.sandbox().languages());
 
         RunLog runLog = agent.runLog();
@@ -130,7 +132,7 @@ public final class ApiServer implements AutoCloseable {
         CodeGenerator generator = agent.generator();
         this.runs = new RunService(runLog, store -> new SolveTask(generator, executeCode, store, config.solve(),
                 Clock.systemUTC())::solve, http.maxConcurrentRuns(), Clock.systemUTC(), metrics);
-        this.streams = new EventStreams(http.maxEventStreams(), Duration.ofSeconds(15));
+        this.streams = new EventStreams(eventStreamPlaces(), Duration.ofSeconds(15));
         this.health = new HealthCheck(executeCode, agent::runLog);
         this.piston = new PistonApi(executeCode, config);
         registerGauges(maxExecutions);
@@ -144,6 +146,9 @@ public final class ApiServer implements AutoCloseable {
             cfg.jetty.modifyServer(server -> {
                 jetty.set(server);
                 server.setErrorHandler(new Problems.JettyErrorHandler());
+                // a flood of idle connections must not use up the file descriptors the sandbox needs: beyond
+                // this Jetty stops accepting until some close (the head deadline and idle timeout close them)
+                server.addBean(new ConnectionLimit(MAX_CONNECTIONS, server));
             });
             cfg.jetty.modifyHttpConfiguration(hc -> {
                 hc.setRequestHeaderSize((int) http.maxHeaderBytes().bytes());
@@ -153,7 +158,7 @@ public final class ApiServer implements AutoCloseable {
                 hc.setMinRequestDataRate(1024);
             });
             cfg.jetty.addConnector((server, hc) -> {
-                ServerConnector c = new ServerConnector(server, new HttpConnectionFactory(hc));
+                ServerConnector c = new ServerConnector(server, new HeadDeadlineConnectionFactory(hc, http.requestTimeout()));
                 c.setHost(http.host());
                 c.setPort(http.port());
                 c.setIdleTimeout(http.requestTimeout().toMillis());
@@ -224,9 +229,19 @@ public final class ApiServer implements AutoCloseable {
         stopped.await();
     }
 
+    /** Each open event stream holds a request thread: never let them take more than half the pool. */
+    private int eventStreamPlaces() {
+        int cap = MAX_THREADS / 2;
+        if (http.maxEventStreams() > cap) {
+            log.warn("http.maxEventStreams={} would tie up the request threads; using {}", http.maxEventStreams(), cap);
+            return cap;
+        }
+        return http.maxEventStreams();
+    }
+
     private QueuedThreadPool threadPool() {
         // a bounded queue: under a flood Jetty sheds connections instead of piling up work
-        QueuedThreadPool pool = new QueuedThreadPool(200, 8, 60_000, new BlockingArrayQueue<>(256, 256, 4096));
+        QueuedThreadPool pool = new QueuedThreadPool(MAX_THREADS, 8, 60_000, new BlockingArrayQueue<>(256, 256, 4096));
         pool.setName("http");
         pool.setDaemon(false);
         return pool;
@@ -587,6 +602,8 @@ public final class ApiServer implements AutoCloseable {
 
     private void health(Context ctx) throws InterruptedException {
         HealthCheck.Status s = health.current(Duration.ofSeconds(5));
+        // /health answers anyone; why a check failed (error texts that may name files and hosts) only key holders
+        boolean detailed = !http.auth().enabled() || ApiKeys.presented(ctx.header("Authorization")).flatMap(keys::find).isPresent();
         boolean ready = s.ready() && !stopping.get();
         ObjectNode body = Views.MAPPER.createObjectNode();
         body.put("status", ready ? "UP" : "DOWN");
@@ -596,7 +613,9 @@ public final class ApiServer implements AutoCloseable {
         ObjectNode sandbox = body.putObject("sandbox");
         sandbox.put("tier", executeCode.sandbox().tier());
         sandbox.put("ok", s.sandboxOk());
-        sandbox.put("detail", s.sandboxDetail());
+        if (detailed) {
+            sandbox.put("detail", s.sandboxDetail());
+        }
         sandbox.put("probeMs", s.probeMillis());
         sandbox.put("checkedAt", s.checkedAt().toString());
         sandbox.put("running", executeCode.running());
@@ -604,7 +623,9 @@ public final class ApiServer implements AutoCloseable {
         ObjectNode store = body.putObject("store");
         store.put("kind", config.store().kind());
         store.put("ok", s.storeOk());
-        store.put("detail", s.storeDetail());
+        if (detailed) {
+            store.put("detail", s.storeDetail());
+        }
         ObjectNode runsNode = body.putObject("runs");
         runsNode.put("active", runs.active());
         runsNode.put("max", runs.maxRuns());

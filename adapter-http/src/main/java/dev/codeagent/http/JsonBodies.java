@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import dev.codeagent.http.ProblemException.Type;
 import io.javalin.http.Context;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -25,14 +26,17 @@ import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
+import org.eclipse.jetty.http.BadMessageException;
 
 /**
- * Reads request bodies defensively: a size cap checked before and while reading (413), strict UTF-8
+ * Reads request bodies defensively: a size cap checked before and while reading (413), a deadline for
+ * the whole body (408), strict UTF-8
  * (400), strict JSON binding (unknown fields and wrong types are 400s naming the field). Nothing a
  * client sends can make this throw anything but a {@link ProblemException}.
  */
@@ -41,9 +45,11 @@ final class JsonBodies {
     private final ObjectMapper strict;
     private final ObjectMapper lenient;
     private final long maxBytes;
+    private final Duration deadline;
 
-    JsonBodies(long maxBytes) {
+    JsonBodies(long maxBytes, Duration deadline) {
         this.maxBytes = maxBytes;
+        this.deadline = deadline;
         this.strict = configure(true);
         this.lenient = configure(false);
     }
@@ -99,10 +105,16 @@ final class JsonBodies {
         }
         byte[] bytes;
         try (InputStream in = ctx.req().getInputStream()) {
-            bytes = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+            bytes = readBefore(in, System.nanoTime() + deadline.toNanos());
         } catch (IOException e) {
-            // the client stopped sending (idle timeout) or went away; the answer rarely reaches it
-            throw new ProblemException(Type.REQUEST_TIMEOUT, "the request body did not arrive in time");
+            if (e.getCause() instanceof BadMessageException) {
+                throw unreadable((BadMessageException) e.getCause());
+            }
+            // the client stopped sending (idle timeout), went away, or broke the chunking (Jetty reports an early EOF)
+            throw new ProblemException(Type.REQUEST_TIMEOUT, "the request body did not arrive in time or was cut short");
+        } catch (BadMessageException e) {
+            // Jetty's verdict on the body while it streams: trickled too slowly, broken chunking, too large
+            throw unreadable(e);
         }
         if (bytes.length > maxBytes) {
             throw tooLarge("more than " + maxBytes + " bytes");
@@ -111,6 +123,40 @@ final class JsonBodies {
             throw new ProblemException(Type.MALFORMED_JSON, "the request body is empty; expected a JSON object");
         }
         return decodeUtf8(bytes);
+    }
+
+    /**
+     * Reads at most the cap plus one byte, within the deadline. Jetty's minimum data rate alone would let a
+     * client send a body of the full cap at 1 KiB/s and hold a request thread for half an hour.
+     */
+    private byte[] readBefore(InputStream in, long deadlineNanos) throws IOException {
+        long limit = Math.min(Integer.MAX_VALUE - 8, maxBytes + 1);
+        ByteArrayOutputStream got = new ByteArrayOutputStream((int) Math.min(limit, 64 * 1024));
+        byte[] chunk = new byte[16 * 1024];
+        while (got.size() < limit) {
+            int n = in.read(chunk, 0, (int) Math.min(chunk.length, limit - got.size()));
+            if (n < 0) {
+                break;
+            }
+            got.write(chunk, 0, n);
+            if (System.nanoTime() - deadlineNanos > 0 && got.size() < limit) {
+                throw new ProblemException(Type.REQUEST_TIMEOUT, "the request body arrived too slowly: it must arrive within "
+                        + deadline.toMillis() + " ms (http.requestTimeout)");
+            }
+        }
+        return got.toByteArray();
+    }
+
+    private ProblemException unreadable(BadMessageException e) {
+        switch (e.getCode()) {
+            case 408:
+                return new ProblemException(Type.REQUEST_TIMEOUT, "the request body arrived too slowly (" + abbreviate(e.getReason(), 80)
+                        + ")");
+            case 413:
+                return tooLarge("more than " + maxBytes + " bytes");
+            default:
+                return new ProblemException(Type.BAD_REQUEST, "the request body could not be read: " + abbreviate(e.getReason(), 120));
+        }
     }
 
     private ProblemException tooLarge(String size) {
@@ -157,7 +203,7 @@ final class JsonBodies {
         } catch (JsonParseException e) {
             throw malformed(e);
         } catch (JsonMappingException e) {
-            throw ProblemException.invalid(path(e).isEmpty() ? "body" : path(e), abbreviate(e.getOriginalMessage(), 200));
+            throw ProblemException.invalid(path(e).isEmpty() ? "body" : path(e), abbreviate(parserMessage(e), 200));
         } catch (JsonProcessingException e) {
             throw malformed(e);
         }
@@ -166,7 +212,13 @@ final class JsonBodies {
     private static ProblemException malformed(JsonProcessingException e) {
         String where = e.getLocation() == null ? ""
                 : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
-        return new ProblemException(Type.MALFORMED_JSON, "malformed JSON" + where + ": " + abbreviate(e.getOriginalMessage(), 200));
+        return new ProblemException(Type.MALFORMED_JSON, "malformed JSON" + where + ": " + abbreviate(parserMessage(e), 200));
+    }
+
+    /** Jackson's message without its advice to the server's programmer (which feature to enable, which constraint). */
+    static String parserMessage(JsonProcessingException e) {
+        String m = e.getOriginalMessage();
+        return m == null ? "" : m.replaceAll(":? *enable `[^`]*` to allow", "").replaceAll(", from `[^`]*`", "");
     }
 
     private static String known(Collection<Object> ids) {

@@ -42,6 +42,7 @@ import org.slf4j.LoggerFactory;
 final class PistonApi {
 
     private static final Logger log = LoggerFactory.getLogger(PistonApi.class);
+    private static final int MAX_SELECTOR_CHARS = 64;
     private static final Pattern VERSION_SELECTOR = Pattern.compile("(\\d+|[xX*])(\\.(\\d+|[xX*]))*");
 
     /** The request body of {@code POST /api/v2/execute}. */
@@ -207,11 +208,22 @@ final class PistonApi {
         if (main == null) {
             throw pistonError("files", "files must include at least one utf8 encoded file");
         }
+        String badNames = FileNames.problem(others.keySet());
+        if (badNames != null) {
+            throw pistonError("files", badNames);
+        }
         List<String> args = body.args() == null ? List.of() : body.args();
         for (int i = 0; i < args.size(); i++) {
             if (args.get(i) == null || args.get(i).indexOf('\0') >= 0) {
                 throw pistonError("args[" + i + "]", "args[" + i + "] must be a string without NUL characters");
             }
+            String tooLong = ApiRequests.argProblem(args.get(i));
+            if (tooLong != null) {
+                throw pistonError("args[" + i + "]", "args[" + i + "]: " + tooLong);
+            }
+        }
+        if (args.stream().mapToLong(ApiRequests::utf8Bytes).sum() > ApiRequests.MAX_ARGS_BYTES) {
+            throw pistonError("args", "args: at most " + ApiRequests.MAX_ARGS_BYTES + " bytes in all");
         }
         String stdin = body.stdin() == null ? "" : body.stdin();
         if (!stdin.endsWith("\n")) {
@@ -296,7 +308,8 @@ final class PistonApi {
         if (selector.isEmpty() || selector.equals("*") || selector.equalsIgnoreCase("x") || selector.equals("latest")) {
             return true;
         }
-        if (!VERSION_SELECTOR.matcher(selector).matches()) {
+        // the pattern's repeated group recurses once per segment: a long selector would overflow the stack
+        if (selector.length() > MAX_SELECTOR_CHARS || !VERSION_SELECTOR.matcher(selector).matches()) {
             return false;
         }
         String[] want = selector.split("\\.");

@@ -3,7 +3,6 @@ package dev.codeagent.domain.execution;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
-import java.util.regex.Pattern;
 
 /**
  * Source code to run: the main source in a language, plus optional extra files placed beside it
@@ -16,7 +15,6 @@ import java.util.regex.Pattern;
  */
 public record Program(Language language, String source, Map<String, String> files) {
 
-    private static final Pattern SAFE_NAME = Pattern.compile("[A-Za-z0-9_.-]+(/[A-Za-z0-9_.-]+)*");
 
     public Program {
         Objects.requireNonNull(language, "language");
@@ -27,7 +25,7 @@ public record Program(Language language, String source, Map<String, String> file
         files = Map.copyOf(new TreeMap<>(Objects.requireNonNull(files, "files")));
         for (var e : files.entrySet()) {
             String name = e.getKey();
-            if (!SAFE_NAME.matcher(name).matches() || name.startsWith(".") || name.contains("/.") || name.contains("..")) {
+            if (!plainRelativePath(name) || name.startsWith(".") || name.contains("/.") || name.contains("..")) {
                 throw new IllegalArgumentException("file name '" + name + "' is not a plain relative path");
             }
             if (name.equals(mainFileName(language))) {
@@ -35,6 +33,23 @@ public record Program(Language language, String source, Map<String, String> file
             }
             Objects.requireNonNull(e.getValue(), "content of " + name);
         }
+    }
+
+    /** Segments of [A-Za-z0-9_.-] joined by single slashes; a loop, not a regex, so a deep path cannot overflow the stack. */
+    private static boolean plainRelativePath(String name) {
+        if (name.isEmpty() || name.length() > 1024 || name.startsWith("/") || name.endsWith("/")) {
+            return false;
+        }
+        char previous = '/';
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            boolean plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+            if (c == '/' ? previous == '/' : !plain) {
+                return false;
+            }
+            previous = c;
+        }
+        return true;
     }
 
     public Program(Language language, String source) {

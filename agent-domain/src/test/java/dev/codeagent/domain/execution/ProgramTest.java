@@ -24,6 +24,13 @@ class ProgramTest {
     }
 
     @Test
+    void aDeepOrLongPathIsRejectedWithoutOverflowingTheStack() {
+        assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of("a/".repeat(5000) + "b", "x")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a plain relative path");
+        assertThat(new Program(Language.PYTHON, "", Map.of("a/".repeat(100) + "b", "x")).files()).hasSize(1);
+    }
+
+    @Test
     void rejectsAFileThatWouldOverwriteTheMainSource() {
         assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of("main.py", "x")))
                 .hasMessageContaining("clashes");
