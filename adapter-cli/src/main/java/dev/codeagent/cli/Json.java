@@ -2,6 +2,7 @@ package dev.codeagent.cli;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.codeagent.application.execute.ExecutionSummary;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -35,21 +36,7 @@ final class Json {
      * stderrTruncated, wallTimeMs, cpuTimeMs, peakMemoryBytes, sandbox, isolation (null where unknown).
      */
     static ObjectNode execution(Execution e) {
-        ObjectNode o = NODES.objectNode();
-        o.put("outcome", e.outcome().name());
-        o.put("exitCode", e.exitCode());
-        o.put("signal", e.signal());
-        o.put("stdout", e.stdout().text());
-        o.put("stderr", e.stderr().text());
-        o.put("stdoutTruncated", e.stdout().truncated());
-        o.put("stderrTruncated", e.stderr().truncated());
-        o.put("wallTimeMs", e.wallTime().toMillis());
-        o.put("cpuTimeMs", millis(e.cpuTime()));
-        o.put("peakMemoryBytes", e.peakMemoryBytes());
-        o.put("sandbox", e.isolation().tier());
-        ArrayNode features = o.putArray("isolation");
-        e.isolation().sortedFeatures().forEach(features::add);
-        return o;
+        return MAPPER.valueToTree(ExecutionSummary.of(e));
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.codeagent.http;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.codeagent.application.execute.ExecutionSummary;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -30,21 +31,8 @@ final class Views {
     }
 
     static ObjectNode execution(Execution e) {
-        ObjectNode n = F.objectNode();
-        n.put("outcome", e.outcome().name());
-        n.put("exitCode", e.exitCode());
-        n.put("signal", e.signal());
-        n.put("stdout", e.stdout().text());
-        n.put("stderr", e.stderr().text());
-        n.put("stdoutTruncated", e.stdout().truncated());
-        n.put("stderrTruncated", e.stderr().truncated());
-        n.put("wallTimeMs", e.wallTime().toMillis());
-        n.put("cpuTimeMs", e.cpuTime() == null ? null : e.cpuTime().toMillis());
-        n.put("peakMemoryBytes", e.peakMemoryBytes());
-        n.put("sandbox", e.isolation().tier());
-        // the same shape as `codeagent exec --json`: the features in force
-        ArrayNode features = n.putArray("isolation");
-        e.isolation().sortedFeatures().forEach(features::add);
+        // the same fields as `codeagent exec --json`, plus the sandbox's explanation of the outcome
+        ObjectNode n = MAPPER.valueToTree(ExecutionSummary.of(e));
         n.put("detail", e.detail());
         return n;
     }
