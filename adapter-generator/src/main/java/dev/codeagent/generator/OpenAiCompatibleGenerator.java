@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.config.ConfigException;
-import dev.codeagent.application.config.GeneratorConfig;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.GenerationRequest;
 import dev.codeagent.domain.solving.GeneratorException;
@@ -62,7 +61,7 @@ public final class OpenAiCompatibleGenerator implements CodeGenerator {
     private static final int MAX_MESSAGE_CHARS = 300;
     private static final String COMPLETIONS_PATH = "/chat/completions";
 
-    private final GeneratorConfig.OpenAi config;
+    private final OpenAiConfig config;
     private final String baseUrl;
     private final URI endpoint;
     private final HttpClient http;
@@ -70,11 +69,11 @@ public final class OpenAiCompatibleGenerator implements CodeGenerator {
     private final Clock clock;
 
     /** @throws ConfigException when the config cannot work (no base URL or model, a bad URL, bad numbers) */
-    public OpenAiCompatibleGenerator(GeneratorConfig.OpenAi config) {
+    public OpenAiCompatibleGenerator(OpenAiConfig config) {
         this(config, Clock.systemUTC());
     }
 
-    OpenAiCompatibleGenerator(GeneratorConfig.OpenAi config, Clock clock) {
+    OpenAiCompatibleGenerator(OpenAiConfig config, Clock clock) {
         this.config = Objects.requireNonNull(config, "config");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.baseUrl = normalizeBaseUrl(config.baseUrl());

@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.codeagent.application.config.ConfigException;
-import dev.codeagent.application.config.GeneratorConfig;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.GenerationRequest;
@@ -51,8 +50,8 @@ class OpenAiCompatibleGeneratorTest {
         server.close();
     }
 
-    private GeneratorConfig.OpenAi config(String apiKey, Duration timeout) {
-        return new GeneratorConfig.OpenAi(server.baseUrl(), "test-model", apiKey, timeout, 0.2, 512);
+    private OpenAiConfig config(String apiKey, Duration timeout) {
+        return new OpenAiConfig(server.baseUrl(), "test-model", apiKey, timeout, 0.2, 512);
     }
 
     private OpenAiCompatibleGenerator generator() {
@@ -129,7 +128,7 @@ class OpenAiCompatibleGeneratorTest {
     @Test
     void stripsATrailingSlashFromTheBaseUrl() {
         server.enqueue(Scripted.of(200, LoopbackLlmServer.completion(REPLY)));
-        GeneratorConfig.OpenAi slashed = new GeneratorConfig.OpenAi(server.baseUrl() + "/", "test-model", null,
+        OpenAiConfig slashed = new OpenAiConfig(server.baseUrl() + "/", "test-model", null,
                 Duration.ofSeconds(5), 0.0, 64);
         OpenAiCompatibleGenerator generator = new OpenAiCompatibleGenerator(slashed);
 
@@ -231,7 +230,7 @@ class OpenAiCompatibleGeneratorTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             closedPort = s.getLocalPort();
         }
-        GeneratorConfig.OpenAi nobody = new GeneratorConfig.OpenAi("http://127.0.0.1:" + closedPort + "/v1", "test-model",
+        OpenAiConfig nobody = new OpenAiConfig("http://127.0.0.1:" + closedPort + "/v1", "test-model",
                 null, Duration.ofSeconds(5), 0.2, 512);
 
         GeneratorException e = catchThrowableOfType(GeneratorException.class, () -> new OpenAiCompatibleGenerator(nobody).generate(first(ADD)));
@@ -251,7 +250,7 @@ class OpenAiCompatibleGeneratorTest {
                     // the test asserts the client's side
                 }
             });
-            GeneratorConfig.OpenAi rude = new GeneratorConfig.OpenAi("http://127.0.0.1:" + hangUp.getLocalPort() + "/v1",
+            OpenAiConfig rude = new OpenAiConfig("http://127.0.0.1:" + hangUp.getLocalPort() + "/v1",
                     "test-model", null, Duration.ofSeconds(5), 0.2, 512);
 
             GeneratorException e = catchThrowableOfType(GeneratorException.class,
@@ -393,16 +392,16 @@ class OpenAiCompatibleGeneratorTest {
 
     @Test
     void refusesConfigsThatCannotWork() {
-        assertThatThrownBy(() -> new OpenAiCompatibleGenerator(new GeneratorConfig.OpenAi("localhost:11434", "m", null,
+        assertThatThrownBy(() -> new OpenAiCompatibleGenerator(new OpenAiConfig("localhost:11434", "m", null,
                 Duration.ofSeconds(1), 0.2, 10)))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("generator.openai.baseUrl");
-        assertThatThrownBy(() -> new OpenAiCompatibleGenerator(new GeneratorConfig.OpenAi(null, "m", null,
+        assertThatThrownBy(() -> new OpenAiCompatibleGenerator(new OpenAiConfig(null, "m", null,
                 Duration.ofSeconds(1), 0.2, 10)))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("CODEAGENT_LLM_BASE_URL");
-        assertThatThrownBy(() -> new OpenAiCompatibleGenerator(new GeneratorConfig.OpenAi(server.baseUrl(), " ", null,
+        assertThatThrownBy(() -> new OpenAiCompatibleGenerator(new OpenAiConfig(server.baseUrl(), " ", null,
                 Duration.ofSeconds(1), 0.2, 10)))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("CODEAGENT_LLM_MODEL");
-        assertThatThrownBy(() -> new OpenAiCompatibleGenerator(new GeneratorConfig.OpenAi(server.baseUrl(), "m", null,
+        assertThatThrownBy(() -> new OpenAiCompatibleGenerator(new OpenAiConfig(server.baseUrl(), "m", null,
                 Duration.ofSeconds(1), 0.2, 0)))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("maxTokens");
     }

@@ -1,6 +1,5 @@
 package dev.codeagent.http;
 
-import dev.codeagent.application.config.HttpConfig;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;

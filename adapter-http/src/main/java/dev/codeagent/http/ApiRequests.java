@@ -170,13 +170,8 @@ final class ApiRequests {
     }
 
     private ResourceLimits limits(LimitsBody body, List<FieldError> errors) {
-        ResourceLimits defaults;
-        try {
-            defaults = config.limits().toResourceLimits();
-        } catch (IllegalArgumentException e) {
-            defaults = ResourceLimits.defaults();
-        }
-        long maxTimeout = config.http().maxTimeout().toMillis();
+        ResourceLimits defaults = config.limits().toResourceLimits();
+        long maxTimeout = HttpConfig.from(config).maxTimeout().toMillis();
         if (defaults.wallTime().toMillis() > maxTimeout) {
             defaults = defaults.withWallTime(Duration.ofMillis(maxTimeout));
         }
@@ -190,7 +185,7 @@ final class ApiRequests {
         if (check(errors, "limits.cpuTimeMs", body.cpuTimeMs(), 1, maxTimeout, "(http.maxTimeout)")) {
             l = l.withCpuTime(Duration.ofMillis(body.cpuTimeMs()));
         }
-        if (check(errors, "limits.memoryBytes", body.memoryBytes(), 16L * ResourceLimits.MIB, config.http().maxMemory().bytes(),
+        if (check(errors, "limits.memoryBytes", body.memoryBytes(), 16L * ResourceLimits.MIB, HttpConfig.from(config).maxMemory().bytes(),
                 "(http.maxMemory)")) {
             l = l.withMemoryBytes(body.memoryBytes());
         }

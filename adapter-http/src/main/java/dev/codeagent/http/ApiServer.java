@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
-import dev.codeagent.application.config.HttpConfig;
 import dev.codeagent.application.config.Units;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.execute.InvalidRequestException;
@@ -104,7 +103,7 @@ public final class ApiServer implements AutoCloseable {
     private ApiServer(CodeAgent agent) {
         this.agent = agent;
         this.config = agent.config();
-        this.http = config.http();
+        this.http = HttpConfig.from(config);
         if (http.auth().enabled() && http.auth().keys().isEmpty()) {
             throw new ConfigException("http.auth.enabled is true but http.auth.keys is empty: add a key (name and the SHA-256"
                     + " of the key: printf %s \"$KEY\" | sha256sum) or, for local use only, set http.auth.enabled=false");

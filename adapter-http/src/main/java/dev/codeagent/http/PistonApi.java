@@ -167,8 +167,8 @@ final class PistonApi {
                     + " runtime is unknown");
         }
 
-        long maxTimeout = config.http().maxTimeout().toMillis();
-        long maxMemory = config.http().maxMemory().bytes();
+        long maxTimeout = HttpConfig.from(config).maxTimeout().toMillis();
+        long maxMemory = HttpConfig.from(config).maxMemory().bytes();
         Long runTimeout = constraint("run_timeout", body.runTimeout(), maxTimeout);
         constraint("compile_timeout", body.compileTimeout(), maxTimeout);
         Long runMemory = constraint("run_memory_limit", body.runMemoryLimit(), maxMemory);
@@ -238,12 +238,7 @@ final class PistonApi {
     }
 
     private ResourceLimits defaults(long maxTimeout) {
-        ResourceLimits d;
-        try {
-            d = config.limits().toResourceLimits();
-        } catch (IllegalArgumentException e) {
-            d = ResourceLimits.defaults();
-        }
+        ResourceLimits d = config.limits().toResourceLimits();
         return d.wallTime().toMillis() > maxTimeout ? d.withWallTime(Duration.ofMillis(maxTimeout)) : d;
     }
 

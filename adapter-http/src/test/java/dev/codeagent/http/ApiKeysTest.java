@@ -2,7 +2,6 @@ package dev.codeagent.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.codeagent.application.config.HttpConfig;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;

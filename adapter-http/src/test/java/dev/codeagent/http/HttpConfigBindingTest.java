@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
-import dev.codeagent.application.config.HttpConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +26,7 @@ class HttpConfigBindingTest {
         Path file = dir.resolve("c.yaml");
         Files.writeString(file, "http:\n  auth:\n    keys:\n      - name: ci\n        sha256: " + SHA.toUpperCase()
                 + "\n        endpoints: [executions, piston]\n        rateLimitPerMinute: 5\n");
-        HttpConfig http = new ConfigLoader().load(Optional.of(file), Map.of(), Map.of()).http();
+        HttpConfig http = HttpConfig.from(new ConfigLoader().load(Optional.of(file), Map.of(), Map.of()));
         assertThat(http.auth().enabled()).isTrue();
         HttpConfig.ApiKey key = http.auth().keys().get(0);
         assertThat(key.name()).isEqualTo("ci");
@@ -42,10 +41,10 @@ class HttpConfigBindingTest {
         CodeAgentConfig config = new ConfigLoader().load(Optional.empty(),
                 Map.of("CODEAGENT_HTTP_AUTH_KEYS", "a:" + SHA + ",b:" + SHA + ":runs+metrics", "CODEAGENT_CONFIG", emptyFile()),
                 Map.of("http.port", "0"));
-        assertThat(config.http().auth().keys()).extracting(HttpConfig.ApiKey::name).containsExactly("a", "b");
-        assertThat(config.http().auth().keys().get(0).allows("executions")).isTrue();
-        assertThat(config.http().auth().keys().get(1).endpoints()).containsExactly("runs", "metrics");
-        assertThat(config.http().port()).isZero();
+        assertThat(HttpConfig.from(config).auth().keys()).extracting(HttpConfig.ApiKey::name).containsExactly("a", "b");
+        assertThat(HttpConfig.from(config).auth().keys().get(0).allows("executions")).isTrue();
+        assertThat(HttpConfig.from(config).auth().keys().get(1).endpoints()).containsExactly("runs", "metrics");
+        assertThat(HttpConfig.from(config).port()).isZero();
     }
 
     @Test

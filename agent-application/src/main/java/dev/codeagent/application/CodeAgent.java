@@ -1,30 +1,27 @@
 package dev.codeagent.application;
 
-import com.google.inject.AbstractModule;
-import com.google.inject.Guice;
-import com.google.inject.Injector;
-import com.google.inject.Key;
-import com.google.inject.Module;
-import com.google.inject.Provider;
-import com.google.inject.Stage;
-import com.google.inject.TypeLiteral;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.solve.SolveTask;
-import dev.codeagent.application.spi.AdapterBindings;
-import dev.codeagent.application.spi.AdapterModule;
-import dev.codeagent.application.store.InMemoryRunLog;
+import dev.codeagent.application.spi.Adapters;
+import dev.codeagent.application.spi.GeneratorProvider;
+import dev.codeagent.application.spi.RunLogProvider;
+import dev.codeagent.application.spi.SandboxProvider;
+import dev.codeagent.application.spi.SandboxSettings;
+import dev.codeagent.application.store.InMemoryRunLogProvider;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.RunLog;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.ServiceLoader;
-import java.util.TreeSet;
+import java.util.TreeMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,18 +36,23 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Adapters are found on the classpath through {@link ServiceLoader} ({@link AdapterModule}); each
- * registers its implementation under a key, and the config picks one by key. An unknown sandbox key
- * fails at creation with the list of known ones; the sandbox, the generator and the run log are built
- * when first asked for, so an executor needs no generator adapter and reading the run history needs no
- * working sandbox.
+ * <p>Adapters are found on the classpath through {@link ServiceLoader} (see {@link Adapters}): each
+ * {@link SandboxProvider}, {@link GeneratorProvider} and {@link RunLogProvider} registers under a key,
+ * and the config picks one by key. An unknown sandbox key fails at creation with the list of known
+ * ones; the sandbox, the generator and the run log are built when first asked for, so an executor
+ * needs no generator adapter and reading the run history needs no working sandbox.
+ *
+ * <p>Composition is plain code, not a DI container: three maps from key to factory are all it takes,
+ * and a container would only stand between a provider's one-line error and the user.
  */
 public final class CodeAgent implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(CodeAgent.class);
 
     private final CodeAgentConfig config;
-    private final Injector injector;
+    private final Map<String, SandboxProvider<?>> sandboxes;
+    private final Map<String, GeneratorProvider<?>> generators;
+    private final Map<String, RunLogProvider<?>> runLogs;
     private final Supplier<Sandbox> sandbox;
     private final Supplier<ExecuteCode> executeCode;
     private final Supplier<CodeGenerator> generator;
@@ -58,22 +60,21 @@ public final class CodeAgent implements AutoCloseable {
     private final Supplier<SolveTask> solveTask;
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
-    private CodeAgent(CodeAgentConfig config, List<Module> modules, CodeGenerator generatorOverride, RunLog runLogOverride) {
-        this.config = Objects.requireNonNull(config, "config");
-        List<Module> all = new ArrayList<>(modules);
-        all.add(new CoreModule(config));
-        this.injector = Guice.createInjector(Stage.DEVELOPMENT, all);
-        TypeLiteral<Map<String, Provider<Sandbox>>> sandboxes = new TypeLiteral<>() { };
-        requireKnown(sandboxes, "sandbox.kind", config.sandbox().kind());
-        this.sandbox = memoize(() -> select(sandboxes, "sandbox.kind", config.sandbox().kind()));
+    private CodeAgent(Builder b, Adapters adapters) {
+        this.config = b.config;
+        this.sandboxes = byKey(adapters.sandboxes(), b.sandboxes, SandboxProvider::key);
+        this.generators = byKey(adapters.generators(), b.generators, GeneratorProvider::key);
+        this.runLogs = byKey(adapters.runLogs(), b.runLogs, RunLogProvider::key);
+        runLogs.putIfAbsent(InMemoryRunLogProvider.KEY, new InMemoryRunLogProvider());
+        SandboxProvider<?> sandboxProvider = find(sandboxes, "sandbox.kind", config.sandbox().kind());
+        this.sandbox = memoize(() -> track(createSandbox(sandboxProvider)));
         this.executeCode = memoize(() -> new ExecuteCode(sandbox(), config.policy().toPolicy(),
                 config.sandbox().maxSourceBytes().bytes(), config.sandbox().maxConcurrent(), config.sandbox().maxQueueWait()));
-        this.generator = generatorOverride != null ? () -> generatorOverride
-                : memoize(() -> select(new TypeLiteral<Map<String, Provider<CodeGenerator>>>() { }, "generator.kind",
-                        config.generator().kind()));
-        this.runLog = runLogOverride != null ? () -> runLogOverride
-                : memoize(() -> select(new TypeLiteral<Map<String, Provider<RunLog>>>() { }, "store.kind", config.store().kind()));
-        this.solveTask = memoize(() -> new SolveTask(generator(), executeCode(), runLog(), config.solve(), java.time.Clock.systemUTC()));
+        this.generator = b.generator != null ? () -> b.generator
+                : memoize(() -> track(createGenerator(find(generators, "generator.kind", config.generator().kind()))));
+        this.runLog = b.runLog != null ? () -> b.runLog
+                : memoize(() -> track(createRunLog(find(runLogs, "store.kind", config.store().kind()))));
+        this.solveTask = memoize(() -> new SolveTask(generator(), executeCode(), runLog(), config.solve(), Clock.systemUTC()));
     }
 
     /** Composes an agent from the config with every adapter on the classpath. */
@@ -90,10 +91,12 @@ public final class CodeAgent implements AutoCloseable {
         return new Builder(config);
     }
 
-    /** Builds a {@link CodeAgent}; lets an embedding program supply its own generator or run log. */
+    /** Builds a {@link CodeAgent}; lets an embedding program supply its own adapters, generator or run log. */
     public static final class Builder {
         private final CodeAgentConfig config;
-        private final List<Module> modules = new ArrayList<>();
+        private final List<SandboxProvider<?>> sandboxes = new ArrayList<>();
+        private final List<GeneratorProvider<?>> generators = new ArrayList<>();
+        private final List<RunLogProvider<?>> runLogs = new ArrayList<>();
         private boolean discover = true;
         private CodeGenerator generator;
         private RunLog runLog;
@@ -102,13 +105,25 @@ public final class CodeAgent implements AutoCloseable {
             this.config = Objects.requireNonNull(config, "config");
         }
 
-        /** Adds a module besides those found on the classpath. */
-        public Builder module(Module module) {
-            modules.add(module);
+        /** Adds a sandbox tier besides those on the classpath; it wins over one of the same key. */
+        public Builder provider(SandboxProvider<?> provider) {
+            sandboxes.add(Objects.requireNonNull(provider, "provider"));
             return this;
         }
 
-        /** Uses only the modules added here, not the classpath's. */
+        /** Adds a generator besides those on the classpath; it wins over one of the same key. */
+        public Builder provider(GeneratorProvider<?> provider) {
+            generators.add(Objects.requireNonNull(provider, "provider"));
+            return this;
+        }
+
+        /** Adds a run store besides those on the classpath; it wins over one of the same key. */
+        public Builder provider(RunLogProvider<?> provider) {
+            runLogs.add(Objects.requireNonNull(provider, "provider"));
+            return this;
+        }
+
+        /** Uses only the providers added here (and the in-memory store), not the classpath's. */
         public Builder withoutDiscovery() {
             discover = false;
             return this;
@@ -127,18 +142,12 @@ public final class CodeAgent implements AutoCloseable {
         }
 
         /**
-         * @throws ConfigException when a configured key is unknown
-         * @throws dev.codeagent.domain.execution.SandboxUnavailableException when the sandbox cannot run here
+         * @throws ConfigException when the configured sandbox key is unknown
          */
         public CodeAgent build() {
-            List<Module> all = new ArrayList<>(modules);
-            if (discover) {
-                for (AdapterModule m : ServiceLoader.load(AdapterModule.class)) {
-                    log.debug("adapter module {}", m.getClass().getName());
-                    all.add(m);
-                }
-            }
-            return new CodeAgent(config, all, generator, runLog);
+            Adapters found = discover ? Adapters.discover() : new Adapters(List.of(), List.of(), List.of(), List.of());
+            found.sandboxes().forEach(p -> log.debug("sandbox adapter {} ({})", p.key(), p.getClass().getName()));
+            return new CodeAgent(this, found);
         }
     }
 
@@ -180,50 +189,50 @@ public final class CodeAgent implements AutoCloseable {
         return solveTask.get();
     }
 
-    /** The keys registered for a port: {@code sandbox}, {@code generator} or {@code store}. */
+    /** The keys registered for a port: {@code sandbox}, {@code generator} or {@code store}, sorted. */
     public List<String> knownKeys(String port) {
         switch (port) {
             case "sandbox":
-                return keys(new TypeLiteral<Map<String, Provider<Sandbox>>>() { });
+                return new ArrayList<>(sandboxes.keySet());
             case "generator":
-                return keys(new TypeLiteral<Map<String, Provider<CodeGenerator>>>() { });
+                return new ArrayList<>(generators.keySet());
             case "store":
-                return keys(new TypeLiteral<Map<String, Provider<RunLog>>>() { });
+                return new ArrayList<>(runLogs.keySet());
             default:
                 throw new IllegalArgumentException("no port " + port);
         }
     }
 
-    private <T> List<String> keys(TypeLiteral<Map<String, Provider<T>>> type) {
-        return new ArrayList<>(new TreeSet<>(injector.getInstance(Key.get(type)).keySet()));
+    private <C> Sandbox createSandbox(SandboxProvider<C> p) {
+        return p.create(config.section(p.config()), new SandboxSettings(config.sandbox().isolation(), config.limits().toResourceLimits()));
     }
 
-    private <T> Provider<T> requireKnown(TypeLiteral<Map<String, Provider<T>>> type, String configKey, String chosen) {
-        Map<String, Provider<T>> known = injector.getInstance(Key.get(type));
-        Provider<T> p = known.get(chosen);
+    private <C> CodeGenerator createGenerator(GeneratorProvider<C> p) {
+        return p.create(config.section(p.config()));
+    }
+
+    private <C> RunLog createRunLog(RunLogProvider<C> p) {
+        return p.create(config.section(p.config()));
+    }
+
+    /** Discovered providers by key, then the explicitly added ones over them. */
+    private static <P> Map<String, P> byKey(List<? extends P> discovered, List<? extends P> added, Function<P, String> key) {
+        Map<String, P> all = new TreeMap<>();
+        discovered.forEach(p -> all.put(key.apply(p), p));
+        added.forEach(p -> all.put(key.apply(p), p));
+        return all;
+    }
+
+    private static <P> P find(Map<String, P> known, String configKey, String chosen) {
+        P p = known.get(chosen);
         if (p == null) {
             throw new ConfigException(configKey + ": unknown '" + chosen + "'; known: "
-                    + (known.isEmpty() ? "none (no adapter for it is on the classpath)" : String.join(", ", new TreeSet<>(known.keySet()))));
+                    + (known.isEmpty() ? "none (no adapter for it is on the classpath)" : String.join(", ", known.keySet())));
         }
         return p;
     }
 
-    private <T> T select(TypeLiteral<Map<String, Provider<T>>> type, String configKey, String chosen) {
-        Provider<T> p = requireKnown(type, configKey, chosen);
-        T instance;
-        try {
-            instance = p.get();
-        } catch (com.google.inject.ProvisionException e) {
-            // providers fail with one-line domain/config exceptions; Guice's wrapper would bury them in a trace
-            Throwable cause = e.getCause();
-            while (cause instanceof com.google.inject.ProvisionException && cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            if (cause instanceof RuntimeException) {
-                throw (RuntimeException) cause;
-            }
-            throw e;
-        }
+    private <T> T track(T instance) {
         if (instance instanceof AutoCloseable) {
             synchronized (closeables) {
                 closeables.add((AutoCloseable) instance);
@@ -260,24 +269,6 @@ public final class CodeAgent implements AutoCloseable {
             } catch (Exception e) {
                 log.warn("closing {} failed: {}", toClose.get(i).getClass().getSimpleName(), e.toString());
             }
-        }
-    }
-
-    /** Binds the config and the adapters that live in the application itself. */
-    private static final class CoreModule extends AbstractModule {
-        private final CodeAgentConfig config;
-
-        CoreModule(CodeAgentConfig config) {
-            this.config = config;
-        }
-
-        @Override
-        protected void configure() {
-            bind(CodeAgentConfig.class).toInstance(config);
-            // declare the maps so that a missing adapter reads as "no keys", not as a Guice error
-            AdapterBindings.sandboxes(binder());
-            AdapterBindings.generators(binder());
-            AdapterBindings.runLog(binder(), "memory").to(InMemoryRunLog.class).in(com.google.inject.Singleton.class);
         }
     }
 }

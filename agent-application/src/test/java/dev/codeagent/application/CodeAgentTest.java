@@ -3,19 +3,22 @@ package dev.codeagent.application;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.inject.AbstractModule;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
-import dev.codeagent.application.spi.AdapterBindings;
+import dev.codeagent.application.spi.ConfigSection;
+import dev.codeagent.application.spi.SandboxProvider;
+import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.application.store.InMemoryRunLog;
 import dev.codeagent.application.testing.ScriptedSandbox;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.solving.RunStatus;
 import dev.codeagent.domain.solving.Task;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 class CodeAgentTest {
@@ -23,21 +26,38 @@ class CodeAgentTest {
     private final ScriptedSandbox sandbox = new ScriptedSandbox(r -> ScriptedSandbox.exited(0, "1\n", ""));
     private final AtomicInteger sandboxesBuilt = new AtomicInteger();
 
-    private final AbstractModule scripted = new AbstractModule() {
-        @Override
-        protected void configure() {
-            AdapterBindings.sandbox(binder(), "scripted").toProvider(() -> {
-                sandboxesBuilt.incrementAndGet();
-                return sandbox;
-            });
-            AdapterBindings.sandbox(binder(), "never").toProvider(() -> {
-                throw new AssertionError("an unconfigured sandbox was built");
-            });
-            AdapterBindings.sandbox(binder(), "unavailable").toProvider(() -> {
-                throw new dev.codeagent.domain.execution.SandboxUnavailableException("no engine here");
-            });
-        }
-    };
+    private CodeAgent.Builder scripted(CodeAgent.Builder builder) {
+        return builder
+                .provider(sandbox("scripted", () -> {
+                    sandboxesBuilt.incrementAndGet();
+                    return sandbox;
+                }))
+                .provider(sandbox("never", () -> {
+                    throw new AssertionError("an unconfigured sandbox was built");
+                }))
+                .provider(sandbox("unavailable", () -> {
+                    throw new dev.codeagent.domain.execution.SandboxUnavailableException("no engine here");
+                }));
+    }
+
+    private static SandboxProvider<Void> sandbox(String key, Supplier<Sandbox> make) {
+        return new SandboxProvider<>() {
+            @Override
+            public String key() {
+                return key;
+            }
+
+            @Override
+            public ConfigSection<Void> config() {
+                return ConfigSection.NONE;
+            }
+
+            @Override
+            public Sandbox create(Void own, SandboxSettings shared) {
+                return make.get();
+            }
+        };
+    }
 
     private CodeAgentConfig config(String yaml) {
         return new ConfigLoader().parse(yaml);
@@ -45,7 +65,7 @@ class CodeAgentTest {
 
     @Test
     void picksTheConfiguredSandboxAndBuildsOnlyIt() {
-        try (CodeAgent agent = CodeAgent.builder(config("sandbox: {kind: scripted}")).withoutDiscovery().module(scripted).build()) {
+        try (CodeAgent agent = scripted(CodeAgent.builder(config("sandbox: {kind: scripted}")).withoutDiscovery()).build()) {
             assertThat(agent.sandbox()).isSameAs(sandbox);
             assertThat(agent.executeCode().execute(ExecutionRequest.of(Language.PYTHON, "print(1)")).outcome())
                     .isEqualTo(Outcome.OK);
@@ -57,15 +77,15 @@ class CodeAgentTest {
 
     @Test
     void anUnknownSandboxKeyFailsAtStartListingTheKnownOnes() {
-        assertThatThrownBy(() -> CodeAgent.builder(config("sandbox: {kind: dockr}")).withoutDiscovery().module(scripted).build())
+        assertThatThrownBy(() -> scripted(CodeAgent.builder(config("sandbox: {kind: dockr}")).withoutDiscovery()).build())
                 .isInstanceOf(ConfigException.class)
                 .hasMessage("sandbox.kind: unknown 'dockr'; known: never, scripted, unavailable");
     }
 
     @Test
     void aSandboxThatCannotRunHereFailsWithItsOwnOneLineMessageWhenFirstNeeded() {
-        CodeAgent agent = CodeAgent.builder(config("sandbox: {kind: unavailable}\nstore: {kind: memory}"))
-                .withoutDiscovery().module(scripted).build();
+        CodeAgent agent = scripted(CodeAgent.builder(config("sandbox: {kind: unavailable}\nstore: {kind: memory}"))
+                .withoutDiscovery()).build();
         assertThat(agent.runLog().recent(10, null)).isEmpty();
         assertThatThrownBy(agent::executeCode)
                 .isInstanceOf(dev.codeagent.domain.execution.SandboxUnavailableException.class)
@@ -74,8 +94,8 @@ class CodeAgentTest {
 
     @Test
     void theGeneratorIsOnlyNeededWhenSolving() {
-        try (CodeAgent agent = CodeAgent.builder(config("sandbox: {kind: scripted}\ngenerator: {kind: openai}"))
-                .withoutDiscovery().module(scripted).build()) {
+        try (CodeAgent agent = scripted(CodeAgent.builder(config("sandbox: {kind: scripted}\ngenerator: {kind: openai}"))
+                .withoutDiscovery()).build()) {
             assertThat(agent.executeCode()).isNotNull();
             assertThatThrownBy(agent::generator)
                     .isInstanceOf(ConfigException.class)
@@ -86,8 +106,8 @@ class CodeAgentTest {
 
     @Test
     void solvesWithAnEmbeddedGeneratorAndTheMemoryStore() {
-        try (CodeAgent agent = CodeAgent.builder(config("sandbox: {kind: scripted}\nstore: {kind: memory}"))
-                .withoutDiscovery().module(scripted)
+        try (CodeAgent agent = scripted(CodeAgent.builder(config("sandbox: {kind: scripted}\nstore: {kind: memory}"))
+                .withoutDiscovery())
                 .generator(request -> "```python\nprint(1)\n```")
                 .build()) {
             assertThat(agent.runLog()).isInstanceOf(InMemoryRunLog.class);

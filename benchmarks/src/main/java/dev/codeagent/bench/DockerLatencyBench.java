@@ -1,12 +1,12 @@
 package dev.codeagent.bench;
 
 import dev.codeagent.application.config.ByteSize;
-import dev.codeagent.application.config.DockerSandboxConfig;
-import dev.codeagent.application.config.SandboxConfig.IsolationMode;
+import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.sandbox.docker.DockerSandbox;
+import dev.codeagent.sandbox.docker.DockerSandboxConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,10 +1,10 @@
 package dev.codeagent.bench;
 
-import dev.codeagent.application.config.ProcessSandboxConfig;
-import dev.codeagent.application.config.SandboxConfig.IsolationMode;
+import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.sandbox.process.ProcessSandbox;
+import dev.codeagent.sandbox.process.ProcessSandboxConfig;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -1,29 +1,29 @@
 package dev.codeagent.sandbox.docker;
 
-import dev.codeagent.application.config.CodeAgentConfig;
-import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.application.spi.ConfigSection;
+import dev.codeagent.application.spi.SandboxProvider;
+import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.domain.execution.Sandbox;
-import jakarta.inject.Inject;
-import jakarta.inject.Provider;
 
-/** Builds the docker sandbox from {@code sandbox.docker}, {@code sandbox.isolation} and the default limits. */
-final class DockerSandboxProvider implements Provider<Sandbox> {
+/**
+ * The docker tier as {@code sandbox.kind: docker}, built from {@code sandbox.docker}, the isolation
+ * mode and the default limits (what the warm pool is prepared for). Nothing touches the engine until
+ * the sandbox is asked for.
+ */
+public final class DockerSandboxProvider implements SandboxProvider<DockerSandboxConfig> {
 
-    private final CodeAgentConfig config;
-
-    @Inject
-    DockerSandboxProvider(CodeAgentConfig config) {
-        this.config = config;
+    @Override
+    public String key() {
+        return DockerSandbox.TIER;
     }
 
     @Override
-    public Sandbox get() {
-        ResourceLimits poolLimits;
-        try {
-            poolLimits = config.limits().toResourceLimits();
-        } catch (IllegalArgumentException e) {
-            poolLimits = ResourceLimits.defaults();
-        }
-        return DockerSandbox.create(config.sandbox().docker(), poolLimits, config.sandbox().isolation());
+    public ConfigSection<DockerSandboxConfig> config() {
+        return DockerSandboxConfig.SECTION;
+    }
+
+    @Override
+    public Sandbox create(DockerSandboxConfig own, SandboxSettings shared) {
+        return DockerSandbox.create(own, shared.baseLimits(), shared.isolation());
     }
 }

@@ -9,7 +9,6 @@ import com.github.dockerjava.api.model.HostConfig;
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.ByteSize;
 import dev.codeagent.application.config.ConfigLoader;
-import dev.codeagent.application.config.DockerSandboxConfig;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;

@@ -3,17 +3,12 @@ package dev.codeagent.sandbox.docker;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.google.inject.AbstractModule;
-import com.google.inject.Guice;
-import com.google.inject.Key;
-import com.google.inject.Provider;
-import com.google.inject.TypeLiteral;
 import dev.codeagent.application.config.ByteSize;
-import dev.codeagent.application.config.CodeAgentConfig;
-import dev.codeagent.application.config.DockerSandboxConfig;
-import dev.codeagent.application.spi.AdapterModule;
+import dev.codeagent.application.spi.IsolationMode;
+import dev.codeagent.application.spi.SandboxProvider;
+import dev.codeagent.application.spi.SandboxSettings;
+import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Language;
-import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -35,16 +30,22 @@ class DockerSandboxTest {
 
     @Test
     void registersUnderTheDockerKeyWithoutTouchingTheEngine() {
-        assertThat(ServiceLoader.load(AdapterModule.class).stream().map(ServiceLoader.Provider::type))
-                .contains(DockerSandboxModule.class);
-        var injector = Guice.createInjector(new DockerSandboxModule(), new AbstractModule() {
-            @Override
-            protected void configure() {
-                bind(CodeAgentConfig.class).toInstance(CodeAgentConfig.defaults());
-            }
-        });
-        Map<String, Provider<Sandbox>> sandboxes = injector.getInstance(Key.get(new TypeLiteral<Map<String, Provider<Sandbox>>>() { }));
-        assertThat(sandboxes).containsKey("docker");
+        assertThat(ServiceLoader.load(SandboxProvider.class).stream().map(ServiceLoader.Provider::type))
+                .contains(DockerSandboxProvider.class);
+        DockerSandboxProvider provider = new DockerSandboxProvider();
+        assertThat(provider.key()).isEqualTo("docker");
+        assertThat(provider.config().path()).isEqualTo("sandbox.docker");
+        assertThat(provider.config().defaults()).isEqualTo(DockerSandboxConfig.defaults());
+    }
+
+    @Test
+    void buildsFromItsOwnSectionAndTheSharedSettings() {
+        DockerSandboxConfig nowhere = new DockerSandboxConfig("unix:///nonexistent/codeagent-docker.sock", "any:latest", 0, 1.0,
+                ByteSize.ofMiB(64));
+        assertThatThrownBy(() -> new DockerSandboxProvider().create(nowhere,
+                new SandboxSettings(IsolationMode.BEST_EFFORT, ResourceLimits.defaults())))
+                .isInstanceOf(SandboxUnavailableException.class)
+                .hasMessageContaining("unix:///nonexistent/codeagent-docker.sock");
     }
 
     @Test

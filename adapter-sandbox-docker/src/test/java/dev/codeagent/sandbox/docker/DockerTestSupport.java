@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 import com.github.dockerjava.api.model.Container;
 import dev.codeagent.application.config.ByteSize;
-import dev.codeagent.application.config.DockerSandboxConfig;
-import dev.codeagent.application.config.SandboxConfig.IsolationMode;
+import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,6 +1,5 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.config.ProcessSandboxConfig;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import java.io.IOException;

@@ -1,8 +1,6 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.config.CodeAgentConfig;
-import dev.codeagent.application.config.ProcessSandboxConfig;
-import dev.codeagent.application.config.SandboxConfig.IsolationMode;
+import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
@@ -113,11 +111,6 @@ public final class ProcessSandbox implements Sandbox {
      */
     public ProcessSandbox(ProcessSandboxConfig config, IsolationMode mode, int preStarted) {
         this(config, mode, HostTools.detect(), preStarted);
-    }
-
-    /** The sandbox the config describes ({@code sandbox.process}, {@code sandbox.isolation}). */
-    public static ProcessSandbox create(CodeAgentConfig config) {
-        return new ProcessSandbox(config.sandbox().process(), config.sandbox().isolation());
     }
 
     ProcessSandbox(ProcessSandboxConfig config, IsolationMode mode, HostTools tools) {

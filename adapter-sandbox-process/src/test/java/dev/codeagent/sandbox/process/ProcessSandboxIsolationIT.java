@@ -4,8 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
-import dev.codeagent.application.config.ProcessSandboxConfig;
-import dev.codeagent.application.config.SandboxConfig.IsolationMode;
+import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import org.junit.jupiter.api.Tag;

@@ -2,8 +2,7 @@ package dev.codeagent.sandbox.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.codeagent.application.config.ProcessSandboxConfig;
-import dev.codeagent.application.config.SandboxConfig.IsolationMode;
+import dev.codeagent.application.spi.IsolationMode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

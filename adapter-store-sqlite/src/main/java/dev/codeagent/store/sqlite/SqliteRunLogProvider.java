@@ -1,22 +1,27 @@
 package dev.codeagent.store.sqlite;
 
-import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.spi.ConfigSection;
+import dev.codeagent.application.spi.RunLogProvider;
 import dev.codeagent.domain.solving.RunLog;
-import jakarta.inject.Inject;
-import jakarta.inject.Provider;
 
-/** Opens the configured SQLite run log; runs left RUNNING are for the front door to mark. */
-final class SqliteRunLogProvider implements Provider<RunLog> {
+/**
+ * {@code store.kind: sqlite}: the {@link SqliteRunLog} at {@code store.sqlite.path}, opened only when
+ * this store is chosen and first asked for. Runs left RUNNING are for the front door to mark.
+ */
+public final class SqliteRunLogProvider implements RunLogProvider<SqliteStoreConfig> {
 
-    private final CodeAgentConfig config;
-
-    @Inject
-    SqliteRunLogProvider(CodeAgentConfig config) {
-        this.config = config;
+    @Override
+    public String key() {
+        return "sqlite";
     }
 
     @Override
-    public RunLog get() {
-        return SqliteRunLog.open(SqliteRunLog.resolvePath(config.store().sqlite().path()));
+    public ConfigSection<SqliteStoreConfig> config() {
+        return SqliteStoreConfig.SECTION;
+    }
+
+    @Override
+    public RunLog create(SqliteStoreConfig own) {
+        return SqliteRunLog.open(SqliteRunLog.resolvePath(own.path()));
     }
 }

@@ -22,12 +22,16 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.codeagent.application.spi.Adapters;
+import dev.codeagent.application.spi.ConfigSection;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -35,17 +39,23 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.stream.Collectors;
 
 /**
  * Reads the {@link CodeAgentConfig}: defaults, then a YAML or JSON file, then environment
  * variables, then explicit overrides (command-line flags), each later one winning.
  *
+ * <p>The keys are those of the application's own sections ({@code sandbox}, {@code limits},
+ * {@code policy}, {@code generator}, {@code solve}, {@code store}) and of every adapter's
+ * {@link ConfigSection} found on the class path ({@code sandbox.docker}, {@code http}, …), all in one
+ * tree: a key of an adapter is listed, set and checked exactly like a core key.
+ *
  * <p>Every key has an environment variable: {@code CODEAGENT_} followed by its dotted path in
  * upper snake case ({@code sandbox.docker.poolSize} is {@code CODEAGENT_SANDBOX_DOCKER_POOL_SIZE}).
- * A few short aliases exist: {@code CODEAGENT_SANDBOX}, {@code CODEAGENT_LLM_BASE_URL},
- * {@code CODEAGENT_LLM_MODEL}, {@code CODEAGENT_LLM_API_KEY}. Overrides use dotted paths.
- * Lists are given as comma-separated text in environment variables and overrides.
+ * A few short aliases exist: {@code CODEAGENT_SANDBOX}, {@code CODEAGENT_GENERATOR},
+ * {@code CODEAGENT_STORE}, and those a section declares ({@code CODEAGENT_LLM_MODEL}, …).
+ * Overrides use dotted paths. Lists are given as comma-separated text in environment variables and overrides.
  *
  * <p>Every mistake is a {@link ConfigException} naming the key, the bad value and what is allowed.
  */
@@ -54,16 +64,57 @@ public final class ConfigLoader {
     /** The environment variable naming a config file. */
     public static final String CONFIG_FILE_ENV = "CODEAGENT_CONFIG";
 
-    private static final Map<String, String> ENV_ALIASES = Map.of(
-            "CODEAGENT_SANDBOX", "sandbox.kind",
-            "CODEAGENT_LLM_BASE_URL", "generator.openai.baseUrl",
-            "CODEAGENT_LLM_MODEL", "generator.openai.model",
-            "CODEAGENT_LLM_API_KEY", "generator.openai.apiKey",
-            "CODEAGENT_GENERATOR", "generator.kind",
-            "CODEAGENT_STORE", "store.kind");
+    /** How many sections are the application's own (the first of {@code parts}). */
+    private static final int CORE_PARTS = 6;
 
     private final ObjectMapper json = mapper(JsonMapper.builder().build());
     private final ObjectMapper yaml = mapper(new ObjectMapper(new YAMLFactory()));
+
+    /** The application's sections, then the adapters' sorted by path (so a parent comes before its children). */
+    private final List<Part> parts = new ArrayList<>();
+    /** Every key with its default value, as a tree. */
+    private final ObjectNode defaults;
+
+    /** A section and how to read its value back out of a config. */
+    private record Part(ConfigSection<?> section, Function<CodeAgentConfig, Object> read) {
+    }
+
+    /** A loader for the application's keys and those of every adapter on the class path. */
+    public ConfigLoader() {
+        this(Adapters.discover().sections());
+    }
+
+    /**
+     * A loader for the application's keys and those of the given adapter sections.
+     *
+     * @throws IllegalStateException when two sections claim one path or a section's path is a key already
+     */
+    public ConfigLoader(Collection<? extends ConfigSection<?>> adapterSections) {
+        parts.add(new Part(new ConfigSection<>("sandbox", SandboxConfig.class, SandboxConfig.defaults())
+                .withEnvAlias("CODEAGENT_SANDBOX", "kind"), CodeAgentConfig::sandbox));
+        parts.add(new Part(new ConfigSection<>("limits", LimitsConfig.class, LimitsConfig.defaults()), CodeAgentConfig::limits));
+        parts.add(new Part(new ConfigSection<>("policy", PolicyConfig.class, PolicyConfig.defaults()), CodeAgentConfig::policy));
+        parts.add(new Part(new ConfigSection<>("generator", GeneratorConfig.class, GeneratorConfig.defaults())
+                .withEnvAlias("CODEAGENT_GENERATOR", "kind"), CodeAgentConfig::generator));
+        parts.add(new Part(new ConfigSection<>("solve", SolveConfig.class, SolveConfig.defaults()), CodeAgentConfig::solve));
+        parts.add(new Part(new ConfigSection<>("store", StoreConfig.class, StoreConfig.defaults())
+                .withEnvAlias("CODEAGENT_STORE", "kind"), CodeAgentConfig::store));
+        adapterSections.stream().filter(s -> !s.isNone())
+                .sorted(java.util.Comparator.comparing(ConfigSection::path))
+                .forEach(s -> parts.add(new Part(s, c -> c.section(s))));
+        this.defaults = JsonNodeFactory.instance.objectNode();
+        for (Part p : parts) {
+            place(defaults, p.section().path(), json.valueToTree(p.section().defaults()));
+        }
+        Map<String, JsonNode> leaves = leaves(defaults);
+        for (Part p : parts) {
+            p.section().envAliases().forEach((env, key) -> {
+                if (!leaves.containsKey(p.section().path() + "." + key)) {
+                    throw new IllegalStateException("config section " + p.section().path() + ": alias " + env + " names no key " + key);
+                }
+            });
+        }
+    }
 
     /** An object mapper that reads and writes config values (durations and sizes in human units). */
     public static ObjectMapper mapper(ObjectMapper base) {
@@ -116,9 +167,8 @@ public final class ConfigLoader {
      * @throws ConfigException naming what is wrong
      */
     public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides) {
-        ObjectNode tree = json.valueToTree(CodeAgentConfig.defaults());
-        Map<String, JsonNode> leaves = new LinkedHashMap<>();
-        collectLeaves("", tree, leaves);
+        ObjectNode tree = defaults.deepCopy();
+        Map<String, JsonNode> leaves = leaves(tree);
 
         Optional<Path> chosen = file.isPresent() ? file : defaultFile(env);
         if (chosen.isPresent()) {
@@ -129,7 +179,9 @@ public final class ConfigLoader {
         for (String path : leaves.keySet()) {
             envNames.put(envName(path), path);
         }
-        ENV_ALIASES.forEach(envNames::put);
+        for (Part p : parts) {
+            p.section().envAliases().forEach((alias, key) -> envNames.put(alias, p.section().path() + "." + key));
+        }
         env.forEach((name, value) -> {
             String path = envNames.get(name);
             if (path != null) {
@@ -148,7 +200,7 @@ public final class ConfigLoader {
 
     /** Reads a config from YAML or JSON text with defaults for the rest, for embedding and tests. */
     public CodeAgentConfig parse(String text) {
-        ObjectNode tree = json.valueToTree(CodeAgentConfig.defaults());
+        ObjectNode tree = defaults.deepCopy();
         try {
             JsonNode node = yaml.readTree(text);
             if (node != null && !node.isNull() && !node.isMissingNode()) {
@@ -163,21 +215,24 @@ public final class ConfigLoader {
         return bind(tree, "text");
     }
 
-    /** The config as a JSON tree with the API key masked, for {@code codeagent config} and logs. */
+    /** The config as a JSON tree with secrets (the API key) masked, for {@code codeagent config} and logs. */
     public JsonNode describe(CodeAgentConfig config) {
-        ObjectNode tree = json.valueToTree(config);
-        JsonNode openai = tree.path("generator").path("openai");
-        if (openai.isObject() && openai.hasNonNull("apiKey")) {
-            ((ObjectNode) openai).put("apiKey", "***");
+        ObjectNode tree = JsonNodeFactory.instance.objectNode();
+        for (Part p : parts) {
+            JsonNode node = json.valueToTree(p.read().apply(config));
+            for (String secret : p.section().secrets()) {
+                if (node.hasNonNull(secret)) {
+                    ((ObjectNode) node).put(secret, "***");
+                }
+            }
+            place(tree, p.section().path(), node);
         }
         return tree;
     }
 
     /** Every config key's dotted path, sorted. */
     public List<String> keys() {
-        Map<String, JsonNode> leaves = new LinkedHashMap<>();
-        collectLeaves("", json.valueToTree(CodeAgentConfig.defaults()), leaves);
-        return new ArrayList<>(new TreeSet<>(leaves.keySet()));
+        return new ArrayList<>(new TreeSet<>(leaves(defaults).keySet()));
     }
 
     /** {@code sandbox.docker.poolSize} → {@code CODEAGENT_SANDBOX_DOCKER_POOL_SIZE}. */
@@ -300,11 +355,71 @@ public final class ConfigLoader {
         }
     }
 
+    /** Puts a section's node at its dotted path, making the sections above it as needed. */
+    private static void place(ObjectNode root, String path, JsonNode node) {
+        String[] names = path.split("\\.");
+        ObjectNode parent = root;
+        for (int i = 0; i < names.length - 1; i++) {
+            JsonNode next = parent.get(names[i]);
+            if (next == null) {
+                next = parent.putObject(names[i]);
+            } else if (!next.isObject()) {
+                throw new IllegalStateException("config section " + path + " would replace the key " + names[i]);
+            }
+            parent = (ObjectNode) next;
+        }
+        if (parent.has(names[names.length - 1])) {
+            throw new IllegalStateException("config section " + path + " is claimed twice or is a key already");
+        }
+        parent.set(names[names.length - 1], node);
+    }
+
+    private static Map<String, JsonNode> leaves(JsonNode tree) {
+        Map<String, JsonNode> leaves = new LinkedHashMap<>();
+        collectLeaves("", tree, leaves);
+        return leaves;
+    }
+
     private CodeAgentConfig bind(ObjectNode tree, String origin) {
+        Map<String, Object> values = new HashMap<>();
+        Map<String, Object> adapters = new HashMap<>();
+        for (Part p : parts) {
+            String path = p.section().path();
+            JsonNode node = tree;
+            for (String name : path.split("\\.")) {
+                node = node.path(name);
+            }
+            if (!node.isObject()) {
+                JsonNode expected = defaults;
+                for (String name : path.split("\\.")) {
+                    expected = expected.path(name);
+                }
+                throw new ConfigException(path + ": expected a section with keys " + keysOf(expected) + ", got "
+                        + (node.isMissingNode() || node.isNull() ? "nothing" : "a value"));
+            }
+            // the section's own keys only: the sections below it are bound by their owners
+            ObjectNode own = ((ObjectNode) node).deepCopy();
+            for (Part q : parts) {
+                if (q.section().path().startsWith(path + ".")) {
+                    own.remove(q.section().path().substring(path.length() + 1).split("\\.")[0]);
+                }
+            }
+            Object value = bindSection(p.section(), own, origin);
+            values.put(path, value);
+            if (parts.indexOf(p) >= CORE_PARTS && !value.equals(p.section().defaults())) {
+                adapters.put(path, value);
+            }
+        }
+        return new CodeAgentConfig((SandboxConfig) values.get("sandbox"), (LimitsConfig) values.get("limits"),
+                (PolicyConfig) values.get("policy"), (GeneratorConfig) values.get("generator"), (SolveConfig) values.get("solve"),
+                (StoreConfig) values.get("store"), adapters);
+    }
+
+    private Object bindSection(ConfigSection<?> section, ObjectNode node, String origin) {
         try {
-            return json.treeToValue(tree, CodeAgentConfig.class);
+            return json.treeToValue(node, section.type());
         } catch (UnrecognizedPropertyException e) {
-            throw new ConfigException("unknown config key '" + path(e) + "' in " + origin + "; known keys here: "
+            throw new ConfigException("unknown config key '" + key(section, e) + "' in " + origin + "; known keys here: "
                     + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", ")));
         } catch (ValueInstantiationException e) {
             Throwable cause = e.getCause() != null ? e.getCause() : e;
@@ -315,19 +430,25 @@ public final class ConfigLoader {
                 allowed = "; allowed: " + java.util.Arrays.stream(e.getTargetType().getEnumConstants())
                         .map(c -> enumName((Enum<?>) c)).collect(Collectors.joining(", "));
             } else if (e.getTargetType() == Duration.class || e.getTargetType() == ByteSize.class) {
-                throw new ConfigException(path(e) + ": " + e.getOriginalMessage());
+                throw new ConfigException(key(section, e) + ": " + e.getOriginalMessage());
             }
-            throw new ConfigException(path(e) + ": '" + e.getValue() + "' is not a valid "
+            throw new ConfigException(key(section, e) + ": '" + e.getValue() + "' is not a valid "
                     + simpleType(e.getTargetType()) + allowed);
         } catch (MismatchedInputException e) {
-            throw new ConfigException(path(e) + ": expected " + simpleType(e.getTargetType()) + " (" + e.getOriginalMessage() + ")");
+            throw new ConfigException(key(section, e) + ": expected " + simpleType(e.getTargetType()) + " (" + e.getOriginalMessage() + ")");
         } catch (JsonMappingException e) {
-            throw new ConfigException("invalid config in " + origin + " at " + path(e) + ": " + e.getOriginalMessage());
+            throw new ConfigException("invalid config in " + origin + " at " + key(section, e) + ": " + e.getOriginalMessage());
         } catch (JsonProcessingException e) {
             throw new ConfigException("invalid config in " + origin + ": " + e.getOriginalMessage());
         } catch (IllegalArgumentException e) {
             throw new ConfigException("invalid config in " + origin + ": " + e.getMessage());
         }
+    }
+
+    /** The full dotted key of a binding error inside a section. */
+    private static String key(ConfigSection<?> section, JsonMappingException e) {
+        String inside = path(e);
+        return inside.isEmpty() ? section.path() : inside.startsWith("[") ? section.path() + inside : section.path() + "." + inside;
     }
 
     private static String enumName(Enum<?> c) {

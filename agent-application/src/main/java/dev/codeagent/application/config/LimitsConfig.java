@@ -2,8 +2,14 @@ package dev.codeagent.application.config;
 
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
 
-/** The default resource limits of an execution; requests may lower or raise them per run. */
+/**
+ * The default resource limits of an execution; requests may lower or raise them per run. Checked
+ * against the domain's ranges when read, so a bad value stops the program at start instead of being
+ * replaced by a default somewhere later.
+ */
 public record LimitsConfig(
         Duration timeout,
         Duration cpuTime,
@@ -13,13 +19,38 @@ public record LimitsConfig(
         ByteSize fileBytes,
         boolean network) {
 
+    /** The domain's names for the limits, to the config keys a user writes. */
+    private static final Map<String, String> KEYS = Map.of(
+            "wallTime", "limits.timeout",
+            "cpuTime", "limits.cpuTime",
+            "memoryBytes", "limits.memory",
+            "maxProcesses", "limits.processes",
+            "maxOutputBytes", "limits.outputBytes",
+            "maxFileBytes", "limits.fileBytes");
+
+    public LimitsConfig {
+        Objects.requireNonNull(timeout, "limits.timeout");
+        Objects.requireNonNull(cpuTime, "limits.cpuTime");
+        Objects.requireNonNull(memory, "limits.memory");
+        Objects.requireNonNull(outputBytes, "limits.outputBytes");
+        Objects.requireNonNull(fileBytes, "limits.fileBytes");
+        try {
+            new ResourceLimits(timeout, cpuTime, memory.bytes(), processes, outputBytes.bytes(), fileBytes.bytes(), network);
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage();
+            String field = message.contains(" ") ? message.substring(0, message.indexOf(' ')) : message;
+            throw new IllegalArgumentException("invalid limits: " + message
+                    + (KEYS.containsKey(field) ? " (config key " + KEYS.get(field) + ")" : ""), e);
+        }
+    }
+
     public static LimitsConfig defaults() {
         ResourceLimits d = ResourceLimits.defaults();
         return new LimitsConfig(d.wallTime(), d.cpuTime(), new ByteSize(d.memoryBytes()), d.maxProcesses(),
                 new ByteSize(d.maxOutputBytes()), new ByteSize(d.maxFileBytes()), d.network());
     }
 
-    /** @throws IllegalArgumentException when the values are out of the domain's ranges */
+    /** The limits as the domain's value; always valid, since they were checked when read. */
     public ResourceLimits toResourceLimits() {
         return new ResourceLimits(timeout, cpuTime, memory.bytes(), processes, outputBytes.bytes(), fileBytes.bytes(), network);
     }

@@ -1,18 +1,17 @@
 package dev.codeagent.application.config;
 
 /**
- * Where runs are kept.
+ * Where runs are kept. Each store's own settings are its adapter's section ({@code store.sqlite.*}).
  *
  * @param kind the run-log adapter's key ({@code sqlite}, {@code memory})
- * @param sqlite settings of the SQLite store
  */
-public record StoreConfig(String kind, Sqlite sqlite) {
+public record StoreConfig(String kind) {
 
-    /** @param path the database file; a leading {@code ~} is the user's home */
-    public record Sqlite(String path) {
+    public StoreConfig {
+        java.util.Objects.requireNonNull(kind, "store.kind");
     }
 
     public static StoreConfig defaults() {
-        return new StoreConfig("sqlite", new Sqlite("~/.codeagent/runs.db"));
+        return new StoreConfig("sqlite");
     }
 }

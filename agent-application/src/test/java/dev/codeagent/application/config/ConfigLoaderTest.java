@@ -3,9 +3,11 @@ package dev.codeagent.application.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.codeagent.application.spi.ConfigSection;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -13,7 +15,35 @@ import org.junit.jupiter.api.io.TempDir;
 
 class ConfigLoaderTest {
 
-    private final ConfigLoader loader = new ConfigLoader();
+    /** Shaped like the docker tier's section, which lives in that adapter's module. */
+    public record DockerLike(String image, int poolSize) {
+        public DockerLike {
+            if (poolSize < 0) {
+                throw new IllegalArgumentException("sandbox.docker.poolSize must not be negative, was " + poolSize);
+            }
+        }
+    }
+
+    /** Shaped like the OpenAI generator's section. */
+    public record OpenAiLike(String baseUrl, String model, String apiKey) {
+        @Override
+        public String toString() {
+            return "OpenAiLike[baseUrl=" + baseUrl + ", model=" + model + ", apiKey=" + (apiKey == null ? "none" : "***") + "]";
+        }
+    }
+
+    /** Shaped like the HTTP server's section. */
+    public record HttpLike(String host, int port) {
+    }
+
+    static final ConfigSection<DockerLike> DOCKER = new ConfigSection<>("sandbox.docker", DockerLike.class,
+            new DockerLike("codeagent-sandbox:latest", 2));
+    static final ConfigSection<OpenAiLike> OPENAI = new ConfigSection<>("generator.openai", OpenAiLike.class,
+            new OpenAiLike("http://localhost:11434/v1", "qwen2.5-coder:7b", null))
+            .withEnvAlias("CODEAGENT_LLM_MODEL", "model").withEnvAlias("CODEAGENT_LLM_API_KEY", "apiKey").withSecret("apiKey");
+    static final ConfigSection<HttpLike> HTTP = new ConfigSection<>("http", HttpLike.class, new HttpLike("127.0.0.1", 8080));
+
+    private final ConfigLoader loader = new ConfigLoader(List.of(DOCKER, OPENAI, HTTP));
 
     @TempDir
     Path dir;
@@ -31,8 +61,8 @@ class ConfigLoaderTest {
                 Map.of("CODEAGENT_SANDBOX_DOCKER_POOL_SIZE", "7", "CODEAGENT_LLM_MODEL", "llama3", "HOME", "/x"),
                 Map.of("limits.timeout", "500ms"));
         assertThat(c.sandbox().kind()).isEqualTo("docker");
-        assertThat(c.sandbox().docker().poolSize()).isEqualTo(7);
-        assertThat(c.generator().openai().model()).isEqualTo("llama3");
+        assertThat(c.section(DOCKER).poolSize()).isEqualTo(7);
+        assertThat(c.section(OPENAI).model()).isEqualTo("llama3");
         assertThat(c.limits().timeout()).isEqualTo(Duration.ofMillis(500));
         assertThat(c.limits().memory().bytes()).isEqualTo(128L << 20);
     }
@@ -99,14 +129,77 @@ class ConfigLoaderTest {
     @Test
     void describeMasksTheApiKey() {
         CodeAgentConfig c = loader.load(Optional.empty(), Map.of("CODEAGENT_LLM_API_KEY", "sk-secret"), Map.of());
-        assertThat(c.generator().openai().apiKey()).isEqualTo("sk-secret");
+        assertThat(c.section(OPENAI).apiKey()).isEqualTo("sk-secret");
         assertThat(loader.describe(c).toString()).doesNotContain("sk-secret").contains("***");
-        assertThat(c.generator().openai().toString()).doesNotContain("sk-secret");
+        assertThat(c.section(OPENAI).toString()).doesNotContain("sk-secret");
     }
 
     @Test
     void everyKeyHasAnEnvironmentName() {
         assertThat(ConfigLoader.envName("sandbox.docker.poolSize")).isEqualTo("CODEAGENT_SANDBOX_DOCKER_POOL_SIZE");
         assertThat(loader.keys()).contains("sandbox.kind", "generator.openai.baseUrl", "http.port");
+    }
+
+    @Test
+    void everyAdapterSectionIsInTheKeysWithItsEnvironmentName() {
+        assertThat(loader.keys()).contains("sandbox.docker.image", "sandbox.docker.poolSize", "generator.openai.model",
+                "generator.openai.apiKey", "http.host", "http.port", "limits.timeout", "store.kind");
+        assertThat(loader.keys()).doesNotContain("sandbox.docker", "http");
+        CodeAgentConfig c = loader.load(Optional.empty(), Map.of("CODEAGENT_HTTP_PORT", "9000"), Map.of("sandbox.docker.image", "mine:1"));
+        assertThat(c.section(HTTP).port()).isEqualTo(9000);
+        assertThat(c.section(DOCKER).image()).isEqualTo("mine:1");
+        assertThat(c.section(DOCKER).poolSize()).isEqualTo(2);
+        assertThat(new ConfigLoader(List.of()).keys()).noneMatch(k -> k.startsWith("http") || k.startsWith("sandbox.docker"));
+    }
+
+    @Test
+    void anUnknownKeyInsideAnAdapterSectionIsNamed() {
+        assertThatThrownBy(() -> loader.parse("sandbox:\n  docker:\n    poolSzie: 3\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("'sandbox.docker.poolSzie'")
+                .hasMessageContaining("poolSize");
+        assertThatThrownBy(() -> loader.load(Optional.empty(), Map.of(), Map.of("http.prot", "1")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("'http.prot'").hasMessageContaining("http.port");
+    }
+
+    @Test
+    void anInvalidAdapterValueFailsWithOneLineNamingTheKey() {
+        assertThatThrownBy(() -> loader.load(Optional.empty(), Map.of("CODEAGENT_SANDBOX_DOCKER_POOL_SIZE", "-1"), Map.of()))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("sandbox.docker.poolSize must not be negative")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+        assertThatThrownBy(() -> loader.parse("http: {port: many}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("http.port: ")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    @Test
+    void limitsOutsideTheDomainsRangesFailAtLoadNamingTheKey() {
+        assertThatThrownBy(() -> loader.parse("limits: {memory: 1m}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("memoryBytes must be at least 16 MiB")
+                .hasMessageContaining("limits.memory");
+        assertThatThrownBy(() -> loader.load(Optional.empty(), Map.of(), Map.of("limits.timeout", "2h")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("limits.timeout");
+    }
+
+    @Test
+    void anAdapterSectionAtItsDefaultsIsTheSameConfigAsNone() {
+        CodeAgentConfig c = loader.parse("sandbox: {docker: {poolSize: 2}}");
+        assertThat(c).isEqualTo(CodeAgentConfig.defaults());
+        assertThat(c.section(DOCKER)).isEqualTo(DOCKER.defaults());
+        assertThat(c.withSection(DOCKER, new DockerLike("x", 0)).section(DOCKER)).isEqualTo(new DockerLike("x", 0));
+        assertThat(loader.describe(c).path("sandbox").path("docker").path("poolSize").asInt()).isEqualTo(2);
+    }
+
+    @Test
+    void sectionsThatCollideAreAPackagingErrorAtOnce() {
+        assertThatThrownBy(() -> new ConfigLoader(List.of(HTTP, new ConfigSection<>("http", HttpLike.class, new HttpLike("h", 1)))))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("http");
+        assertThatThrownBy(() -> new ConfigLoader(List.of(new ConfigSection<>("sandbox.kind", HttpLike.class, new HttpLike("h", 1)))))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("sandbox.kind");
     }
 }

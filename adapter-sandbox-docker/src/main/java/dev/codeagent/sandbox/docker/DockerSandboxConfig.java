@@ -1,7 +1,11 @@
-package dev.codeagent.application.config;
+package dev.codeagent.sandbox.docker;
+
+import dev.codeagent.application.config.ByteSize;
+import dev.codeagent.application.spi.ConfigSection;
+import java.util.Objects;
 
 /**
- * Settings of the docker tier.
+ * Settings of the docker tier: config section {@code sandbox.docker}.
  *
  * @param host the engine's address, or null for {@code DOCKER_HOST} or the local socket
  * @param image the image code runs in
@@ -11,13 +15,21 @@ package dev.codeagent.application.config;
  */
 public record DockerSandboxConfig(String host, String image, int poolSize, double cpus, ByteSize tmpfsSize) {
 
+    /** Where these settings live in the config. */
+    public static final ConfigSection<DockerSandboxConfig> SECTION =
+            new ConfigSection<>("sandbox.docker", DockerSandboxConfig.class, defaults());
+
     public DockerSandboxConfig {
+        if (image == null || image.isBlank()) {
+            throw new IllegalArgumentException("sandbox.docker.image must name an image");
+        }
         if (poolSize < 0) {
             throw new IllegalArgumentException("sandbox.docker.poolSize must not be negative, was " + poolSize);
         }
         if (cpus <= 0) {
             throw new IllegalArgumentException("sandbox.docker.cpus must be positive, was " + cpus);
         }
+        Objects.requireNonNull(tmpfsSize, "sandbox.docker.tmpfsSize");
     }
 
     public static DockerSandboxConfig defaults() {

@@ -1,6 +1,10 @@
-package dev.codeagent.application.config;
+package dev.codeagent.http;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
+import dev.codeagent.application.config.ByteSize;
+import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.config.Units;
+import dev.codeagent.application.spi.ConfigSection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -11,7 +15,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The HTTP API server.
+ * The HTTP API server: config section {@code http}, which this front door owns.
  *
  * @param host the address to bind; loopback unless set otherwise
  * @param port the port; 0 picks a free one
@@ -46,6 +50,9 @@ public record HttpConfig(
 
     /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
     public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "piston", "metrics");
+
+    /** Where these settings live in the config. */
+    public static final ConfigSection<HttpConfig> SECTION = new ConfigSection<>("http", HttpConfig.class, defaults());
 
     public HttpConfig {
         if (host == null || host.isBlank()) {
@@ -147,6 +154,11 @@ public record HttpConfig(
         public String toString() {
             return "ApiKey[name=" + name + ", endpoints=" + endpoints + "]";
         }
+    }
+
+    /** The {@code http} section of a config (its defaults when it sets none). */
+    public static HttpConfig from(CodeAgentConfig config) {
+        return config.section(SECTION);
     }
 
     public static HttpConfig defaults() {

@@ -10,12 +10,12 @@ import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
 import org.junit.jupiter.api.Test;
 
-class ProcessSandboxModuleTest {
+class ProcessSandboxProviderTest {
 
     @Test
     void isFoundOnTheClasspathAndChosenByTheKeyProcess() {
         try (CodeAgent agent = CodeAgent.create(CodeAgentConfig.defaults())) {
-            assertThat(agent.knownKeys("sandbox")).contains(ProcessSandboxModule.KEY);
+            assertThat(agent.knownKeys("sandbox")).contains(ProcessSandboxProvider.KEY);
             assertThat(agent.sandbox()).isInstanceOf(ProcessSandbox.class);
             assertThat(agent.sandbox().tier()).isEqualTo("process");
             Execution e = agent.executeCode().execute(ExecutionRequest.of(Language.PYTHON, "print(6 * 7)"));

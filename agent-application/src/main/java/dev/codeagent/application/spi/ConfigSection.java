@@ -1,0 +1,74 @@
+package dev.codeagent.application.spi;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+
+/**
+ * A part of the configuration one adapter or front door owns: where it lives, the record it binds
+ * to and its defaults. The config loader puts every discovered section into the same tree as the
+ * core settings, so each key of a section is listed by {@code codeagent config --keys}, has an
+ * environment variable ({@code sandbox.docker.poolSize} is {@code CODEAGENT_SANDBOX_DOCKER_POOL_SIZE}),
+ * can be set with {@code --set}, and is refused when misspelled — exactly like a core key.
+ *
+ * <p>The record's compact constructor is where bad values are refused: throw an
+ * {@link IllegalArgumentException} whose message names the full key ({@code sandbox.docker.cpus must be
+ * positive, was 0}); the loader turns it into the one-line error the user sees at start.
+ *
+ * @param path the dotted path of the section, e.g. {@code sandbox.docker}; every key below it is the owner's
+ * @param type the record the section binds to (with Jackson, durations and sizes in human units)
+ * @param defaults the values when nothing is configured, so that an empty file works
+ * @param envAliases extra environment variable names, each to a key relative to the section
+ *     (e.g. {@code CODEAGENT_LLM_MODEL} to {@code model})
+ * @param secrets keys relative to the section whose values are masked when the config is shown
+ * @param <T> the section's record type
+ */
+public record ConfigSection<T>(String path, Class<T> type, T defaults, Map<String, String> envAliases, Set<String> secrets) {
+
+    /** For an adapter with nothing to configure (the in-memory run log). */
+    public static final ConfigSection<Void> NONE = new ConfigSection<>("", Void.class, null, Map.of(), Set.of());
+
+    private static final Pattern PATH = Pattern.compile("[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)*");
+
+    public ConfigSection {
+        Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(type, "type");
+        if (type != Void.class) {
+            if (!PATH.matcher(path).matches()) {
+                throw new IllegalArgumentException("a config section path is dotted camelCase names, was '" + path + "'");
+            }
+            if (!type.isInstance(defaults)) {
+                throw new IllegalArgumentException("config section " + path + " needs defaults of type " + type.getName());
+            }
+        }
+        envAliases = Map.copyOf(envAliases);
+        secrets = Set.copyOf(secrets);
+    }
+
+    /** A section with no aliases and no secrets. */
+    public ConfigSection(String path, Class<T> type, T defaults) {
+        this(path, type, defaults, Map.of(), Set.of());
+    }
+
+    /** This section with one more environment variable name for one of its keys. */
+    public ConfigSection<T> withEnvAlias(String envName, String key) {
+        Map<String, String> aliases = new LinkedHashMap<>(envAliases);
+        aliases.put(envName, key);
+        return new ConfigSection<>(path, type, defaults, aliases, secrets);
+    }
+
+    /** This section with one of its keys masked when the config is shown ({@code codeagent config}). */
+    public ConfigSection<T> withSecret(String key) {
+        Set<String> all = new TreeSet<>(secrets);
+        all.add(key);
+        return new ConfigSection<>(path, type, defaults, envAliases, all);
+    }
+
+    /** Whether this is {@link #NONE}. */
+    public boolean isNone() {
+        return type == Void.class;
+    }
+}
