@@ -33,8 +33,8 @@ elif [[ -x "$root/codeagent" ]]; then
   # built now: never rebuild inside a timed run
   export CODEAGENT_SKIP_BUILD=1
 else
-  jar="$root/adapter-cli/target/adapter-cli.jar"
-  [[ -f "$jar" ]] || (cd "$root" && mvn -B -q -DskipTests -pl adapter-cli -am install)
+  jar="$root/codeagent-dist/target/codeagent.jar"
+  [[ -f "$jar" ]] || (cd "$root" && mvn -B -q -DskipTests -pl codeagent-dist -am package)
   codeagent=(java -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto -jar "$jar")
 fi
 workers=()

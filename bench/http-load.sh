@@ -6,7 +6,7 @@
 #
 #   bench/http-load.sh [REQUESTS] [SECONDS]     (defaults 400 and 60: per level, whichever ends first)
 #   PLACES=4      execution places (http.maxConcurrentExecutions; default: sandbox.maxConcurrent = 2 x cores)
-#   SKIP_BUILD=1  reuse adapter-http/target as it is
+#   SKIP_BUILD=1  reuse codeagent-dist/target as it is
 set -euo pipefail
 
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
@@ -17,7 +17,7 @@ cores="$(nproc)"
 places="${PLACES:-$(( cores * 2 > 2 ? cores * 2 : 2 ))}"
 
 if [[ "${SKIP_BUILD:-}" != 1 ]]; then
-  mvn -B -q -pl adapter-http -am package -DskipTests >/tmp/codeagent-http-bench-build.log 2>&1 \
+  mvn -B -q -pl codeagent-dist -am package -DskipTests >/tmp/codeagent-http-bench-build.log 2>&1 \
     || { echo "http-load: build failed, see /tmp/codeagent-http-bench-build.log" >&2; exit 2; }
 fi
 
@@ -48,7 +48,7 @@ http:
 YAML
 
 java \
-  -jar adapter-http/target/adapter-http.jar serve --config "$work/config.yaml" >"$work/server.log" 2>&1 &
+  -jar codeagent-dist/target/codeagent-serve.jar serve --config "$work/config.yaml" >"$work/server.log" 2>&1 &
 server_pid=$!
 url=""
 for _ in $(seq 1 300); do

@@ -43,7 +43,7 @@ final class Failures implements IExecutionExceptionHandler, IParameterExceptionH
 
     /** Prints the one line for a failure and returns the exit status. */
     static int report(Throwable ex, PrintWriter err) {
-        // Guice wraps what a provider throws (ProvisionException): look down the causes for what we know
+        // a failure may come wrapped (an executor, a retry): look down the causes for what we know
         for (Throwable t = ex; t != null; t = t.getCause() == t ? null : t.getCause()) {
             Integer status = known(t);
             if (status != null) {

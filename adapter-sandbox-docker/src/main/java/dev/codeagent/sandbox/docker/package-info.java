@@ -1,6 +1,6 @@
 /**
  * The docker tier: {@link dev.codeagent.sandbox.docker.DockerSandbox}, registered under the config
- * key {@code docker} by {@link dev.codeagent.sandbox.docker.DockerSandboxModule}.
+ * key {@code docker} by {@link dev.codeagent.sandbox.docker.DockerSandboxProvider} (settings: {@code sandbox.docker.*}).
  *
  * <p>Decisions, and why:
  * <ul>

@@ -1,4 +1,4 @@
-package dev.codeagent.cli;
+package dev.codeagent.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

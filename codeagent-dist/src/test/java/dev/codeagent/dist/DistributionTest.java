@@ -1,0 +1,96 @@
+package dev.codeagent.dist;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.config.ConfigException;
+import dev.codeagent.application.config.ConfigLoader;
+import dev.codeagent.application.spi.Adapters;
+import dev.codeagent.application.spi.ConfigSection;
+import dev.codeagent.application.spi.GeneratorProvider;
+import dev.codeagent.application.spi.RunLogProvider;
+import dev.codeagent.application.spi.SandboxProvider;
+import dev.codeagent.cli.CliContext;
+import dev.codeagent.cli.CodeAgentCli;
+import dev.codeagent.http.HttpConfig;
+import dev.codeagent.sandbox.docker.DockerSandboxConfig;
+import java.io.ByteArrayInputStream;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** What this distribution contains, as ServiceLoader sees it on the distribution's own class path. */
+class DistributionTest {
+
+    private final Adapters adapters = Adapters.discover();
+    private final ConfigLoader loader = new ConfigLoader();
+
+    @Test
+    void serviceLoaderFindsEveryAdapterByItsKey() {
+        assertThat(adapters.sandboxes().stream().map(SandboxProvider::key)).containsExactlyInAnyOrder("process", "docker");
+        assertThat(adapters.generators().stream().map(GeneratorProvider::key)).containsExactlyInAnyOrder("openai", "replay");
+        assertThat(adapters.runLogs().stream().map(RunLogProvider::key)).containsExactlyInAnyOrder("memory", "sqlite");
+        assertThat(adapters.frontDoors()).extracting(f -> f.config().path()).containsExactly("http");
+    }
+
+    @Test
+    void everyAdapterSectionIsInTheOneConfig() {
+        assertThat(adapters.sections().stream().map(ConfigSection::path).collect(Collectors.toList()))
+                .containsExactly("generator.openai", "generator.replay", "http", "sandbox.docker", "sandbox.process", "store.sqlite");
+        assertThat(loader.keys()).contains("sandbox.kind", "sandbox.isolation", "limits.timeout", "solve.maxAttempts",
+                "sandbox.process.python", "sandbox.process.workRoot", "sandbox.docker.poolSize", "sandbox.docker.image",
+                "generator.openai.baseUrl", "generator.openai.apiKey", "generator.replay.file", "store.sqlite.path",
+                "http.port", "http.auth.keys", "http.maxMemory");
+    }
+
+    @Test
+    void anAdapterKeyHasItsEnvironmentVariableAndFlag() {
+        CodeAgentConfig c = loader.load(Optional.empty(), Map.of("CODEAGENT_SANDBOX_DOCKER_POOL_SIZE", "7", "HOME", "/x"),
+                Map.of("http.port", "0"));
+        assertThat(c.section(DockerSandboxConfig.SECTION).poolSize()).isEqualTo(7);
+        assertThat(HttpConfig.from(c).port()).isZero();
+    }
+
+    @Test
+    void anUnknownKeyInAnAdapterSectionIsNamedWithTheKnownOnes() {
+        assertThatThrownBy(() -> loader.parse("sandbox:\n  docker:\n    poolSzie: 3\n"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("'sandbox.docker.poolSzie'")
+                .hasMessageContaining("poolSize");
+        assertThatThrownBy(() -> loader.load(Optional.empty(), Map.of(), Map.of("sandbox.process.pyhton", "/usr/bin/python3")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("'sandbox.process.pyhton'")
+                .hasMessageContaining("sandbox.process.python");
+    }
+
+    @Test
+    void anInvalidAdapterValueStopsTheStartWithOneLineNamingTheKey() {
+        for (Map<String, String> bad : List.of(Map.of("sandbox.docker.cpus", "0"), Map.of("sandbox.docker.poolSize", "-1"),
+                Map.of("http.port", "70000"), Map.of("store.sqlite.path", ""), Map.of("limits.memory", "1m"))) {
+            String key = bad.keySet().iterator().next();
+            assertThatThrownBy(() -> loader.load(Optional.empty(), Map.of(), bad))
+                    .as(key)
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessageContaining(key)
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+        }
+    }
+
+    @Test
+    void configKeysListsEveryKeyOfEveryAdapter() {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CliContext context = new CliContext(new ByteArrayInputStream(new byte[0]), Map.of("HOME", "/nonexistent"), false);
+        int status = CodeAgentCli.commandLine(context, new PrintWriter(out), new PrintWriter(err)).execute("config", "--keys");
+        assertThat(status).as(err.toString()).isZero();
+        for (String key : loader.keys()) {
+            assertThat(out.toString()).contains(key + " ").contains(ConfigLoader.envName(key));
+        }
+        assertThat(out.toString()).contains("CODEAGENT_SANDBOX_DOCKER_POOL_SIZE", "CODEAGENT_HTTP_PORT", "CODEAGENT_STORE_SQLITE_PATH");
+    }
+}
