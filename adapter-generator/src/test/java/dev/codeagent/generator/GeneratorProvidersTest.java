@@ -7,10 +7,8 @@ import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
-import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.application.spi.GeneratorProvider;
-import dev.codeagent.application.spi.SandboxProvider;
-import dev.codeagent.application.spi.SandboxSettings;
+import dev.codeagent.application.testing.SandboxProviders;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
@@ -35,7 +33,7 @@ class GeneratorProvidersTest {
 
     private static CodeAgent agent(CodeAgentConfig cfg) {
         // no sandbox adapter is on this module's classpath; the agent needs one to be built at all
-        return CodeAgent.builder(cfg).provider(new InertSandboxProvider()).build();
+        return CodeAgent.builder(cfg).provider(SandboxProviders.of("inert", InertSandbox::new)).build();
     }
 
     @Test
@@ -96,24 +94,6 @@ class GeneratorProvidersTest {
             assertThat(agent.knownKeys("generator")).containsExactly("openai", "replay");
             assertThat(agent.generator()).isInstanceOf(ReplayGenerator.class)
                     .extracting(CodeGenerator::describe).isEqualTo("replay:mean.jsonl");
-        }
-    }
-
-    /** Registers the inert sandbox under {@code inert}. */
-    private static final class InertSandboxProvider implements SandboxProvider<Void> {
-        @Override
-        public String key() {
-            return "inert";
-        }
-
-        @Override
-        public ConfigSection<Void> config() {
-            return ConfigSection.NONE;
-        }
-
-        @Override
-        public Sandbox create(Void own, SandboxSettings shared) {
-            return new InertSandbox();
         }
     }
 

@@ -6,19 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
-import dev.codeagent.application.spi.ConfigSection;
-import dev.codeagent.application.spi.SandboxProvider;
-import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.application.store.InMemoryRunLog;
+import dev.codeagent.application.testing.SandboxProviders;
 import dev.codeagent.application.testing.ScriptedSandbox;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
-import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.solving.RunStatus;
 import dev.codeagent.domain.solving.Task;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 class CodeAgentTest {
@@ -28,35 +24,16 @@ class CodeAgentTest {
 
     private CodeAgent.Builder scripted(CodeAgent.Builder builder) {
         return builder
-                .provider(sandbox("scripted", () -> {
+                .provider(SandboxProviders.of("scripted", () -> {
                     sandboxesBuilt.incrementAndGet();
                     return sandbox;
                 }))
-                .provider(sandbox("never", () -> {
+                .provider(SandboxProviders.of("never", () -> {
                     throw new AssertionError("an unconfigured sandbox was built");
                 }))
-                .provider(sandbox("unavailable", () -> {
+                .provider(SandboxProviders.of("unavailable", () -> {
                     throw new dev.codeagent.domain.execution.SandboxUnavailableException("no engine here");
                 }));
-    }
-
-    private static SandboxProvider<Void> sandbox(String key, Supplier<Sandbox> make) {
-        return new SandboxProvider<>() {
-            @Override
-            public String key() {
-                return key;
-            }
-
-            @Override
-            public ConfigSection<Void> config() {
-                return ConfigSection.NONE;
-            }
-
-            @Override
-            public Sandbox create(Void own, SandboxSettings shared) {
-                return make.get();
-            }
-        };
     }
 
     private CodeAgentConfig config(String yaml) {

@@ -7,11 +7,8 @@ import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
-import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.application.spi.RunLogProvider;
-import dev.codeagent.application.spi.SandboxProvider;
-import dev.codeagent.application.spi.SandboxSettings;
-import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.application.testing.SandboxProviders;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunLog;
 import java.nio.file.Files;
@@ -74,21 +71,8 @@ class SqliteRunLogProviderTest {
     /** The composition with this store; it needs some sandbox to be built, and never builds it here. */
     private static CodeAgent agent(Path db) {
         CodeAgentConfig config = new ConfigLoader().parse("sandbox: {kind: none}\nstore: {kind: sqlite, sqlite: {path: '" + db + "'}}");
-        return CodeAgent.builder(config).provider(new SandboxProvider<Void>() {
-            @Override
-            public String key() {
-                return "none";
-            }
-
-            @Override
-            public ConfigSection<Void> config() {
-                return ConfigSection.NONE;
-            }
-
-            @Override
-            public Sandbox create(Void own, SandboxSettings shared) {
-                throw new AssertionError("the store needs no sandbox");
-            }
-        }).build();
+        return CodeAgent.builder(config).provider(SandboxProviders.of("none", () -> {
+            throw new AssertionError("the store needs no sandbox");
+        })).build();
     }
 }
