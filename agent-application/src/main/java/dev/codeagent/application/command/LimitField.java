@@ -132,7 +132,7 @@ public enum LimitField {
         if (b > 0 && b % 1024 == 0) {
             return (b >> 10) + " KiB";
         }
-        return b + " bytes";
+        return b == 1 ? "1 byte" : b + " bytes";
     }
 
     /** The JSON type of a tree node, for "expected a string, got number". */
