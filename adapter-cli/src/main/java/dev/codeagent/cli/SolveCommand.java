@@ -1,7 +1,6 @@
 package dev.codeagent.cli;
 
 import dev.codeagent.application.CodeAgent;
-import dev.codeagent.application.command.FieldError;
 import dev.codeagent.application.command.FieldErrors;
 import dev.codeagent.application.command.InputPolicy;
 import dev.codeagent.application.command.TaskRequest;
@@ -181,9 +180,7 @@ final class SolveCommand implements Callable<Integer> {
         Task task = file.overriddenBy(flags).toTask(new TaskRequest.Defaults(LimitOptions.resolve(config), config.solve().maxAttempts()),
                 EnumSet.allOf(Language.class), InputPolicy.local(), errors);
         if (task == null) {
-            FieldError first = errors.list().get(0);
-            int more = errors.list().size() - 1;
-            throw new UsageException("invalid task: " + first.field() + " " + first.message() + (more > 0 ? " (and " + more + " more)" : ""));
+            throw new UsageException("invalid task: " + errors.firstLine(e -> e.field() + " " + e.message()));
         }
         return task;
     }
