@@ -1,5 +1,6 @@
 package dev.codeagent.cli;
 
+import dev.codeagent.application.command.LimitOverrides;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.Units;
 import dev.codeagent.domain.execution.ResourceLimits;
@@ -19,7 +20,25 @@ final class LimitOptions {
             description = "Memory the program may use, e.g. 64m, 256m, 1g; at least 16m (default: limits.memory, 256m).")
     Long memory;
 
-    /** The flags as dotted config keys; {@code --timeout} sets the CPU limit too, so a long timeout is not cut short by it. */
+    /**
+     * The flags as overrides of a task's limits, which win over a task file's; {@code --timeout} sets the
+     * CPU limit too, so a long timeout is not cut short by it.
+     */
+    LimitOverrides requested() {
+        LimitOverrides o = LimitOverrides.NONE;
+        if (timeout != null) {
+            o = o.withTimeout(timeout).withCpuTime(timeout);
+        }
+        if (memory != null) {
+            o = o.withMemoryBytes(memory);
+        }
+        return o;
+    }
+
+    /**
+     * The flags as dotted config keys as well: the sandbox is built from the configured limits (the docker
+     * tier's warm containers are made for them), so it should be built for what this command runs with.
+     */
     Map<String, String> overrides() {
         Map<String, String> o = new LinkedHashMap<>();
         if (timeout != null) {

@@ -1,10 +1,12 @@
 package dev.codeagent.cli;
 
 import dev.codeagent.application.CodeAgent;
+import dev.codeagent.application.command.FieldErrors;
+import dev.codeagent.application.command.InputPolicy;
+import dev.codeagent.application.command.TaskRequest;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.domain.execution.Language;
-import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunListener;
@@ -15,6 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -159,8 +162,7 @@ final class SolveCommand implements Callable<Integer> {
 
     /** The task from the task file and the flags, flags winning. @throws UsageException when it is incomplete or wrong */
     private Task task(CodeAgentConfig config) {
-        TaskFile file = TaskFile.none();
-        String fileName = taskFile;
+        TaskRequest file = TaskRequest.empty();
         if (taskFile != null) {
             file = TaskFile.parse(taskFile, Inputs.read(taskFile, cli.context().stdin(), "task file", Inputs.MAX_INPUT_BYTES, null).text());
         }
@@ -168,24 +170,19 @@ final class SolveCommand implements Callable<Integer> {
         if (text == null || text.isBlank()) {
             throw new UsageException("no task: give it as an argument (codeagent solve \"…\") or in a --task-file with a \"prompt\"");
         }
-        Language lang = language != null ? language : file.language() != null ? file.language() : Language.PYTHON;
-        String tests = testsFile != null ? readAll(testsFile, "tests") : file.tests();
-        String expected = expectedOutputFile != null ? readAll(expectedOutputFile, "expected output") : file.expectedOutput();
-        String stdin = stdinFile != null ? readAll(stdinFile, "input") : file.stdin();
-        ResourceLimits resourceLimits = file.applyLimits(fileName, LimitOptions.resolve(config));
+        TaskRequest flags = new TaskRequest(text, language == null ? null : language.id(),
+                testsFile != null ? readAll(testsFile, "tests") : null,
+                expectedOutputFile != null ? readAll(expectedOutputFile, "expected output") : null,
+                stdinFile != null ? readAll(stdinFile, "input") : null,
+                limits.requested(), maxAttempts);
         // explicit flags win over the task file, which wins over the config
-        if (limits.timeout != null) {
-            resourceLimits = resourceLimits.withWallTime(limits.timeout).withCpuTime(limits.timeout);
+        FieldErrors errors = new FieldErrors();
+        Task task = file.overriddenBy(flags).toTask(new TaskRequest.Defaults(LimitOptions.resolve(config), config.solve().maxAttempts()),
+                EnumSet.allOf(Language.class), InputPolicy.local(), errors);
+        if (task == null) {
+            throw new UsageException("invalid task: " + errors.firstLine(e -> e.field() + " " + e.message()));
         }
-        if (limits.memory != null) {
-            resourceLimits = resourceLimits.withMemoryBytes(limits.memory);
-        }
-        int attempts = maxAttempts != null ? maxAttempts : file.maxAttempts() != null ? file.maxAttempts() : config.solve().maxAttempts();
-        try {
-            return new Task(text, lang, tests, expected, stdin, resourceLimits, attempts);
-        } catch (IllegalArgumentException e) {
-            throw new UsageException("invalid task: " + e.getMessage());
-        }
+        return task;
     }
 
     private String readAll(String file, String what) {

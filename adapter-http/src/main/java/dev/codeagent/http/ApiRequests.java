@@ -1,5 +1,11 @@
 package dev.codeagent.http;
 
+import dev.codeagent.application.command.FieldErrors;
+import dev.codeagent.application.command.InputPolicy;
+import dev.codeagent.application.command.LimitField;
+import dev.codeagent.application.command.LimitOverrides;
+import dev.codeagent.application.command.Languages;
+import dev.codeagent.application.command.TaskRequest;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
@@ -8,17 +14,16 @@ import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Task;
 import dev.codeagent.http.ProblemException.FieldError;
 import dev.codeagent.http.ProblemException.Type;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
-import java.util.stream.Collectors;
 
 /**
  * The request bodies of the {@code /v1} API and their translation into domain requests: every
- * field is checked, every problem is collected and reported by field name.
+ * field is checked, every problem is collected and reported by field name. Tasks and limits are
+ * checked by the application's {@link TaskRequest} and {@link LimitOverrides} under this door's
+ * {@link #policy}; what stays here is the wire format and what only an execution has (args, files).
  */
 final class ApiRequests {
 
@@ -31,25 +36,44 @@ final class ApiRequests {
     static final int MAX_ARG_BYTES = 64 * 1024;
     static final int MAX_ARGS_BYTES = 1024 * 1024;
 
-    /** Body of {@code POST /v1/executions}. */
-    record ExecutionBody(String language, String code, String stdin, List<String> args, Map<String, String> files, LimitsBody limits) {
+    /** Body of {@code POST /v1/executions}; {@code limits} is read by {@link LimitOverrides#fromTree}. */
+    record ExecutionBody(String language, String code, String stdin, List<String> args, Map<String, String> files,
+            Map<String, Object> limits) {
     }
 
-    /** Resource limits a request may set; absent ones take the configured defaults. */
-    record LimitsBody(Long timeoutMs, Long cpuTimeMs, Long memoryBytes, Integer maxProcesses, Long maxOutputBytes, Long maxFileBytes) {
-    }
-
-    /** Body of {@code POST /v1/runs}: the fields of a task file. */
-    record RunBody(String prompt, String language, String tests, String expectedOutput, String stdin, LimitsBody limits,
+    /** Body of {@code POST /v1/runs}: the fields of a task file ({@link TaskRequest}). */
+    record RunBody(String prompt, String language, String tests, String expectedOutput, String stdin, Map<String, Object> limits,
             Integer maxAttempts) {
     }
 
     private final CodeAgentConfig config;
     private final Set<Language> supported;
+    private final InputPolicy policy;
+    private final ResourceLimits defaults;
 
+    /** @throws IllegalArgumentException when the configured limits are out of the sandbox's ranges */
     ApiRequests(CodeAgentConfig config, Set<Language> supported) {
         this.config = config;
         this.supported = Set.copyOf(supported);
+        this.policy = policy(config);
+        this.defaults = config.limits().toResourceLimits();
+    }
+
+    /**
+     * What a request over HTTP may ask for: limits up to {@code http.maxTimeout} and {@code http.maxMemory}
+     * and fixed caps on the rest, prompts up to {@value #MAX_PROMPT_CHARS} characters, never the network.
+     */
+    static InputPolicy policy(CodeAgentConfig config) {
+        long maxTimeout = HttpConfig.from(config).maxTimeout().toMillis();
+        return InputPolicy.local()
+                .cap(LimitField.TIMEOUT, maxTimeout, "http.maxTimeout")
+                .cap(LimitField.CPU_TIME, maxTimeout, "http.maxTimeout")
+                .cap(LimitField.MEMORY, HttpConfig.from(config).maxMemory().bytes(), "http.maxMemory")
+                .cap(LimitField.MAX_PROCESSES, MAX_PROCESSES, null)
+                .cap(LimitField.MAX_OUTPUT_BYTES, MAX_OUTPUT_BYTES, null)
+                .cap(LimitField.MAX_FILE_BYTES, MAX_FILE_BYTES, null)
+                .withoutNetwork()
+                .withMaxPromptChars(MAX_PROMPT_CHARS);
     }
 
     ExecutionRequest execution(ExecutionBody body) {
@@ -84,7 +108,10 @@ final class ApiRequests {
         if (badNames != null) {
             errors.add(new FieldError("files", badNames));
         }
-        ResourceLimits limits = limits(body.limits(), errors);
+        FieldErrors limitErrors = new FieldErrors();
+        LimitOverrides overrides = LimitOverrides.fromTree(body.limits(), "limits", limitErrors);
+        ResourceLimits limits = overrides == null ? null : overrides.applyTo(defaults, policy, "limits", limitErrors);
+        errors.addAll(http(limitErrors));
         Program program = null;
         if (errors.isEmpty()) {
             try {
@@ -100,32 +127,16 @@ final class ApiRequests {
     }
 
     Task task(RunBody body) {
-        List<FieldError> errors = new ArrayList<>();
-        if (body.prompt() == null || body.prompt().isBlank()) {
-            errors.add(new FieldError("prompt", "required: what the code should do"));
-        } else if (body.prompt().length() > MAX_PROMPT_CHARS) {
-            errors.add(new FieldError("prompt", "at most " + MAX_PROMPT_CHARS + " characters"));
-        }
-        Language language = body.language() == null ? Language.PYTHON : language(body.language(), errors);
-        if (body.language() == null && !supported.contains(Language.PYTHON)) {
-            errors.add(new FieldError("language", "required here: this sandbox cannot run python; supported: " + supportedIds()));
-        }
-        noNul(errors, "prompt", body.prompt());
-        noNul(errors, "tests", body.tests());
-        noNul(errors, "expectedOutput", body.expectedOutput());
-        int maxAttempts = body.maxAttempts() == null ? config.solve().maxAttempts() : body.maxAttempts();
-        if (maxAttempts < 1 || maxAttempts > Task.MAX_ATTEMPTS_CAP) {
-            errors.add(new FieldError("maxAttempts", "must be between 1 and " + Task.MAX_ATTEMPTS_CAP + ", was " + maxAttempts));
-        }
-        ResourceLimits limits = limits(body.limits(), errors);
+        FieldErrors errors = new FieldErrors();
+        LimitOverrides limits = LimitOverrides.fromTree(body.limits(), "limits", errors);
+        // the other fields are checked even when the limits are wrong: every problem is named at once
+        Task task = new TaskRequest(body.prompt(), body.language(), body.tests(), body.expectedOutput(), body.stdin(),
+                limits == null ? LimitOverrides.NONE : limits, body.maxAttempts())
+                .toTask(new TaskRequest.Defaults(defaults, config.solve().maxAttempts()), supported, policy, errors);
         if (!errors.isEmpty()) {
-            throw problem(errors);
+            throw problem(http(errors));
         }
-        try {
-            return new Task(body.prompt(), language, body.tests(), body.expectedOutput(), body.stdin(), limits, maxAttempts);
-        } catch (IllegalArgumentException e) {
-            throw ProblemException.invalid("task", e.getMessage());
-        }
+        return task;
     }
 
     /** What is wrong with one argument the kernel would refuse to pass (the sandbox would fail), or null. */
@@ -143,75 +154,16 @@ final class ApiRequests {
         return n;
     }
 
-    /** The task's texts become program source or a prompt: a NUL there would only fail later, inside the run. */
-    private static void noNul(List<FieldError> errors, String field, String value) {
-        if (value != null && value.indexOf('\0') >= 0) {
-            errors.add(new FieldError(field, "contains a NUL character at offset " + value.indexOf('\0')));
-        }
-    }
-
     /** The language by id or alias; adds an error listing the supported ones when it is unknown or not supported here. */
     Language language(String id, List<FieldError> errors) {
-        if (id == null) {
-            errors.add(new FieldError("language", "required; supported: " + supportedIds()));
-            return null;
-        }
-        Language language = Language.fromId(id).orElse(null);
-        if (language == null || !supported.contains(language)) {
-            errors.add(new FieldError("language", "'" + JsonBodies.abbreviate(id, 40) + "' is not supported; supported: " + supportedIds()));
-            return null;
-        }
+        FieldErrors found = new FieldErrors();
+        Language language = Languages.resolve(id, supported, found);
+        errors.addAll(http(found));
         return language;
     }
 
-    String supportedIds() {
-        return supported.stream().map(Language::id).collect(Collectors.toCollection(TreeSet::new)).stream()
-                .collect(Collectors.joining(", "));
-    }
-
-    private ResourceLimits limits(LimitsBody body, List<FieldError> errors) {
-        ResourceLimits defaults = config.limits().toResourceLimits();
-        long maxTimeout = HttpConfig.from(config).maxTimeout().toMillis();
-        if (defaults.wallTime().toMillis() > maxTimeout) {
-            defaults = defaults.withWallTime(Duration.ofMillis(maxTimeout));
-        }
-        if (body == null) {
-            return defaults;
-        }
-        ResourceLimits l = defaults;
-        if (check(errors, "limits.timeoutMs", body.timeoutMs(), 1, maxTimeout, "(http.maxTimeout)")) {
-            l = l.withWallTime(Duration.ofMillis(body.timeoutMs()));
-        }
-        if (check(errors, "limits.cpuTimeMs", body.cpuTimeMs(), 1, maxTimeout, "(http.maxTimeout)")) {
-            l = l.withCpuTime(Duration.ofMillis(body.cpuTimeMs()));
-        }
-        if (check(errors, "limits.memoryBytes", body.memoryBytes(), 16L * ResourceLimits.MIB, HttpConfig.from(config).maxMemory().bytes(),
-                "(http.maxMemory)")) {
-            l = l.withMemoryBytes(body.memoryBytes());
-        }
-        if (check(errors, "limits.maxProcesses", body.maxProcesses() == null ? null : body.maxProcesses().longValue(), 1,
-                MAX_PROCESSES, "")) {
-            l = l.withMaxProcesses(body.maxProcesses());
-        }
-        if (check(errors, "limits.maxOutputBytes", body.maxOutputBytes(), 1, MAX_OUTPUT_BYTES, "")) {
-            l = l.withMaxOutputBytes(body.maxOutputBytes());
-        }
-        if (check(errors, "limits.maxFileBytes", body.maxFileBytes(), 0, MAX_FILE_BYTES, "")) {
-            l = l.withMaxFileBytes(body.maxFileBytes());
-        }
-        return l;
-    }
-
-    private static boolean check(List<FieldError> errors, String field, Long value, long min, long max, String why) {
-        if (value == null) {
-            return false;
-        }
-        if (value < min || value > max) {
-            errors.add(new FieldError(field, "must be between " + min + " and " + max + (why.isEmpty() ? "" : " " + why)
-                    + ", was " + value));
-            return false;
-        }
-        return true;
+    private static List<FieldError> http(FieldErrors errors) {
+        return errors.list().stream().map(e -> new FieldError(e.field(), e.message())).toList();
     }
 
     private ProblemException problem(List<FieldError> errors) {

@@ -4,6 +4,11 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.codeagent.application.command.FieldError;
+import dev.codeagent.application.command.FieldErrors;
+import dev.codeagent.application.command.InputPolicy;
+import dev.codeagent.application.command.LimitField;
+import dev.codeagent.application.command.LimitOverrides;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.domain.execution.Execution;
@@ -11,7 +16,6 @@ import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.ResourceLimits;
-import dev.codeagent.http.ProblemException.FieldError;
 import dev.codeagent.http.ProblemException.Type;
 import java.time.Duration;
 import java.util.Base64;
@@ -74,14 +78,22 @@ final class PistonApi {
             Language.JAVASCRIPT, "console.log(process.versions.node)\n",
             Language.BASH, "echo \"${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}.${BASH_VERSINFO[2]}\"\n"));
 
+    /** Piston's names of the limits it can set. */
+    private static final Map<String, String> PISTON_NAMES = Map.of(
+            "limits." + LimitField.TIMEOUT.wireName(), "run_timeout",
+            "limits." + LimitField.CPU_TIME.wireName(), "run_cpu_time",
+            "limits." + LimitField.MEMORY.wireName(), "run_memory_limit");
+
     private final ExecuteCode executeCode;
-    private final CodeAgentConfig config;
+    private final InputPolicy policy;
+    private final ResourceLimits defaults;
     private final Set<Language> supported;
     private final CompletableFuture<Map<Language, String>> versions;
 
     PistonApi(ExecuteCode executeCode, CodeAgentConfig config) {
         this.executeCode = executeCode;
-        this.config = config;
+        this.policy = ApiRequests.policy(config);
+        this.defaults = config.limits().toResourceLimits();
         this.supported = executeCode.sandbox().languages();
         // the versions are those of the interpreters the sandbox really runs (host or image), asked once
         this.versions = CompletableFuture.supplyAsync(this::detectVersions, r -> {
@@ -167,28 +179,32 @@ final class PistonApi {
                     + " runtime is unknown");
         }
 
-        long maxTimeout = HttpConfig.from(config).maxTimeout().toMillis();
-        long maxMemory = HttpConfig.from(config).maxMemory().bytes();
+        // Piston's wire format: 0 and -1 mean the default, values are whole numbers; the caps are this door's policy
+        long maxTimeout = policy.max(LimitField.TIMEOUT);
+        long maxMemory = policy.max(LimitField.MEMORY);
         Long runTimeout = constraint("run_timeout", body.runTimeout(), maxTimeout);
         constraint("compile_timeout", body.compileTimeout(), maxTimeout);
         Long runMemory = constraint("run_memory_limit", body.runMemoryLimit(), maxMemory);
         constraint("compile_memory_limit", body.compileMemoryLimit(), maxMemory);
-        Long runCpu = constraint("run_cpu_time", body.runCpuTime(), maxTimeout);
-        constraint("compile_cpu_time", body.compileCpuTime(), maxTimeout);
+        Long runCpu = constraint("run_cpu_time", body.runCpuTime(), policy.max(LimitField.CPU_TIME));
+        constraint("compile_cpu_time", body.compileCpuTime(), policy.max(LimitField.CPU_TIME));
 
-        ResourceLimits limits = defaults(maxTimeout);
-        try {
-            if (runTimeout != null) {
-                limits = limits.withWallTime(Duration.ofMillis(runTimeout));
-            }
-            if (runCpu != null) {
-                limits = limits.withCpuTime(Duration.ofMillis(runCpu));
-            }
-            if (runMemory != null) {
-                limits = limits.withMemoryBytes(runMemory);
-            }
-        } catch (IllegalArgumentException e) {
-            throw pistonError("run_memory_limit", e.getMessage());
+        LimitOverrides overrides = LimitOverrides.NONE;
+        if (runTimeout != null) {
+            overrides = overrides.with(LimitField.TIMEOUT, runTimeout);
+        }
+        if (runCpu != null) {
+            overrides = overrides.with(LimitField.CPU_TIME, runCpu);
+        }
+        if (runMemory != null) {
+            overrides = overrides.with(LimitField.MEMORY, runMemory);
+        }
+        FieldErrors errors = new FieldErrors();
+        ResourceLimits limits = overrides.applyTo(defaults, policy, "limits", errors);
+        if (limits == null) {
+            FieldError e = errors.list().get(0);
+            String name = PISTON_NAMES.getOrDefault(e.field(), e.field());
+            throw pistonError(name, name + " " + e.message());
         }
 
         // Piston runs the first utf8 file and places the others beside it
@@ -235,11 +251,6 @@ final class PistonApi {
         } catch (IllegalArgumentException e) {
             throw pistonError("files", e.getMessage());
         }
-    }
-
-    private ResourceLimits defaults(long maxTimeout) {
-        ResourceLimits d = config.limits().toResourceLimits();
-        return d.wallTime().toMillis() > maxTimeout ? d.withWallTime(Duration.ofMillis(maxTimeout)) : d;
     }
 
     /** A Piston limit: absent, 0 or -1 mean the default; otherwise a whole number up to the configured maximum. */
@@ -390,7 +401,7 @@ final class PistonApi {
     }
 
     private static ProblemException pistonError(String field, String message) {
-        return new ProblemException(Type.VALIDATION, message, List.of(new FieldError(field, message)), null, Map.of());
+        return new ProblemException(Type.VALIDATION, message, List.of(new ProblemException.FieldError(field, message)), null, Map.of());
     }
 
     /** Names of the common signals, as Piston reports them. */
