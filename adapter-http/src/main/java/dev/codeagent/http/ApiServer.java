@@ -12,11 +12,12 @@ import dev.codeagent.application.config.Units;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.execute.InvalidRequestException;
 import dev.codeagent.application.execute.OverloadedException;
+import dev.codeagent.application.run.RecoverInterruptedRuns;
+import dev.codeagent.application.run.RunScheduler;
 import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
-import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunLog;
 import dev.codeagent.domain.solving.RunStatus;
@@ -125,13 +126,12 @@ public final class ApiServer implements AutoCloseable {
         this.requests = new ApiRequests(config, executeCode.sandbox().languages());
 
         RunLog runLog = agent.runLog();
-        int interrupted = runLog.markInterrupted(RunService.INTERRUPTED);
+        int interrupted = new RecoverInterruptedRuns(runLog).recover();
         if (interrupted > 0) {
             log.info("marked {} runs left unfinished by an earlier process as ERROR", interrupted);
         }
-        CodeGenerator generator = agent.generator();
-        this.runs = new RunService(runLog, store -> new SolveTask(generator, executeCode, store, config.solve(),
-                Clock.systemUTC())::solve, http.maxConcurrentRuns(), Clock.systemUTC(), metrics);
+        this.runs = new RunService(new RunScheduler(agent.solveTask(), runLog, http.maxConcurrentRuns(), Clock.systemUTC()),
+                runLog, metrics);
         this.streams = new EventStreams(eventStreamPlaces(), Duration.ofSeconds(15));
         this.health = new HealthCheck(executeCode, agent::runLog);
         this.piston = new PistonApi(executeCode, config);
@@ -502,9 +502,9 @@ public final class ApiServer implements AutoCloseable {
         ApiRequests.RunBody body = bodies.strict(ctx, ApiRequests.RunBody.class);
         Task task = requests.task(body);
         String id = SolveTask.newRunId();
-        RunService.ActiveRun run = runs.start(id, task);
+        Run run = runs.start(id, task);
         ctx.header("Location", "/v1/runs/" + id);
-        json(ctx, 202, Views.run(runs.find(id).orElse(run.placeholder())));
+        json(ctx, 202, Views.run(runs.find(id).orElse(run)));
     }
 
     private void listRuns(Context ctx) {
@@ -554,7 +554,7 @@ public final class ApiServer implements AutoCloseable {
 
     private void cancelRun(Context ctx) throws InterruptedException {
         String id = runId(ctx);
-        Optional<RunService.Cancelled> cancelled = runs.cancel(id, Duration.ofSeconds(2));
+        Optional<RunScheduler.Cancellation> cancelled = runs.cancel(id, Duration.ofSeconds(2));
         if (cancelled.isPresent()) {
             json(ctx, cancelled.get().ended() ? 200 : 202, Views.run(cancelled.get().run()));
             return;
