@@ -1,7 +1,5 @@
 package dev.codeagent.cli;
 
-import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.CodeAgent;
@@ -10,28 +8,21 @@ import dev.codeagent.application.config.Units;
 import dev.codeagent.application.eval.BadLine;
 import dev.codeagent.application.eval.EvaluateSamples;
 import dev.codeagent.application.eval.EvaluationException;
-import dev.codeagent.application.eval.EvaluationListener;
 import dev.codeagent.application.eval.EvaluationProgress;
 import dev.codeagent.application.eval.EvaluationReport;
-import dev.codeagent.application.eval.GenerateSamples;
 import dev.codeagent.application.eval.GeneratedSamples;
 import dev.codeagent.application.eval.ProblemFormat;
 import dev.codeagent.application.eval.ProblemSet;
-import dev.codeagent.application.eval.Sample;
+import dev.codeagent.application.eval.ResultLines;
+import dev.codeagent.application.eval.RunBenchmark;
 import dev.codeagent.application.eval.SampleResult;
 import dev.codeagent.application.eval.SampleSet;
-import dev.codeagent.application.solve.SolveTask;
-import dev.codeagent.application.store.InMemoryRunLog;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Verdict;
-import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -89,7 +80,6 @@ public final class EvalCommand implements Callable<Integer> {
     private static final int SHOWN_FAILURES = 20;
     private static final int SHOWN_BAD_LINES = 20;
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-    private static final ObjectWriter ONE_LINE = Json.MAPPER.writer().without(SerializationFeature.INDENT_OUTPUT);
 
     @ParentCommand
     CodeAgentCli cli;
@@ -155,49 +145,62 @@ public final class EvalCommand implements Callable<Integer> {
         CodeAgentConfig config = cli.config(overrides(n));
         ResourceLimits limits = LimitOptions.resolve(config);
         boolean live = cli.context().interactive() || stderrIsTerminal();
+        RunBenchmark.Generation generation = generator == null ? null
+                : new RunBenchmark.Generation(samplesPerTask == null ? 1 : samplesPerTask, repairAttempts == null ? 0 : repairAttempts);
+        RunBenchmark.Command command = new RunBenchmark.Command(problems, samples, generation, n);
 
-        try (ResultFile results = ResultFile.open(outFile);
+        try (ResultLines results = openResults();
                 CodeAgent agent = cli.agent(config)) {
-            EvaluateSamples evaluate = new EvaluateSamples(agent.executeCode(), limits, n);
-            List<Sample> toCheck;
-            GeneratedSamples generated = null;
-            if (generator != null) {
-                SolveTask loop = new SolveTask(agent.generator(), agent.executeCode(), new InMemoryRunLog(), config.solve(),
-                        Clock.systemUTC());
-                ProgressBar bar = new ProgressBar(err, live, "generating");
-                generated = evaluation(() -> new GenerateSamples(loop, limits, n).generate(problems.problems(),
-                        samplesPerTask == null ? 1 : samplesPerTask, repairAttempts == null ? 0 : repairAttempts,
-                        (sample, run, done, total) -> bar.show(done, total, -1, Duration.ZERO)));
-                bar.clear();
-                toCheck = generated.samples();
-                results.withCompletions(toCheck);
-            } else {
-                toCheck = samples != null ? samples.samples() : problems.referenceSamples();
-            }
-            EvaluationReport before = null;
-            if (generated != null && repairAttempts != null && repairAttempts > 0) {
-                List<Sample> firsts = generated.firstAttempts();
-                before = evaluation(() -> evaluate.evaluate(problems.problems(), firsts, EvaluationListener.NONE));
-            }
-            ProgressBar bar = new ProgressBar(err, live, "evaluating");
-            List<Sample> checked = toCheck;
-            EvaluationReport report = evaluation(() -> evaluate.evaluate(problems.problems(), checked, (result, progress) -> {
-                results.write(result);
-                bar.show(progress);
-            }));
-            bar.clear();
-            results.finish();
-            String sandbox = agent.sandbox().tier();
+            Bars bars = new Bars(err, live);
+            RunBenchmark.Result r = evaluation(() -> new RunBenchmark(agent.executeCode(), agent::solveTask, limits)
+                    .run(command, results, bars));
+            bars.evaluating.clear();
             if (json) {
-                out.println(Json.write(summary(report, before, sandbox, skipped)));
+                out.println(Json.write(summary(r.report(), r.beforeRepair(), r.sandbox(), skipped)));
             } else {
-                print(report, before, generated, sandbox, limits, out);
+                print(r.report(), r.beforeRepair(), r.generated(), r.sandbox(), limits, out);
             }
-            warnAboutSandboxFailures(report, err);
+            warnAboutSandboxFailures(r.report(), err);
             out.flush();
             err.flush();
-            boolean selfTest = samples == null && generator == null;
-            return selfTest && report.passed() < report.total() ? ExitStatus.FAILURE : ExitStatus.OK;
+            return command.checksReferences() && r.report().passed() < r.report().total() ? ExitStatus.FAILURE : ExitStatus.OK;
+        }
+    }
+
+    private ResultLines openResults() {
+        if (outFile == null) {
+            return ResultLines.none();
+        }
+        try {
+            return ResultLines.open(outFile);
+        } catch (EvaluationException e) {
+            throw new UsageException(outFile + ": cannot write (--out): " + e.getCause().getMessage());
+        }
+    }
+
+    /** The progress bars of the two phases. */
+    private static final class Bars implements RunBenchmark.Listener {
+        final ProgressBar generating;
+        final ProgressBar evaluating;
+
+        Bars(PrintWriter err, boolean live) {
+            generating = new ProgressBar(err, live, "generating");
+            evaluating = new ProgressBar(err, live, "evaluating");
+        }
+
+        @Override
+        public void generating(int done, int total) {
+            generating.show(done, total, -1, Duration.ZERO);
+        }
+
+        @Override
+        public void generated() {
+            generating.clear();
+        }
+
+        @Override
+        public void evaluated(EvaluationProgress progress) {
+            evaluating.show(progress);
         }
     }
 
@@ -429,87 +432,6 @@ public final class EvalCommand implements Callable<Integer> {
                 err.print(CLEAR_LINE);
                 err.flush();
                 shown = false;
-            }
-        }
-    }
-
-    /** The {@code --out} file: one JSON line per sample, written as each is judged. */
-    private static final class ResultFile implements AutoCloseable {
-        private final Path path;
-        private final BufferedWriter writer;
-        private Map<String, String> completions;
-        private IOException failure;
-
-        private ResultFile(Path path, BufferedWriter writer) {
-            this.path = path;
-            this.writer = writer;
-        }
-
-        static ResultFile open(Path path) {
-            if (path == null) {
-                return new ResultFile(null, null);
-            }
-            try {
-                return new ResultFile(path, Files.newBufferedWriter(path, StandardCharsets.UTF_8));
-            } catch (IOException e) {
-                throw new UsageException(path + ": cannot write (--out): " + e.getMessage());
-            }
-        }
-
-        void write(SampleResult r) {
-            if (writer == null || failure != null) {
-                return;
-            }
-            ObjectNode o = NODES.objectNode();
-            o.put("task_id", r.taskId());
-            o.put("sample", r.sampleIndex());
-            o.put("passed", r.passed());
-            o.put("verdict", r.verdict().name());
-            o.put("message", r.message());
-            if (r.error() == null) {
-                o.putNull("error");
-            } else {
-                ObjectNode e = o.putObject("error");
-                e.put("type", r.error().type());
-                e.put("message", r.error().message());
-                e.put("line", r.error().line());
-                e.put("sourceLine", r.error().sourceLine());
-            }
-            o.put("outcome", r.outcome() == null ? null : r.outcome().name());
-            o.put("wallMs", r.wallMs());
-            if (completions != null) {
-                o.put("completion", completions.get(r.taskId() + "#" + r.sampleIndex()));
-            }
-            try {
-                writer.write(ONE_LINE.writeValueAsString(o));
-                writer.newLine();
-                writer.flush();
-            } catch (IOException e) {
-                failure = e;
-            }
-        }
-
-        /** Include each sample's code in its line: generated samples exist nowhere else. */
-        void withCompletions(List<Sample> samples) {
-            completions = new java.util.HashMap<>();
-            samples.forEach(x -> completions.put(x.taskId() + "#" + x.index(), x.completion()));
-        }
-
-        /** @throws UsageException when a line could not be written */
-        void finish() {
-            if (failure != null) {
-                throw new UsageException(path + ": writing the results failed: " + failure.getMessage(), ExitStatus.FAILURE);
-            }
-        }
-
-        @Override
-        public void close() {
-            if (writer != null) {
-                try {
-                    writer.close();
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
             }
         }
     }

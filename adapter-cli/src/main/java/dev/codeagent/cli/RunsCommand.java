@@ -3,6 +3,7 @@ package dev.codeagent.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.codeagent.application.CodeAgent;
+import dev.codeagent.application.run.RecoverInterruptedRuns;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
@@ -82,7 +83,7 @@ final class RunsCommand implements Callable<Integer> {
         CodeAgentConfig config = cli.config(Map.of("sandbox.kind", "process", "sandbox.isolation", "best-effort"));
         try (CodeAgent agent = cli.agent(config)) {
             RunLog log = agent.runLog();
-            log.markInterrupted(SolveCommand.INTERRUPTED_REASON);
+            new RecoverInterruptedRuns(log).recover();
             return use.apply(log);
         }
     }

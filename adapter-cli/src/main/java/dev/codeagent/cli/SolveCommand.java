@@ -5,6 +5,7 @@ import dev.codeagent.application.command.FieldErrors;
 import dev.codeagent.application.command.InputPolicy;
 import dev.codeagent.application.command.TaskRequest;
 import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.run.RecoverInterruptedRuns;
 import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.solving.Attempt;
@@ -57,9 +58,6 @@ import picocli.CommandLine.Spec;
             "  CODEAGENT_LLM_API_KEY=sk-… codeagent solve --task-file task.json \\",
             "      --llm-base-url https://api.openai.com/v1 --llm-model gpt-4o-mini"})
 final class SolveCommand implements Callable<Integer> {
-
-    /** What a run still marked RUNNING at start-up gets as its reason: no process is working on it any more. */
-    static final String INTERRUPTED_REASON = "interrupted: the process ended before the run finished";
 
     private static final Logger log = LoggerFactory.getLogger(SolveCommand.class);
 
@@ -117,7 +115,7 @@ final class SolveCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Run run;
         try (CodeAgent agent = cli.agent(config)) {
-            int marked = agent.runLog().markInterrupted(INTERRUPTED_REASON);
+            int marked = new RecoverInterruptedRuns(agent.runLog()).recover();
             if (marked > 0) {
                 log.debug("marked {} runs left RUNNING by an earlier process as ERROR", marked);
             }

@@ -74,7 +74,7 @@ public final class CodeAgent implements AutoCloseable {
                 : memoize(() -> track(createGenerator(find(generators, "generator.kind", config.generator().kind()))));
         this.runLog = b.runLog != null ? () -> b.runLog
                 : memoize(() -> track(createRunLog(find(runLogs, "store.kind", config.store().kind()))));
-        this.solveTask = memoize(() -> new SolveTask(generator(), executeCode(), runLog(), config.solve(), Clock.systemUTC()));
+        this.solveTask = memoize(() -> solveTask(runLog()));
     }
 
     /** Composes an agent from the config with every adapter on the classpath. */
@@ -187,6 +187,15 @@ public final class CodeAgent implements AutoCloseable {
      */
     public SolveTask solveTask() {
         return solveTask.get();
+    }
+
+    /**
+     * A new agent loop over the configured generator and sandbox that records to {@code recordTo}
+     * instead of the configured run log, with its own circuit breaker: for runs that are no one's
+     * history (a benchmark's generated samples). The one place a {@link SolveTask} is wired.
+     */
+    public SolveTask solveTask(RunLog recordTo) {
+        return new SolveTask(generator(), executeCode(), recordTo, config.solve(), Clock.systemUTC());
     }
 
     /** The keys registered for a port: {@code sandbox}, {@code generator} or {@code store}, sorted. */

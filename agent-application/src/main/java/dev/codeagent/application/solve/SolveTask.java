@@ -39,6 +39,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -113,6 +114,16 @@ public final class SolveTask {
      * failing run log propagates.
      */
     public Run solve(String runId, Task task, RunListener listener) {
+        return solve(runId, task, listener, () -> StopReason.CANCELLED);
+    }
+
+    /**
+     * As {@link #solve(String, Task, RunListener)}, and when the calling thread is interrupted the run
+     * ends with what {@code whenStopped} says at that moment: the caller that interrupted knows why
+     * (a user's cancel, the process stopping), the loop does not.
+     */
+    public Run solve(String runId, Task task, RunListener listener, Supplier<StopReason> whenStopped) {
+        Objects.requireNonNull(whenStopped, "whenStopped");
         Objects.requireNonNull(task, "task");
         RunListener events = safe(Objects.requireNonNull(listener, "listener"));
         Instant started = clock.instant();
@@ -124,7 +135,7 @@ public final class SolveTask {
         List<GenerationRequest.Turn> history = new ArrayList<>();
         for (int n = 1; n <= task.maxAttempts(); n++) {
             if (Thread.currentThread().isInterrupted()) {
-                return end(run, RunStatus.CANCELLED, "cancelled", events);
+                return stopped(run, whenStopped, events);
             }
             Duration left = Duration.between(clock.instant(), deadline);
             if (left.isNegative() || left.isZero()) {
@@ -139,7 +150,7 @@ public final class SolveTask {
                 reply = generate(new GenerationRequest(task, history));
             } catch (GeneratorException e) {
                 if (Thread.currentThread().isInterrupted()) {
-                    return end(run, RunStatus.CANCELLED, "cancelled", events);
+                    return stopped(run, whenStopped, events);
                 }
                 String why = e.kind() == GeneratorException.Kind.AUTHENTICATION ? e.getMessage()
                         : "the generator failed: " + e.getMessage();
@@ -163,7 +174,7 @@ public final class SolveTask {
                     execution = executeCode.execute(new ExecutionRequest(submission.program(), task.stdin(), List.of(),
                             clamp(task.limits(), Duration.between(clock.instant(), deadline))));
                 } catch (ExecutionCancelledException e) {
-                    return end(run, RunStatus.CANCELLED, "cancelled", events);
+                    return stopped(run, whenStopped, events);
                 } catch (OverloadedException e) {
                     return end(run, RunStatus.ERROR, "the sandbox is overloaded: " + e.getMessage(), events);
                 } catch (InvalidRequestException e) {
@@ -196,6 +207,12 @@ public final class SolveTask {
     private String generate(GenerationRequest request) {
         return Retry.decorateSupplier(retry, CircuitBreaker.decorateSupplier(circuitBreaker, () -> generator.generate(request)))
                 .get();
+    }
+
+    private Run stopped(Run run, Supplier<StopReason> whenStopped, RunListener events) {
+        StopReason why = whenStopped.get();
+        return why == null ? end(run, RunStatus.CANCELLED, StopReason.CANCELLED.reason(), events)
+                : end(run, why.status(), why.reason(), events);
     }
 
     private Run end(Run run, RunStatus status, String reason, RunListener events) {

@@ -1,0 +1,156 @@
+package dev.codeagent.http;
+
+import dev.codeagent.application.config.ConfigException;
+import dev.codeagent.http.ProblemException.Type;
+import io.javalin.http.Context;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.BooleanSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What every request passes before its handler and after it: a request id and safe headers; for the
+ * endpoint groups, a refusal while the server stops, the API key (SHA-256 in config, constant-time
+ * comparison) and its groups, a rate limit per key (per address when auth is off) and a limit on failed
+ * authentication per address; afterwards, the request metrics.
+ */
+final class RequestGuard {
+
+    static final String REQUEST_ID = "codeagent.requestId";
+    private static final String STARTED = "codeagent.started";
+    private static final Logger log = LoggerFactory.getLogger(RequestGuard.class);
+    private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS");
+    private static final int AUTH_FAILURES_PER_MINUTE = 30;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final HttpConfig http;
+    private final ApiKeys keys;
+    private final RateLimits rateLimits = new RateLimits();
+    private final ApiMetrics metrics;
+    private final BooleanSupplier stopping;
+
+    /** @throws ConfigException when auth is on without any key */
+    RequestGuard(HttpConfig http, ApiMetrics metrics, BooleanSupplier stopping) {
+        if (http.auth().enabled() && http.auth().keys().isEmpty()) {
+            throw new ConfigException("http.auth.enabled is true but http.auth.keys is empty: add a key (name and the SHA-256"
+                    + " of the key: printf %s \"$KEY\" | sha256sum) or, for local use only, set http.auth.enabled=false");
+        }
+        if (!http.auth().enabled()) {
+            log.warn("http.auth.enabled=false: every request is allowed without an API key{}",
+                    isLoopback(http.host()) ? "; use this only on a trusted machine"
+                            : " and the server listens on " + http.host() + ", beyond this machine");
+        }
+        this.http = http;
+        this.keys = new ApiKeys(http.auth().keys());
+        this.metrics = metrics;
+        this.stopping = stopping;
+    }
+
+    /** The endpoint group a path belongs to, or null for open ones. */
+    static String group(String path) {
+        if (path.startsWith("/v1/executions")) {
+            return "executions";
+        }
+        if (path.startsWith("/v1/runs")) {
+            return "runs";
+        }
+        if (path.startsWith("/api/v2")) {
+            return "piston";
+        }
+        if (path.startsWith("/metrics")) {
+            return "metrics";
+        }
+        return null;
+    }
+
+    /** Whether the request carries a valid key, or needs none: who may see why a health check failed. */
+    boolean trusted(Context ctx) {
+        return !http.auth().enabled() || ApiKeys.presented(ctx.header("Authorization")).flatMap(keys::find).isPresent();
+    }
+
+    void before(Context ctx) {
+        ctx.attribute(STARTED, System.nanoTime());
+        byte[] id = new byte[6];
+        RANDOM.nextBytes(id);
+        String requestId = HexFormat.of().formatHex(id);
+        ctx.attribute(REQUEST_ID, requestId);
+        ctx.header("X-Request-Id", requestId);
+        ctx.header("X-Content-Type-Options", "nosniff");
+        ctx.header("Cache-Control", "no-store");
+        String group = group(ctx.path());
+        if (group == null) {
+            return;
+        }
+        if (stopping.getAsBoolean()) {
+            throw ProblemException.retryLater(Type.SHUTTING_DOWN, "the server is shutting down", Duration.ofSeconds(5));
+        }
+        authorize(ctx, group);
+    }
+
+    private void authorize(Context ctx, String group) {
+        String address = ctx.req().getRemoteAddr();
+        if (!http.auth().enabled()) {
+            limit("address:" + address, http.rateLimitPerMinute());
+            return;
+        }
+        Optional<Duration> blocked = rateLimits.exhausted("auth-failures:" + address, AUTH_FAILURES_PER_MINUTE);
+        if (blocked.isPresent()) {
+            metrics.rejected("rate_limited");
+            throw ProblemException.retryLater(Type.RATE_LIMITED, "too many failed authentication attempts from this address",
+                    blocked.get());
+        }
+        Optional<String> presented = ApiKeys.presented(ctx.header("Authorization"));
+        if (presented.isEmpty()) {
+            authFailed(address);
+            throw new ProblemException(Type.UNAUTHORIZED, "send an API key as 'Authorization: Bearer <key>'");
+        }
+        Optional<HttpConfig.ApiKey> key = keys.find(presented.get());
+        if (key.isEmpty()) {
+            authFailed(address);
+            throw new ProblemException(Type.UNAUTHORIZED, "the API key is not valid");
+        }
+        if (!key.get().allows(group)) {
+            metrics.rejected("forbidden");
+            throw new ProblemException(Type.FORBIDDEN, "the key '" + key.get().name() + "' may not use the " + group
+                    + " endpoints; it may use: " + String.join(", ", key.get().endpoints()));
+        }
+        int perMinute = key.get().rateLimitPerMinute() != null ? key.get().rateLimitPerMinute() : http.rateLimitPerMinute();
+        limit("key:" + key.get().name(), perMinute);
+    }
+
+    private void authFailed(String address) {
+        metrics.rejected("unauthorized");
+        rateLimits.acquire("auth-failures:" + address, AUTH_FAILURES_PER_MINUTE);
+    }
+
+    private void limit(String caller, int perMinute) {
+        Optional<Duration> wait = rateLimits.acquire(caller, perMinute);
+        if (wait.isPresent()) {
+            metrics.rejected("rate_limited");
+            throw ProblemException.retryLater(Type.RATE_LIMITED, "the rate limit of " + perMinute + " requests per minute is used up",
+                    wait.get());
+        }
+    }
+
+    void after(Context ctx) {
+        Long started = ctx.attribute(STARTED);
+        String route = ctx.attribute(Router.ROUTE);
+        String method = ctx.method().name();
+        metrics.request(METHODS.contains(method) ? method : "OTHER", route == null ? "unmatched" : route, ctx.statusCode(),
+                started == null ? 0 : System.nanoTime() - started);
+        if (log.isDebugEnabled()) {
+            log.debug("{} {} {} {}ms", method, ctx.path(), ctx.statusCode(),
+                    started == null ? 0 : (System.nanoTime() - started) / 1_000_000);
+        }
+    }
+
+    private static boolean isLoopback(String host) {
+        String h = host.toLowerCase(Locale.ROOT);
+        return h.equals("localhost") || h.startsWith("127.") || h.equals("::1") || h.equals("[::1]");
+    }
+}

@@ -1,0 +1,146 @@
+package dev.codeagent.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.codeagent.application.run.RunScheduler;
+import dev.codeagent.application.solve.SolveTask;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunStatus;
+import dev.codeagent.domain.solving.Task;
+import dev.codeagent.http.ProblemException.Type;
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Agent runs: {@code POST /v1/runs} starts one in the background, {@code GET /v1/runs[/{id}]} lists and
+ * shows them, {@code DELETE /v1/runs/{id}} cancels one, {@code GET /v1/runs/{id}/events} streams its
+ * events (resumable with {@code Last-Event-ID}).
+ */
+final class RunRoutes {
+
+    private static final Pattern RUN_ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
+
+    private final RunService runs;
+    private final EventStreams streams;
+    private final JsonBodies bodies;
+    private final ApiRequests requests;
+
+    RunRoutes(RunService runs, EventStreams streams, JsonBodies bodies, ApiRequests requests) {
+        this.runs = runs;
+        this.streams = streams;
+        this.bodies = bodies;
+        this.requests = requests;
+    }
+
+    void register(Router router) {
+        router.route(HandlerType.POST, "/v1/runs", this::startRun);
+        router.route(HandlerType.GET, "/v1/runs", this::listRuns);
+        router.route(HandlerType.GET, "/v1/runs/{id}", this::getRun);
+        router.route(HandlerType.DELETE, "/v1/runs/{id}", this::cancelRun);
+        router.route(HandlerType.GET, "/v1/runs/{id}/events", this::events);
+    }
+
+    private void startRun(Context ctx) {
+        ApiRequests.RunBody body = bodies.strict(ctx, ApiRequests.RunBody.class);
+        Task task = requests.task(body);
+        String id = SolveTask.newRunId();
+        Run run = runs.start(id, task);
+        ctx.header("Location", "/v1/runs/" + id);
+        Router.json(ctx, 202, Views.run(runs.find(id).orElse(run)));
+    }
+
+    private void listRuns(Context ctx) {
+        int limit = 20;
+        String rawLimit = ctx.queryParam("limit");
+        if (rawLimit != null) {
+            try {
+                limit = Integer.parseInt(rawLimit.trim());
+            } catch (NumberFormatException e) {
+                throw ProblemException.invalid("limit", "must be a whole number between 1 and 100");
+            }
+            if (limit < 1 || limit > 100) {
+                throw ProblemException.invalid("limit", "must be between 1 and 100, was " + limit);
+            }
+        }
+        String before = ctx.queryParam("before");
+        if (before != null) {
+            if (!RUN_ID.matcher(before).matches() || runs.find(before).isEmpty()) {
+                throw ProblemException.invalid("before", "no run with id '" + JsonBodies.abbreviate(before, 40) + "'");
+            }
+        }
+        List<Run> page = runs.recent(limit, before);
+        ObjectNode body = Views.MAPPER.createObjectNode();
+        ArrayNode list = body.putArray("runs");
+        page.forEach(r -> list.add(Views.runSummary(r)));
+        String next = page.size() == limit ? page.get(page.size() - 1).id() : null;
+        body.put("next", next);
+        if (next != null) {
+            ctx.header("Link", "</v1/runs?limit=" + limit + "&before=" + next + ">; rel=\"next\"");
+        }
+        Router.json(ctx, 200, body);
+    }
+
+    private static String runId(Context ctx) {
+        String id = ctx.pathParam("id");
+        if (!RUN_ID.matcher(id).matches()) {
+            throw new ProblemException(Type.NOT_FOUND, "no run with that id");
+        }
+        return id;
+    }
+
+    private void getRun(Context ctx) {
+        String id = runId(ctx);
+        Run run = runs.find(id).orElseThrow(() -> new ProblemException(Type.NOT_FOUND, "no run with id '" + id + "'"));
+        Router.json(ctx, 200, Views.run(run));
+    }
+
+    private void cancelRun(Context ctx) throws InterruptedException {
+        String id = runId(ctx);
+        Optional<RunScheduler.Cancellation> cancelled = runs.cancel(id, Duration.ofSeconds(2));
+        if (cancelled.isPresent()) {
+            Router.json(ctx, cancelled.get().ended() ? 200 : 202, Views.run(cancelled.get().run()));
+            return;
+        }
+        Run run = runs.find(id).orElseThrow(() -> new ProblemException(Type.NOT_FOUND, "no run with id '" + id + "'"));
+        if (run.status() == RunStatus.CANCELLED) {
+            Router.json(ctx, 200, Views.run(run));
+        } else if (run.status() == RunStatus.RUNNING) {
+            throw new ProblemException(Type.CONFLICT, "run '" + id + "' is not being worked on by this server");
+        } else {
+            throw new ProblemException(Type.CONFLICT, "run '" + id + "' has already ended as " + run.status());
+        }
+    }
+
+    private void events(Context ctx) {
+        String id = runId(ctx);
+        long lastId = lastEventId(ctx);
+        EventJournal journal = runs.journal(id).orElseThrow(() -> new ProblemException(Type.NOT_FOUND, "no run with id '" + id + "'"));
+        streams.acquire();
+        streams.stream(ctx.res(), journal, lastId);
+    }
+
+    private static long lastEventId(Context ctx) {
+        String raw = ctx.header("Last-Event-ID");
+        String field = "Last-Event-ID";
+        if (raw == null) {
+            raw = ctx.queryParam("lastEventId");
+            field = "lastEventId";
+        }
+        if (raw == null || raw.isBlank()) {
+            return 0;
+        }
+        try {
+            long v = Long.parseLong(raw.trim());
+            if (v < 0) {
+                throw new NumberFormatException();
+            }
+            return v;
+        } catch (NumberFormatException e) {
+            throw ProblemException.invalid(field, "must be the id of an event received before (a whole number)");
+        }
+    }
+}

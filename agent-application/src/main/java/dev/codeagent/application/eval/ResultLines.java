@@ -1,0 +1,108 @@
+package dev.codeagent.application.eval;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The per-sample results file: one JSON line per sample as it is judged ({@code task_id}, {@code sample},
+ * {@code passed}, {@code verdict}, {@code message}, {@code error}, {@code outcome}, {@code wallMs}, and
+ * {@code completion} for generated samples, whose code exists nowhere else). A failed write does not
+ * stop the evaluation; {@link #finish()} reports it.
+ */
+public final class ResultLines implements AutoCloseable {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    private final Path path;
+    private final BufferedWriter writer;
+    private Map<String, String> completions;
+    private IOException failure;
+
+    private ResultLines(Path path, BufferedWriter writer) {
+        this.path = path;
+        this.writer = writer;
+    }
+
+    /** Results that are not kept. */
+    public static ResultLines none() {
+        return new ResultLines(null, null);
+    }
+
+    /**
+     * Creates (or empties) the file.
+     *
+     * @throws EvaluationException when it cannot be written, with the I/O failure as its cause
+     */
+    public static ResultLines open(Path path) {
+        try {
+            return new ResultLines(path, Files.newBufferedWriter(path, StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new EvaluationException(path + ": cannot write: " + e.getMessage(), e);
+        }
+    }
+
+    synchronized void write(SampleResult r) {
+        if (writer == null || failure != null) {
+            return;
+        }
+        ObjectNode o = MAPPER.createObjectNode();
+        o.put("task_id", r.taskId());
+        o.put("sample", r.sampleIndex());
+        o.put("passed", r.passed());
+        o.put("verdict", r.verdict().name());
+        o.put("message", r.message());
+        if (r.error() == null) {
+            o.putNull("error");
+        } else {
+            ObjectNode e = o.putObject("error");
+            e.put("type", r.error().type());
+            e.put("message", r.error().message());
+            e.put("line", r.error().line());
+            e.put("sourceLine", r.error().sourceLine());
+        }
+        o.put("outcome", r.outcome() == null ? null : r.outcome().name());
+        o.put("wallMs", r.wallMs());
+        if (completions != null) {
+            o.put("completion", completions.get(r.taskId() + "#" + r.sampleIndex()));
+        }
+        try {
+            writer.write(MAPPER.writeValueAsString(o));
+            writer.newLine();
+            writer.flush();
+        } catch (IOException e) {
+            failure = e;
+        }
+    }
+
+    synchronized void withCompletions(List<Sample> samples) {
+        completions = new HashMap<>();
+        samples.forEach(x -> completions.put(x.taskId() + "#" + x.index(), x.completion()));
+    }
+
+    /** @throws EvaluationException when a line could not be written */
+    synchronized void finish() {
+        if (failure != null) {
+            throw new EvaluationException(path + ": writing the results failed: " + failure.getMessage(), failure);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (writer != null) {
+            try {
+                writer.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+    }
+}
