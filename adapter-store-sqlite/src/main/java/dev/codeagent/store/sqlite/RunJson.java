@@ -1,50 +1,367 @@
 package dev.codeagent.store.sqlite;
 
-import com.fasterxml.jackson.annotation.JsonAutoDetect.Visibility;
-import com.fasterxml.jackson.annotation.PropertyAccessor;
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.json.JsonMapper;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.codeagent.domain.execution.CapturedOutput;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Attempt;
+import dev.codeagent.domain.solving.ErrorReport;
+import dev.codeagent.domain.solving.Frame;
+import dev.codeagent.domain.solving.OutputDifference;
 import dev.codeagent.domain.solving.Task;
+import dev.codeagent.domain.solving.Verdict;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
- * The JSON form of the domain records kept in the database.
+ * The stored JSON form of the domain records kept in the database, field by field.
  *
- * <p>Only record components are written (fields, not getter-like methods such as
- * {@code Verdict.isAccepted()}), durations and instants as ISO-8601 text, which keeps nanoseconds.
+ * <p>The names here are the stored schema, not the domain's: renaming a record component changes no
+ * stored row, and a golden file test ({@code RunJsonTest}) fails when a change here would. Rows
+ * written before this mapping was explicit (by reflection over the records) have the same form:
+ * component names as keys, every key present with null for none, enums by constant name, durations
+ * as ISO-8601 text (which keeps nanoseconds). Keys this version does not know are ignored, so a row
+ * a newer version wrote with more keys is still read.
  */
 final class RunJson {
 
-    private final ObjectMapper mapper = JsonMapper.builder()
-            .addModule(new JavaTimeModule())
-            .visibility(PropertyAccessor.GETTER, Visibility.NONE)
-            .visibility(PropertyAccessor.IS_GETTER, Visibility.NONE)
-            .visibility(PropertyAccessor.FIELD, Visibility.ANY)
-            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-            .disable(SerializationFeature.WRITE_DURATIONS_AS_TIMESTAMPS)
-            // a newer version may add components; an older one reading its rows ignores them
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .build();
+    private final ObjectMapper mapper = new ObjectMapper();
 
-    String write(Object value) {
+    String write(Task task) {
+        return text(task(task));
+    }
+
+    String write(Attempt attempt) {
+        return text(attempt(attempt));
+    }
+
+    /**
+     * @throws JsonProcessingException when the text is not JSON
+     * @throws IllegalArgumentException when a field is missing or invalid, naming it
+     */
+    Task task(String json) throws JsonProcessingException {
+        return task(new Node(mapper.readTree(json), "task"));
+    }
+
+    /**
+     * @throws JsonProcessingException when the text is not JSON
+     * @throws IllegalArgumentException when a field is missing or invalid, naming it
+     */
+    Attempt attempt(String json) throws JsonProcessingException {
+        return attempt(new Node(mapper.readTree(json), "attempt"));
+    }
+
+    private String text(ObjectNode node) {
         try {
-            return mapper.writeValueAsString(value);
+            return mapper.writeValueAsString(node);
         } catch (JsonProcessingException e) {
-            // domain records are plain data: failing here is a bug, not a state of the file
-            throw new IllegalArgumentException("cannot write " + value.getClass().getSimpleName() + " as JSON: "
-                    + e.getOriginalMessage(), e);
+            // a tree of strings and numbers always serializes: failing here is a bug
+            throw new IllegalStateException("cannot write JSON: " + e.getOriginalMessage(), e);
         }
     }
 
-    Task task(String json) throws JsonProcessingException {
-        return mapper.readValue(json, Task.class);
+    // ---- domain to stored JSON
+
+    private ObjectNode task(Task t) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("prompt", t.prompt());
+        n.put("language", t.language().name());
+        n.put("tests", t.tests());
+        n.put("expectedOutput", t.expectedOutput());
+        n.put("stdin", t.stdin());
+        n.set("limits", limits(t.limits()));
+        n.put("maxAttempts", t.maxAttempts());
+        return n;
     }
 
-    Attempt attempt(String json) throws JsonProcessingException {
-        return mapper.readValue(json, Attempt.class);
+    private ObjectNode limits(ResourceLimits l) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("wallTime", l.wallTime().toString());
+        n.put("cpuTime", l.cpuTime().toString());
+        n.put("memoryBytes", l.memoryBytes());
+        n.put("maxProcesses", l.maxProcesses());
+        n.put("maxOutputBytes", l.maxOutputBytes());
+        n.put("maxFileBytes", l.maxFileBytes());
+        n.put("network", l.network());
+        return n;
+    }
+
+    private ObjectNode attempt(Attempt a) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("number", a.number());
+        n.put("reply", a.reply());
+        n.put("code", a.code());
+        n.set("execution", a.execution() == null ? n.nullNode() : execution(a.execution()));
+        n.set("verdict", verdict(a.verdict()));
+        n.put("feedback", a.feedback());
+        n.put("generationTime", a.generationTime().toString());
+        n.put("executionTime", a.executionTime().toString());
+        return n;
+    }
+
+    private ObjectNode execution(Execution e) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("outcome", e.outcome().name());
+        n.put("exitCode", e.exitCode());
+        n.put("signal", e.signal());
+        n.set("stdout", output(e.stdout()));
+        n.set("stderr", output(e.stderr()));
+        n.put("wallTime", e.wallTime().toString());
+        n.put("cpuTime", e.cpuTime() == null ? null : e.cpuTime().toString());
+        n.put("peakMemoryBytes", e.peakMemoryBytes());
+        n.put("detail", e.detail());
+        n.set("isolation", isolation(e.isolation()));
+        return n;
+    }
+
+    private ObjectNode output(CapturedOutput o) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("text", o.text());
+        n.put("truncated", o.truncated());
+        return n;
+    }
+
+    private ObjectNode isolation(Isolation i) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("tier", i.tier());
+        // by the names reports show, sorted, so equal isolations are stored as equal text
+        strings(n.putArray("features"), i.sortedFeatures());
+        strings(n.putArray("missing"), i.sortedMissing());
+        return n;
+    }
+
+    private ObjectNode verdict(Verdict v) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("kind", v.kind().name());
+        n.put("message", v.message());
+        n.set("error", v.error() == null ? n.nullNode() : error(v.error()));
+        n.set("difference", v.difference() == null ? n.nullNode() : difference(v.difference()));
+        return n;
+    }
+
+    private ObjectNode error(ErrorReport r) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("type", r.type());
+        n.put("message", r.message());
+        n.put("line", r.line());
+        n.put("sourceLine", r.sourceLine());
+        ArrayNode frames = n.putArray("frames");
+        for (Frame f : r.frames()) {
+            frames.add(frame(f));
+        }
+        return n;
+    }
+
+    private ObjectNode frame(Frame f) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("file", f.file());
+        n.put("line", f.line());
+        n.put("function", f.function());
+        n.put("sourceLine", f.sourceLine());
+        n.put("codeLine", f.codeLine());
+        return n;
+    }
+
+    private ObjectNode difference(OutputDifference d) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("line", d.line());
+        n.put("expected", d.expected());
+        n.put("actual", d.actual());
+        return n;
+    }
+
+    private static void strings(ArrayNode array, Set<String> values) {
+        for (String v : new TreeSet<>(values)) {
+            array.add(v);
+        }
+    }
+
+    // ---- stored JSON to domain
+
+    private static Task task(Node n) {
+        return new Task(n.text("prompt"), n.enumValue("language", Language::valueOf), n.optionalText("tests"),
+                n.optionalText("expectedOutput"), n.text("stdin"), limits(n.object("limits")), n.integer("maxAttempts"));
+    }
+
+    private static ResourceLimits limits(Node n) {
+        return new ResourceLimits(n.duration("wallTime"), n.duration("cpuTime"), n.longValue("memoryBytes"),
+                n.integer("maxProcesses"), n.longValue("maxOutputBytes"), n.longValue("maxFileBytes"), n.bool("network"));
+    }
+
+    private static Attempt attempt(Node n) {
+        Node execution = n.optionalObject("execution");
+        return new Attempt(n.integer("number"), n.text("reply"), n.text("code"),
+                execution == null ? null : execution(execution), verdict(n.object("verdict")), n.optionalText("feedback"),
+                n.duration("generationTime"), n.duration("executionTime"));
+    }
+
+    private static Execution execution(Node n) {
+        return new Execution(n.enumValue("outcome", Outcome::valueOf), n.optionalInteger("exitCode"),
+                n.optionalInteger("signal"), output(n.object("stdout")), output(n.object("stderr")), n.duration("wallTime"),
+                n.isNull("cpuTime") ? null : n.duration("cpuTime"),
+                n.isNull("peakMemoryBytes") ? null : n.longValue("peakMemoryBytes"), n.optionalText("detail"),
+                isolation(n.object("isolation")));
+    }
+
+    private static CapturedOutput output(Node n) {
+        return new CapturedOutput(n.text("text"), n.bool("truncated"));
+    }
+
+    /** Feature names are kept as stored: the domain's vocabulary decides what each one means. */
+    private static Isolation isolation(Node n) {
+        return new Isolation(n.text("tier"), n.strings("features"), n.strings("missing"));
+    }
+
+    private static Verdict verdict(Node n) {
+        Node error = n.optionalObject("error");
+        Node difference = n.optionalObject("difference");
+        return new Verdict(n.enumValue("kind", Verdict.Kind::valueOf), n.optionalText("message"),
+                error == null ? null : error(error), difference == null ? null : difference(difference));
+    }
+
+    private static ErrorReport error(Node n) {
+        List<Frame> frames = new ArrayList<>();
+        for (Node f : n.objects("frames")) {
+            frames.add(new Frame(f.text("file"), f.integer("line"), f.text("function"), f.optionalText("sourceLine"),
+                    f.optionalInteger("codeLine")));
+        }
+        return new ErrorReport(n.text("type"), n.optionalText("message"), n.optionalInteger("line"),
+                n.optionalText("sourceLine"), frames);
+    }
+
+    private static OutputDifference difference(Node n) {
+        return new OutputDifference(n.integer("line"), n.optionalText("expected"), n.optionalText("actual"));
+    }
+
+    /** A JSON object being read, with its path for error messages ({@code attempt.verdict.kind}). */
+    private record Node(JsonNode json, String path) {
+
+        Node {
+            if (!json.isObject()) {
+                throw new IllegalArgumentException(path + " is not an object");
+            }
+        }
+
+        boolean isNull(String field) {
+            JsonNode v = json.get(field);
+            return v == null || v.isNull();
+        }
+
+        private JsonNode present(String field) {
+            if (isNull(field)) {
+                throw new IllegalArgumentException(path + "." + field + " is missing");
+            }
+            return json.get(field);
+        }
+
+        private IllegalArgumentException wrong(String field, String what) {
+            return new IllegalArgumentException(path + "." + field + " is not " + what);
+        }
+
+        String text(String field) {
+            JsonNode v = present(field);
+            if (!v.isTextual()) {
+                throw wrong(field, "text");
+            }
+            return v.textValue();
+        }
+
+        String optionalText(String field) {
+            return isNull(field) ? null : text(field);
+        }
+
+        int integer(String field) {
+            JsonNode v = present(field);
+            if (!v.isIntegralNumber() || !v.canConvertToInt()) {
+                throw wrong(field, "an integer");
+            }
+            return v.intValue();
+        }
+
+        Integer optionalInteger(String field) {
+            return isNull(field) ? null : integer(field);
+        }
+
+        long longValue(String field) {
+            JsonNode v = present(field);
+            if (!v.isIntegralNumber() || !v.canConvertToLong()) {
+                throw wrong(field, "an integer");
+            }
+            return v.longValue();
+        }
+
+        boolean bool(String field) {
+            JsonNode v = present(field);
+            if (!v.isBoolean()) {
+                throw wrong(field, "true or false");
+            }
+            return v.booleanValue();
+        }
+
+        Duration duration(String field) {
+            String text = text(field);
+            try {
+                return Duration.parse(text);
+            } catch (DateTimeParseException e) {
+                throw wrong(field, "an ISO-8601 duration");
+            }
+        }
+
+        <E extends Enum<E>> E enumValue(String field, Function<String, E> valueOf) {
+            String name = text(field);
+            try {
+                return valueOf.apply(name);
+            } catch (IllegalArgumentException e) {
+                throw wrong(field, "a known value (" + name + ")");
+            }
+        }
+
+        Node object(String field) {
+            return new Node(present(field), path + "." + field);
+        }
+
+        Node optionalObject(String field) {
+            return isNull(field) ? null : object(field);
+        }
+
+        List<Node> objects(String field) {
+            JsonNode v = present(field);
+            if (!v.isArray()) {
+                throw wrong(field, "a list");
+            }
+            List<Node> nodes = new ArrayList<>();
+            for (int i = 0; i < v.size(); i++) {
+                nodes.add(new Node(v.get(i), path + "." + field + "[" + i + "]"));
+            }
+            return nodes;
+        }
+
+        Set<String> strings(String field) {
+            JsonNode v = present(field);
+            if (!v.isArray()) {
+                throw wrong(field, "a list");
+            }
+            Set<String> values = new LinkedHashSet<>();
+            for (JsonNode e : v) {
+                if (!e.isTextual()) {
+                    throw wrong(field, "a list of text");
+                }
+                values.add(e.textValue());
+            }
+            return values;
+        }
     }
 }

@@ -24,6 +24,7 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -31,6 +32,7 @@ import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -148,7 +150,12 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
         Objects.requireNonNull(run, "run");
         String task = json.write(run.task());
         List<String> attempts = new ArrayList<>();
+        Set<Integer> numbers = new HashSet<>();
         for (Attempt a : run.attempts()) {
+            // refused here, not by the primary key, so the caller hears what was wrong with the run
+            if (!numbers.add(a.number())) {
+                throw new IllegalArgumentException("run " + run.id() + " has two attempts numbered " + a.number());
+            }
             attempts.add(json.write(a));
         }
         String startedAt = time(run.startedAt(), "startedAt");

@@ -7,28 +7,50 @@ import dev.codeagent.domain.solving.RunStatus;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
-/** A run log that lives in memory only: store kind {@code memory}, for embedding and tests. */
+/**
+ * A run log that lives in memory only: store kind {@code memory}, for embedding and tests. It refuses
+ * what the other stores refuse (see {@code RunLogContractTest}), so code tested against it behaves the
+ * same on a real store.
+ */
 public final class InMemoryRunLog implements RunLog {
+
+    /** The most runs {@link #recent} returns at once, as for every store. */
+    public static final int MAX_PAGE = 1000;
 
     private final Map<String, Run> runs = new LinkedHashMap<>();
 
     @Override
     public synchronized void started(Run run) {
-        if (runs.putIfAbsent(run.id(), run) != null) {
+        Objects.requireNonNull(run, "run");
+        if (runs.containsKey(run.id())) {
             throw new IllegalStateException("run " + run.id() + " exists already");
         }
+        Set<Integer> numbers = new HashSet<>();
+        for (Attempt a : run.attempts()) {
+            if (!numbers.add(a.number())) {
+                throw new IllegalArgumentException("run " + run.id() + " has two attempts numbered " + a.number());
+            }
+        }
+        runs.put(run.id(), run);
     }
 
     @Override
     public synchronized void attemptFinished(String runId, Attempt attempt) {
-        runs.put(runId, get(runId).withAttempt(attempt));
+        Objects.requireNonNull(attempt, "attempt");
+        Run run = get(runId);
+        if (run.attempts().stream().anyMatch(a -> a.number() == attempt.number())) {
+            throw new IllegalStateException("run " + runId + " already has an attempt " + attempt.number());
+        }
+        runs.put(runId, run.withAttempt(attempt));
     }
 
     @Override
@@ -43,6 +65,9 @@ public final class InMemoryRunLog implements RunLog {
 
     @Override
     public synchronized List<Run> recent(int limit, String beforeId) {
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
+        }
         List<Run> all = new ArrayList<>(runs.values());
         all.sort(Comparator.comparing(Run::startedAt).thenComparing(Run::id).reversed());
         int from = 0;
@@ -71,6 +96,7 @@ public final class InMemoryRunLog implements RunLog {
     }
 
     private Run get(String runId) {
+        Objects.requireNonNull(runId, "runId");
         Run r = runs.get(runId);
         if (r == null) {
             throw new NoSuchElementException("no run " + runId);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark: `codeagent eval` against a human-eval-style reference harness, in one go on this machine.
 #
-# Both check the 164 canonical HumanEval solutions. The reference (bench/reference_harness.py) runs
+# Both check the 164 canonical HumanEval solutions. The reference (benchmarks/scripts/reference_harness.py) runs
 # each in a fresh multiprocessing Process with a Manager, 3 s timeout, 4 threads, as openai/human-eval
 # does, unisolated; codeagent runs each as its own sandboxed process (process tier). Wall times are of
 # the whole command, interpreter or JVM start-up included; each is the median of $RUNS runs.
@@ -14,7 +14,7 @@
 #   CODEAGENT_CMD="cmd args"    how to run codeagent (default: ./codeagent, else the CLI jar)
 set -euo pipefail
 
-root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 data="${CODEAGENT_DATA:-$root/../shared/data}/HumanEval.jsonl"
 python=/usr/bin/python3.11
 runs="${RUNS:-3}"
@@ -61,11 +61,11 @@ passed() { "$python" -c 'import json, sys; d = json.load(open(sys.argv[1])); pri
 
 echo "HumanEval canonical solutions: $(wc -l <"$data") problems; $(nproc) cores; median of $runs runs"
 
-ref_ms="$(time_runs reference "$python" "$root/bench/reference_harness.py" "$data" --json)"
+ref_ms="$(time_runs reference "$python" "$root/benchmarks/scripts/reference_harness.py" "$data" --json)"
 printf '%-44s %7.2f s  (%s passed)\n' "reference harness (fork, 4 threads, unisolated)" "$(bc -l <<<"$ref_ms / 1000")" "$(passed "$tmp/reference.json")"
 
 if [[ "${SPAWN-}" == 1 ]]; then
-  spawn_ms="$(runs=1 time_runs spawn "$python" "$root/bench/reference_harness.py" "$data" --json --start-method spawn)"
+  spawn_ms="$(runs=1 time_runs spawn "$python" "$root/benchmarks/scripts/reference_harness.py" "$data" --json --start-method spawn)"
   printf '%-44s %7.2f s  (%s passed)\n' "reference harness (spawn, 4 threads, 1 run)" "$(bc -l <<<"$spawn_ms / 1000")" "$(passed "$tmp/spawn.json")"
 fi
 

@@ -4,11 +4,11 @@
 # flags, and the flags the sandbox uses), p50/p95 and ratios, in one interleaved run.
 # Target (issue 2): sandbox p50 at most 1.3x the bare start.
 #
-#   bench/process-latency.sh [ITERATIONS] [WARMUP]     (defaults 200 and 30)
+#   benchmarks/scripts/process-latency.sh [ITERATIONS] [WARMUP]     (defaults 200 and 30)
 #   SKIP_BUILD=1   reuse benchmarks/target as it is
 set -euo pipefail
 
-root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 cd "$root"
 if [[ "${SKIP_BUILD:-}" != 1 ]]; then
   mvn -B -q -pl benchmarks -am package -DskipTests >/tmp/codeagent-bench-build.log 2>&1 \

@@ -3,12 +3,12 @@
 # through `docker run --rm IMAGE python3 -c 'print(1)'` from the same JVM, p50/p95 and ratios, in one
 # run on the same image. Target (issue 4): with the pool, p50 at most 1/8 of `docker run --rm`.
 #
-#   bench/docker-latency.sh [ITERATIONS] [WARMUP]     (defaults 40 and 5)
+#   benchmarks/scripts/docker-latency.sh [ITERATIONS] [WARMUP]     (defaults 40 and 5)
 #   CODEAGENT_SANDBOX_IMAGE=name   the image (default codeagent-sandbox:latest; built if missing)
 #   SKIP_BUILD=1                   reuse benchmarks/target as it is
 set -euo pipefail
 
-root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 cd "$root"
 image="${CODEAGENT_SANDBOX_IMAGE:-codeagent-sandbox:latest}"
 docker image inspect "$image" >/dev/null 2>&1 || scripts/build-sandbox-image.sh "$image" >/dev/null

@@ -4,12 +4,12 @@
 # at twice that. Prints throughput, p50/p99 of answered and of refused requests, errors, and
 # throughput against the baseline. Overload must be refused fast (503 + Retry-After), not queued.
 #
-#   bench/http-load.sh [REQUESTS] [SECONDS]     (defaults 400 and 60: per level, whichever ends first)
+#   benchmarks/scripts/http-load.sh [REQUESTS] [SECONDS]     (defaults 400 and 60: per level, whichever ends first)
 #   PLACES=4      execution places (http.maxConcurrentExecutions; default: sandbox.maxConcurrent = 2 x cores)
 #   SKIP_BUILD=1  reuse codeagent-dist/target as it is
 set -euo pipefail
 
-root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/.." && pwd)"
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 cd "$root"
 requests="${1:-400}"
 seconds="${2:-60}"

@@ -1,0 +1,82 @@
+package dev.codeagent.architecture;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import java.util.Set;
+
+/**
+ * Which module a class belongs to, read from its package alone, so that a new adapter package is
+ * covered by every rule the day it appears, without anyone editing the rules.
+ *
+ * <p>Under the root ({@code dev.codeagent}): {@code domain} and {@code application} are the core;
+ * {@code dist}, {@code bench} and {@code example} are composition roots, which may know every adapter;
+ * everything else is an adapter. An adapter is the first package below the root
+ * ({@code dev.codeagent.http}, {@code dev.codeagent.generator}), or below a port family, the first
+ * two ({@code dev.codeagent.sandbox.process}, {@code dev.codeagent.store.sqlite}): the family groups
+ * rival technologies for one port, which must not lean on each other.
+ *
+ * @param root the package everything lies under
+ */
+record Modules(String root) {
+
+    static final Set<String> CORE = Set.of("domain", "application");
+    static final Set<String> COMPOSITION_ROOTS = Set.of("dist", "bench", "example");
+    static final Set<String> PORT_FAMILIES = Set.of("sandbox", "store");
+
+    /** {@code sandbox.process}, {@code http}, {@code domain}; null for a class outside the root. */
+    String moduleOf(String packageName) {
+        if (!packageName.equals(root) && !packageName.startsWith(root + ".")) {
+            return null;
+        }
+        String[] parts = packageName.substring(Math.min(packageName.length(), root.length() + 1)).split("\\.");
+        if (parts[0].isEmpty()) {
+            return "";
+        }
+        return PORT_FAMILIES.contains(parts[0]) && parts.length > 1 ? parts[0] + "." + parts[1] : parts[0];
+    }
+
+    boolean isAdapter(String packageName) {
+        String m = moduleOf(packageName);
+        if (m == null || m.isEmpty()) {
+            return false;
+        }
+        String top = m.contains(".") ? m.substring(0, m.indexOf('.')) : m;
+        return !CORE.contains(top) && !COMPOSITION_ROOTS.contains(top);
+    }
+
+    String[] corePackages() {
+        return CORE.stream().map(c -> root + "." + c + "..").sorted().toArray(String[]::new);
+    }
+
+    /** Classes of the core: the domain and the application. */
+    DescribedPredicate<JavaClass> core() {
+        return DescribedPredicate.describe("the core (" + root + ".domain.., " + root + ".application..)",
+                c -> {
+                    String m = moduleOf(c.getPackageName());
+                    return m != null && CORE.contains(m.split("\\.")[0]);
+                });
+    }
+
+    /** Classes of any adapter, known today or added tomorrow. */
+    DescribedPredicate<JavaClass> adapters() {
+        return DescribedPredicate.describe("adapters (any package under " + root + " but the core and the composition roots)",
+                c -> isAdapter(c.getPackageName()));
+    }
+
+    /** One slice per adapter; the core and the composition roots are in none. */
+    SliceAssignment adapterSlices() {
+        return new SliceAssignment() {
+            @Override
+            public SliceIdentifier getIdentifierOf(JavaClass c) {
+                return isAdapter(c.getPackageName()) ? SliceIdentifier.of(moduleOf(c.getPackageName())) : SliceIdentifier.ignore();
+            }
+
+            @Override
+            public String getDescription() {
+                return "adapters under " + root + " (one per package below it, or below a port family " + PORT_FAMILIES + ")";
+            }
+        };
+    }
+}
