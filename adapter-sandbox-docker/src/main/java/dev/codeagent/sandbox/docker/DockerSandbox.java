@@ -10,6 +10,7 @@ import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
@@ -23,12 +24,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -392,25 +393,29 @@ public final class DockerSandbox implements Sandbox {
     }
 
     private Isolation isolationOf(Info info) {
-        Set<String> features = new TreeSet<>(List.of("container", "pid-ns", "mount-ns", "ipc-ns", "net-none", "cap-drop-all",
-                "no-new-privileges", "non-root", "read-only-root", "tmpfs-size-cap", "rlimits", "init"));
-        Set<String> missing = new TreeSet<>();
+        Set<IsolationFeature> features = EnumSet.of(IsolationFeature.CONTAINER, IsolationFeature.PID_NAMESPACE,
+                IsolationFeature.MOUNT_NAMESPACE, IsolationFeature.IPC_NAMESPACE, IsolationFeature.UTS_NAMESPACE,
+                IsolationFeature.NETWORK_NONE, IsolationFeature.FS_VIEW, IsolationFeature.CAP_DROP_ALL,
+                IsolationFeature.NO_NEW_PRIVILEGES, IsolationFeature.UNPRIVILEGED_UID, IsolationFeature.READ_ONLY_ROOT,
+                IsolationFeature.TMPFS_SIZE_CAP, IsolationFeature.RLIMITS, IsolationFeature.INIT);
+        Set<IsolationFeature> missing = EnumSet.noneOf(IsolationFeature.class);
         (Boolean.TRUE.equals(info.getMemoryLimit()) && Boolean.TRUE.equals(info.getSwapLimit()) ? features : missing)
-                .add("cgroup-memory");
+                .add(IsolationFeature.CGROUP_MEMORY);
         List<String> security = Optional.ofNullable(info.getSecurityOptions()).orElse(List.of());
         boolean seccomp = security.stream().anyMatch(s -> s.contains("name=seccomp") && !s.contains("profile=unconfined"));
-        (seccomp ? features : missing).add("seccomp-default");
+        (seccomp ? features : missing).add(IsolationFeature.SECCOMP_DEFAULT);
         if (security.stream().anyMatch(s -> s.contains("name=apparmor"))) {
-            features.add("apparmor");
+            features.add(IsolationFeature.APPARMOR);
         }
         if (security.stream().anyMatch(s -> s.contains("name=userns"))) {
-            features.add("userns");
+            features.add(IsolationFeature.USERNS);
         }
-        // the pids and CPU controllers: docker-java's Info lacks their flags, so ask the raw map
+        // the pids and CPU controllers: docker-java's Info lacks their flags, so ask the raw map. The CFS
+        // quota caps cores, not CPU time summed over the run's processes, so it is cpu-quota, not cgroup-cpu.
         Map<String, Object> raw = info.getRawValues();
-        (raw == null || !Boolean.FALSE.equals(raw.get("PidsLimit")) ? features : missing).add("pids-limit");
-        (raw == null || !Boolean.FALSE.equals(raw.get("CpuCfsQuota")) ? features : missing).add("cgroup-cpu");
-        return new Isolation(TIER, features, missing);
+        (raw == null || !Boolean.FALSE.equals(raw.get("PidsLimit")) ? features : missing).add(IsolationFeature.CGROUP_PIDS);
+        (raw == null || !Boolean.FALSE.equals(raw.get("CpuCfsQuota")) ? features : missing).add(IsolationFeature.CPU_QUOTA);
+        return Isolation.of(TIER, features, missing);
     }
 
     /** Removes containers left by an earlier codeagent process on this host that is no longer alive. */

@@ -7,6 +7,7 @@ import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
@@ -156,19 +157,17 @@ public final class ProcessSandbox implements Sandbox {
         }
         Chosen chosen = choose(mode);
         this.plan = chosen.plan;
-        Set<String> missing = new LinkedHashSet<>(IsolationProbe.ALL_FEATURES);
+        Set<IsolationFeature> missing = new LinkedHashSet<>(IsolationProbe.ALL_FEATURES);
         missing.removeAll(chosen.features);
         if (mode == IsolationMode.STRICT && !missing.isEmpty()) {
             close();
             throw new SandboxUnavailableException("sandbox.isolation is strict but the process sandbox cannot provide "
-                    + String.join(", ", missing) + " on this host (" + chosen.why + "); install bubblewrap, run as root "
+                    + missing.stream().map(IsolationFeature::wireName).collect(Collectors.joining(", ")) + " on this host (" + chosen.why + "); install bubblewrap, run as root "
                     + "with user namespaces enabled, or set sandbox.isolation: best-effort");
         }
-        this.isolation = new Isolation(TIER, chosen.features, missing);
-        Set<String> withNet = new LinkedHashSet<>(chosen.features);
-        withNet.remove("net-ns");
-        this.isolationWithNetwork = new Isolation(TIER, withNet, missing);
-        this.killer = new Killer(plan.mode() != Mode.PLAIN && chosen.features.contains("pid-ns"));
+        this.isolation = Isolation.of(TIER, chosen.features, missing);
+        this.isolationWithNetwork = isolation.without(IsolationFeature.NETWORK_NONE);
+        this.killer = new Killer(plan.mode() != Mode.PLAIN && chosen.features.contains(IsolationFeature.PID_NAMESPACE));
         if (preStarted > 0 && plan.mode() == Mode.BWRAP && interpreters.binary(Language.PYTHON).isPresent()) {
             this.warmRoot = warmRoot(workRoot);
             this.warm = new WarmPool(preStarted, threads, this::startWarm, this::discardWarm);
@@ -182,7 +181,7 @@ public final class ProcessSandbox implements Sandbox {
                 chosen.features, missing, interpreters.all(), warm == null ? 0 : preStarted);
     }
 
-    private record Chosen(CommandPlan plan, Set<String> features, String why) {
+    private record Chosen(CommandPlan plan, Set<IsolationFeature> features, String why) {
     }
 
     /** Probes the best wrapping first and settles for the first that really works. */
