@@ -13,6 +13,9 @@ import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.OutcomeClassifier;
+import dev.codeagent.domain.execution.OutcomeClassifier.Enforced;
+import dev.codeagent.domain.execution.OutcomeClassifier.Termination;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
@@ -50,6 +53,7 @@ import org.slf4j.LoggerFactory;
 public final class DockerSandbox implements Sandbox {
 
     private static final Logger log = LoggerFactory.getLogger(DockerSandbox.class);
+    private static final OutcomeClassifier CLASSIFIER = new OutcomeClassifier();
 
     /** The tier name and config key. */
     public static final String TIER = "docker";
@@ -237,6 +241,7 @@ public final class DockerSandbox implements Sandbox {
 
     private Execution run(String id, ExecutionRequest request, long t0) {
         ResourceLimits limits = request.limits();
+        Language language = request.program().language();
         String nonce = Bootstrap.newNonce();
         AttachSession session = new AttachSession(limits.maxOutputBytes(), nonce);
         // how the container goes when the run is over: removed now unless it already was, or the
@@ -261,8 +266,8 @@ public final class DockerSandbox implements Sandbox {
                 if (!session.started()) {
                     return sandboxError("the container did not start the program within the wall-clock limit", out, t0);
                 }
-                return new Execution(Outcome.TIME_LIMIT, null, OutcomeRules.SIGKILL, out.stdout(), out.stderr(), wall, null, null,
-                        "killed at the wall-clock limit of " + limits.wallTime().toMillis() + " ms", isolation);
+                return classified(Termination.enforced(language, Enforced.WALL_TIME, false, false, out.stderr().text()),
+                        limits, out, wall, null, null);
             }
             if (end == AttachSession.End.OVERFLOW) {
                 boolean killed = kill(id);
@@ -272,9 +277,8 @@ public final class DockerSandbox implements Sandbox {
                 if (!killed) {
                     return sandboxError("the output went past its cap but the Docker engine did not kill the container", out, t0);
                 }
-                String which = out.stdoutOverflowed() ? "stdout" : "stderr";
-                return new Execution(Outcome.OUTPUT_LIMIT, null, OutcomeRules.SIGKILL, out.stdout(), out.stderr(), wall,
-                        null, null, which + " went past " + OutcomeRules.bytes(limits.maxOutputBytes()), isolation);
+                return classified(Termination.enforced(language, Enforced.OUTPUT, out.stdoutOverflowed(),
+                        out.stderrOverflowed(), out.stderr().text()), limits, out, wall, null, null);
             }
             Duration wall = elapsed(start);
             AttachSession.Captured out = session.snapshot();
@@ -298,9 +302,8 @@ public final class DockerSandbox implements Sandbox {
                 // the program cannot kill its supervisor (pid 1) by signal, but it can fill the container's
                 // memory (tmpfs pages count) until the OOM killer takes the supervisor, which ends the container
                 if (oomKilled(id)) {
-                    return new Execution(Outcome.MEMORY_LIMIT, null, OutcomeRules.SIGKILL, out.stdout(), out.stderr(), wall,
-                            null, null, "the container's memory limit of " + OutcomeRules.bytes(limits.memoryBytes())
-                            + " was reached (its scratch files count too); the out-of-memory killer ended the run", isolation);
+                    return classified(Termination.enforced(language, Enforced.MEMORY, false, false, out.stderr().text()),
+                            limits, out, wall, null, null);
                 }
                 // otherwise the engine stopped the container (if it is in trouble, the next call to it says so)
                 return sandboxError("the container ended without its supervisor reporting how the program ended", out, t0);
@@ -309,17 +312,14 @@ public final class DockerSandbox implements Sandbox {
             removeNow = false;
             Duration cpu = Duration.ofNanos((long) (report.cpuSeconds() * 1e9));
             Long peak = report.maxRssBytes() > 0 ? report.maxRssBytes() : null;
-            boolean cpuLimitHit = report.cpuSeconds() + 0.05 >= Math.max(1, (limits.cpuTime().toMillis() + 999) / 1000);
-            OutcomeRules.Ending ending = new OutcomeRules.Ending(report.exitCode(), report.signal(), report.oomKills() > 0,
-                    cpuLimitHit, out.stderr().text());
-            OutcomeRules.Verdict v = OutcomeRules.classify(ending, limits.memoryBytes(),
-                    Math.min(limits.maxFileBytes(), tmpfsBytes), tmpfsBytes);
+            Termination facts = Termination.ended(language, report.exitCode(), report.signal(), cpu, out.stderr().text())
+                    .withOomKilled(report.oomKills() > 0).withWritableBytes(tmpfsBytes);
             if (log.isTraceEnabled()) {
                 log.trace("timing: to attach {} ms, ack {} ms, end {} ms", (start - t0) / 1e6,
                         (session.startedAtNanos() - start) / 1e6, wall.toNanos() / 1e6);
             }
-            return new Execution(v.outcome(), v.exitCode(), v.signal(), out.stdout(), out.stderr(), wall, cpu, peak,
-                    v.detail(), isolation);
+            // a file can be no larger than the tmpfs that holds it
+            return classified(facts, limits.withMaxFileBytes(Math.min(limits.maxFileBytes(), tmpfsBytes)), out, wall, cpu, peak);
         } catch (InterruptedException e) {
             removed = kill(id);
             session.close();
@@ -369,6 +369,13 @@ public final class DockerSandbox implements Sandbox {
             keeper.engineTrouble();
             return false;
         }
+    }
+
+    private Execution classified(Termination facts, ResourceLimits limits, AttachSession.Captured out, Duration wall,
+            Duration cpu, Long peak) {
+        OutcomeClassifier.Classification c = CLASSIFIER.classify(facts, limits);
+        return new Execution(c.outcome(), facts.exitCode(), facts.signal(), out.stdout(), out.stderr(), wall, cpu, peak,
+                c.detail(), isolation);
     }
 
     private Execution sandboxError(String detail, AttachSession.Captured out, long t0) {

@@ -424,7 +424,7 @@ public final class ProcessSandbox implements Sandbox {
      */
     private Execution confirmWrapperFailure(Execution e, Path binary) {
         if (e == null || e.outcome() != dev.codeagent.domain.execution.Outcome.SANDBOX_ERROR || e.detail() == null
-                || !e.detail().startsWith(OutcomeRules.WRAPPER_FAILURE_DETAIL) || closed) {
+                || !e.detail().startsWith(WrapperFailure.DETAIL) || closed) {
             return e;
         }
         long uid = -1;
