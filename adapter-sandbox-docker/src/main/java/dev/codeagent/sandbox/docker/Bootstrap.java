@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -62,9 +63,6 @@ final class Bootstrap {
 
     /** Exit status of a supervisor that ended the program itself at its backstop (its host had gone). */
     static final int BACKSTOP = 122;
-
-    /** The Python program's interpreter flags: no bytecode files, no PYTHON* variables, no user site. */
-    static final List<String> PYTHON_FLAGS = List.of("-B", "-E", "-s");
 
     /** The program's whole environment. */
     static final Map<String, String> ENV = Map.of(
@@ -238,22 +236,17 @@ final class Bootstrap {
     private Bootstrap() {
     }
 
-    /** The interpreter command of a language, up to the file name; "" stands for the bootstrap's own Python. */
-    static List<String> interpreter(Language language) {
-        switch (language) {
-            case PYTHON: {
-                List<String> cmd = new ArrayList<>();
-                cmd.add("");
-                cmd.addAll(PYTHON_FLAGS);
-                return cmd;
-            }
-            case BASH:
-                return List.of("bash");
-            case JAVASCRIPT:
-                return List.of("node");
-            default:
-                throw new IllegalArgumentException("no interpreter for " + language);
-        }
+    /**
+     * The interpreter command of a language, up to the file name: its {@link LanguageProfile} name, looked up
+     * on the PATH, and arguments. Python is the bootstrap's own interpreter ("" stands for it): the image's
+     * one Python, whatever its PATH.
+     */
+    static List<String> interpreter(Language language, ResourceLimits limits) {
+        LanguageProfile profile = LanguageProfile.of(language);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(language == Language.PYTHON ? "" : profile.interpreter());
+        cmd.addAll(profile.interpreterArgs(limits));
+        return cmd;
     }
 
     /**
@@ -274,7 +267,7 @@ final class Bootstrap {
         files.put(request.program().mainFileName(), request.program().source());
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("files", files);
-        List<String> argv = new ArrayList<>(interpreter(request.program().language()));
+        List<String> argv = new ArrayList<>(interpreter(request.program().language(), limits));
         argv.add(request.program().mainFileName());
         argv.addAll(request.args());
         body.put("argv", argv);

