@@ -37,8 +37,8 @@ class BootstrapTest {
         assertThat(n.path("files").path("data.txt").asText()).isEqualTo("d");
         assertThat(n.path("stdin").asText()).isEqualTo("in\n");
         assertThat(n.path("argv").toString()).isEqualTo("[\"\",\"-B\",\"-E\",\"-s\",\"-u\",\"main.py\",\"a b\"]");
-        assertThat(n.path("cpu").asInt()).as("whole seconds, rounded up").isEqualTo(2);
-        assertThat(n.path("fsize").asLong()).as("capped by the tmpfs").isEqualTo(64L * 1024 * 1024);
+        assertThat(n.path("rlimits").path("RLIMIT_CPU").toString()).as("whole seconds, rounded up").isEqualTo("[2,3]");
+        assertThat(n.path("rlimits").path("RLIMIT_FSIZE").get(0).asLong()).as("capped by the tmpfs").isEqualTo(64L * 1024 * 1024);
         assertThat(n.path("nonce").asText()).isEqualTo("n0nce");
         assertThat(n.path("backstop").asLong()).as("the wall time and the grace, in seconds")
                 .isEqualTo(limits.wallTime().plus(Bootstrap.BACKSTOP_GRACE).toSeconds() + 1);
