@@ -72,18 +72,7 @@ final class Bootstrap {
             "TMPDIR", "/tmp");
 
     /** The supervisor's source, {@code supervisor.py} beside this class. */
-    static final String SOURCE = resource("supervisor.py");
-
-    static String resource(String name) {
-        try (java.io.InputStream in = Bootstrap.class.getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IllegalStateException("the docker sandbox's " + name + " is missing from its jar");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException("cannot read the docker sandbox's " + name, e);
-        }
-    }
+    static final String SOURCE = SupervisorJob.script(Bootstrap.class, "supervisor.py");
 
     /** The container's command: the bootstrap, in an interpreter that ignores the image's environment. */
     static final List<String> COMMAND = List.of("python3", "-I", "-S", "-c", SOURCE);

@@ -44,7 +44,7 @@ final class IsolationProbe {
     private IsolationProbe() {
     }
 
-    static Result run(CommandPlan plan, long uid, Path workRoot) {
+    static Result run(LaunchPlan plan, long uid, Path workRoot) {
         Path dir = null;
         try {
             Files.createDirectories(workRoot);
@@ -94,13 +94,13 @@ final class IsolationProbe {
         }
     }
 
-    private static Set<IsolationFeature> parse(String out, long uid, CommandPlan plan) {
+    private static Set<IsolationFeature> parse(String out, long uid, LaunchPlan plan) {
         List<String> lines = new ArrayList<>(out.lines().map(String::trim).toList());
         Set<IsolationFeature> f = new LinkedHashSet<>();
         if (lines.size() < 8) {
             return f;
         }
-        if (lines.get(0).equals(Integer.toString(CommandPlan.OPEN_FILES))) {
+        if (lines.get(0).equals(Integer.toString(LaunchPlan.OPEN_FILES))) {
             f.add(IsolationFeature.RLIMITS);
         }
         if (uid >= 0 && lines.get(1).equals(Long.toString(uid))) {

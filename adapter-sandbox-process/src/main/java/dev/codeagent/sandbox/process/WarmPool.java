@@ -39,18 +39,7 @@ final class WarmPool implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
 
     /** Reads the job without buffering past it (the program's stdin follows), then becomes the program. */
-    static final String BOOTSTRAP = resource("warm-bootstrap.py");
-
-    private static String resource(String name) {
-        try (java.io.InputStream in = WarmPool.class.getResourceAsStream(name)) {
-            if (in == null) {
-                throw new IllegalStateException("the process sandbox's " + name + " is missing from its jar");
-            }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read the process sandbox's " + name, e);
-        }
-    }
+    static final String BOOTSTRAP = SupervisorJob.script(WarmPool.class, "warm-bootstrap.py");
 
     /** One pre-started sandbox. */
     record Warm(Launch launch, long uid, Path dir, Path rusage, long memoryBytes) {
@@ -166,7 +155,7 @@ final class WarmPool implements AutoCloseable {
     }
 
     /** The job for a pre-started sandbox's bootstrap, followed by the program's stdin. */
-    static byte[] job(List<String> argv, Map<String, String> env, Map<String, String> files, List<Limit> limits,
+    static byte[] job(List<String> argv, Map<String, String> env, Map<String, String> files, List<LaunchPlan.Limit> limits,
             ExecutionRequest request) {
         SupervisorJob job = new SupervisorJob(files, argv, env);
         limits.forEach(l -> job.rlimit(l.name(), l.soft(), l.hard()));
@@ -176,24 +165,6 @@ final class WarmPool implements AutoCloseable {
         all.writeBytes(head);
         all.writeBytes(stdin);
         return all.toByteArray();
-    }
-
-    /** One rlimit by its name in Python's resource module ({@code RLIMIT_CPU}). */
-    record Limit(String name, long soft, long hard) {
-    }
-
-    /** The rlimits of a request, as the cold path's prlimit sets them. */
-    static List<Limit> limits(ResourceLimits l, boolean addressSpace) {
-        long cpu = Math.max(1, (l.cpuTime().toMillis() + 999) / 1000);
-        List<Limit> out = new ArrayList<>();
-        out.add(new Limit("RLIMIT_CPU", cpu, cpu + 1));
-        out.add(addressSpace ? new Limit("RLIMIT_AS", l.memoryBytes(), l.memoryBytes())
-                : new Limit("RLIMIT_DATA", l.memoryBytes(), l.memoryBytes()));
-        out.add(new Limit("RLIMIT_NPROC", l.maxProcesses(), l.maxProcesses()));
-        out.add(new Limit("RLIMIT_FSIZE", l.maxFileBytes(), l.maxFileBytes()));
-        out.add(new Limit("RLIMIT_NOFILE", CommandPlan.OPEN_FILES, CommandPlan.OPEN_FILES));
-        out.add(new Limit("RLIMIT_CORE", 0, 0));
-        return out;
     }
 
     /** A private directory for a pre-started sandbox's measurement file, owned by its uid. */

@@ -3,11 +3,14 @@ package dev.codeagent.application.sandbox;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * The one wire format between the JVM and a sandbox's in-sandbox supervisor (the process tier's pre-started
@@ -57,6 +60,26 @@ public final class SupervisorJob {
         }
         body.put(key, value);
         return this;
+    }
+
+    /**
+     * A supervisor script shipped as a resource beside {@code owner}, without its comment lines and blank
+     * lines: it is passed in argv ({@code python3 -c}), where the program can read it in /proc, so it carries
+     * only code.
+     *
+     * @throws IllegalStateException when the resource is missing from the jar
+     */
+    public static String script(Class<?> owner, String name) {
+        try (InputStream in = owner.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException(name + " is missing beside " + owner.getName());
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).lines()
+                    .filter(l -> !l.isBlank() && !l.stripLeading().startsWith("#"))
+                    .collect(Collectors.joining("\n", "", "\n"));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + name + " beside " + owner.getName(), e);
+        }
     }
 
     /** The header and the JSON object. */

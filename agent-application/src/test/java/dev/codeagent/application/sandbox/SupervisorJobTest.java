@@ -38,4 +38,10 @@ class SupervisorJobTest {
         assertThatThrownBy(() -> job.with("argv", List.of("y"))).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> job.rlimit("CPU", 1, 1)).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aScriptTravelsWithoutItsComments() {
+        String script = SupervisorJob.script(SupervisorJobTest.class, "script-sample.py");
+        assertThat(script).isEqualTo("import os\nif True:\n    x = '# kept: inside code'\n");
+    }
 }
