@@ -363,4 +363,14 @@ public abstract class SandboxContractTest {
         assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.RUNTIME_ERROR);
         assertThat(e.stderr().text()).contains("boom");
     }
+
+    /** A V8 heap overflow is the memory limit in every tier (it once was a runtime error in one of them). */
+    @Test
+    void javaScriptHeapOverflowIsAMemoryLimit() {
+        assumeThat(sandbox().languages()).contains(Language.JAVASCRIPT);
+        Execution e = sandbox().execute(new ExecutionRequest(new Program(Language.JAVASCRIPT,
+                "const a = [];\nwhile (true) { a.push(new Array(1 << 20).fill(a.length + 0.5)); }"), "",
+                limits().withMemoryBytes(128L * 1024 * 1024).withWallTime(Duration.ofSeconds(30))));
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.MEMORY_LIMIT);
+    }
 }
