@@ -1,6 +1,7 @@
 package dev.codeagent.generator;
 
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.solving.GenerationRequest;
 import dev.codeagent.domain.solving.Task;
 import java.util.ArrayList;
@@ -43,26 +44,28 @@ final class ChatPrompt {
     }
 
     static String systemPrompt(Language language) {
-        String name = displayName(language);
-        String fence = "```" + language.id();
+        LanguageProfile profile = LanguageProfile.of(language);
+        String name = profile.displayName();
+        String fence = "```" + profile.fenceTag();
         return "You are an expert " + name + " programmer. You write correct, complete, runnable programs.\n"
                 + "Reply with the complete program in ONE fenced code block (" + fence + " ... ```). "
                 + "No explanation is needed; any prose outside the code block is ignored.\n"
-                + "Your code is saved to a file and run as " + runsAs(language) + " with no arguments and no network access. "
+                + "Your code is saved to a file and run as " + profile.runsAs() + " with no arguments and no network access. "
                 + "Use only the standard library: no third-party packages are installed.\n"
-                + "When the task has tests, they are appended to the end of your code and run with it: define at top level "
-                + "everything they use, and do not read input or run your own examples at top level.\n"
+                // the promise the judge keeps: LanguageProfile.appendTests
+                + LanguageProfile.TESTS_PROMISE + "\n"
                 + "When the task gives an expected output, what your program prints must match it exactly.\n"
                 + "When told that an attempt failed, find the cause in the feedback and reply with the whole corrected "
                 + "program, again in one code block.";
     }
 
     static String taskMessage(Task task) {
+        LanguageProfile profile = LanguageProfile.of(task.language());
         StringBuilder b = new StringBuilder();
-        b.append("Task (").append(displayName(task.language())).append("):\n").append(task.prompt().strip()).append('\n');
+        b.append("Task (").append(profile.displayName()).append("):\n").append(task.prompt().strip()).append('\n');
         if (task.hasTests()) {
-            b.append("\nThese tests will be appended to your code and must pass:\n")
-                    .append(fenced(task.tests(), task.language().id()));
+            b.append("\n").append(LanguageProfile.TESTS_HEADING).append("\n")
+                    .append(fenced(task.tests(), profile.fenceTag()));
         }
         if (task.hasExpectedOutput()) {
             b.append("\nThe program must print exactly this (trailing whitespace on a line is ignored):\n")
@@ -71,7 +74,7 @@ final class ChatPrompt {
         if (!task.stdin().isEmpty()) {
             b.append("\nThe program reads this from standard input:\n").append(fenced(cut(task.stdin()), "text"));
         }
-        b.append("\nReply with the complete program in one ").append(task.language().id()).append(" code block.");
+        b.append("\nReply with the complete program in one ").append(profile.fenceTag()).append(" code block.");
         return b.toString();
     }
 
@@ -93,31 +96,5 @@ final class ChatPrompt {
             return text;
         }
         return text.substring(0, MAX_QUOTED_CHARS) + "\n… (" + (text.length() - MAX_QUOTED_CHARS) + " more characters)";
-    }
-
-    private static String displayName(Language language) {
-        switch (language) {
-            case PYTHON:
-                return "Python";
-            case JAVASCRIPT:
-                return "JavaScript";
-            case BASH:
-                return "Bash";
-            default:
-                return language.id();
-        }
-    }
-
-    private static String runsAs(Language language) {
-        switch (language) {
-            case PYTHON:
-                return "a Python 3 script";
-            case JAVASCRIPT:
-                return "a Node.js script (CommonJS)";
-            case BASH:
-                return "a Bash script";
-            default:
-                return "a " + language.id() + " script";
-        }
     }
 }

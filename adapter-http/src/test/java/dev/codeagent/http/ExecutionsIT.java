@@ -41,7 +41,7 @@ class ExecutionsIT {
         assertThat(e.get("stdout").asText()).isEqualTo("42\n");
         assertThat(e.get("sandbox").asText()).isEqualTo("process");
         assertThat(e.get("isolation").isArray()).isTrue();
-        assertThat(e.get("isolation").toString()).contains("net-ns");
+        assertThat(e.get("isolation").toString()).contains("network-none");
     }
 
     @Test

@@ -1,9 +1,10 @@
 package dev.codeagent.sandbox.docker;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.codeagent.application.sandbox.SupervisorJob;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -16,10 +17,10 @@ import java.util.Map;
  * How a program gets into a container whose root filesystem is read-only, and how its end gets out
  * without waiting for the container to stop.
  *
- * <p>Every container runs a small Python bootstrap ({@link #COMMAND}) as its init, pid 1 (the
+ * <p>Every container runs a small Python bootstrap ({@link #COMMAND}, {@code supervisor.py}) as its init, pid 1 (the
  * container is made without Docker's own init). It makes itself non-dumpable and blocks reading its
- * stdin. The sandbox attaches and writes one length-prefixed JSON payload (files, stdin, arguments,
- * per-run limits, a backstop, a nonce). The bootstrap writes the files into the tmpfs work dir, puts
+ * stdin. The sandbox attaches and writes one job in the supervisor wire format ({@link SupervisorJob}: files,
+ * arguments, environment, rlimits, and stdin, a backstop and a nonce). The bootstrap writes the files into the tmpfs work dir, puts
  * the program's stdin in a memfd, writes {@link #ACK} to stdout, and forks: the child raises its OOM
  * score, lowers its rlimits (CPU time, file size, core) and {@code execve}s a fresh interpreter on
  * {@code main.py}; the parent waits for it, reaping the orphans that come to pid 1 meanwhile, then
@@ -63,9 +64,6 @@ final class Bootstrap {
     /** Exit status of a supervisor that ended the program itself at its backstop (its host had gone). */
     static final int BACKSTOP = 122;
 
-    /** The Python program's interpreter flags: no bytecode files, no PYTHON* variables, no user site. */
-    static final List<String> PYTHON_FLAGS = List.of("-B", "-E", "-s");
-
     /** The program's whole environment. */
     static final Map<String, String> ENV = Map.of(
             "PATH", "/usr/local/bin:/usr/bin:/bin",
@@ -73,122 +71,8 @@ final class Bootstrap {
             "HOME", DockerContainers.WORK_DIR,
             "TMPDIR", "/tmp");
 
-    private static final String SOURCE = String.join("\n",
-            "import os,sys,json,resource,signal,select,time",
-            // the supervisor must be pid 1 and non-dumpable before any secret reaches it. As the pid
-            // namespace's init it cannot be killed or stopped from inside, kill(-1) reaches every other
-            // process, and its end ends them all; non-dumpable, the program (same uid) cannot ptrace it,
-            // read its memory or fds, or set its OOM score. Failing that, it refuses to run anything,
-            // but only once a payload arrives, so that the host hears why.
-            "E=None",
-            "try:",
-            "  import ctypes;L=ctypes.CDLL(None,use_errno=True)",
-            "  if L.prctl(4,0,0,0,0)!=0:E='prctl(PR_SET_DUMPABLE) failed with errno %d'%ctypes.get_errno()",
-            "except Exception as x:E='cannot make the supervisor non-dumpable (%r)'%(x,)",
-            "if os.getpid()!=1:E='the supervisor is pid %d, not the container init (was the container made with --init?)'%os.getpid()",
-            "def fail(m):",
-            "  os.write(2,b'codeagent-bootstrap: '+m.encode('utf-8','replace')+b'\\n');os._exit(" + FAILED + ")",
-            "def rd(n):",
-            "  b=bytearray()",
-            "  while len(b)<n:",
-            "    c=os.read(0,min(n-len(b),1<<20))",
-            "    if not c:fail('the payload ended early')",
-            "    b+=c",
-            "  return bytes(b)",
-            "def oom():",
-            "  for p in ('/sys/fs/cgroup/memory/memory.oom_control','/sys/fs/cgroup/memory.events'):",
-            "    try:",
-            "      for l in open(p):",
-            "        if l.startswith('oom_kill '):return int(l.split()[1])",
-            "    except (OSError,ValueError):pass",
-            "  return -1",
-            // every other process of the container: killed and reaped until none is left (an orphan
-            // comes to pid 1, so no child left means nothing left)
-            "def sweep():",
-            "  while True:",
-            "    try:os.kill(-1,9)",
-            "    except OSError:pass",
-            "    try:os.wait()",
-            "    except ChildProcessError:return",
-            // a pooled container that nobody claims ends itself: its maker may have died
-            "if not select.select([0],[],[],int(os.environ.get('" + IDLE_ENV + "','900')))[0]:os._exit(0)",
-            "h=b''",
-            "while not h.endswith(b'\\n'):",
-            "  c=os.read(0,1)",
-            "  if not c:os._exit(0)",
-            "  h+=c",
-            "  if len(h)>24:fail('bad payload header')",
-            "if E:fail(E)",
-            "try:",
-            "  r=json.loads(rd(int(h)))",
-            "  for k,v in r['files'].items():",
-            "    p=os.path.join('/work',k);d=os.path.dirname(p)",
-            "    if d:os.makedirs(d,exist_ok=True)",
-            "    with open(p,'w',encoding='utf-8',errors='replace',newline='') as f:f.write(v)",
-            "  s=r['stdin'].encode('utf-8','replace')",
-            "  if s:",
-            "    try:fd=os.memfd_create('stdin',0)",
-            "    except (AttributeError,OSError):",
-            "      fd=os.open('/tmp/.stdin',os.O_RDWR|os.O_CREAT|os.O_EXCL,0o600);os.unlink('/tmp/.stdin')",
-            "    m=memoryview(s)",
-            "    while m:m=m[os.write(fd,m):]",
-            "    os.lseek(fd,0,0)",
-            "  else:fd=os.open('/dev/null',os.O_RDONLY)",
-            "  os.chdir('/work')",
-            // an empty interpreter name means the bootstrap's own Python; others are looked up on the PATH
-            "  a=r['argv'];e=r['env'];k=r['nonce'].encode();x=a[0] or sys.executable;B=r.get('backstop',3600)",
-            "  if not x:fail('the interpreter does not know its own path')",
-            "  if '/' not in x:",
-            "    x=next((d+'/'+x for d in e['PATH'].split(':') if os.access(d+'/'+x,os.X_OK)),None)",
-            "    if not x:fail('no '+a[0]+' in the image')",
-            "  a[0]=x",
-            "except Exception as e:fail(repr(e))",
-            // SIGCHLD blocked, so that sigtimedwait below hears of every child's end (pid 1 would drop it otherwise)
-            "signal.pthread_sigmask(signal.SIG_BLOCK,[signal.SIGCHLD])",
-            "os.write(1,b'\\x00codeagent:go\\n')",
-            "p=os.fork()",
-            "if p==0:",
-            "  try:",
-            "    signal.pthread_sigmask(signal.SIG_SETMASK,[])",
-            // ignored signals stay ignored across execve: the program gets the defaults, not the Python runtime's
-            "    for g in (signal.SIGPIPE,signal.SIGXFSZ):signal.signal(g,signal.SIG_DFL)",
-            "    os.dup2(fd,0);os.close(fd)",
-            // the program, not its supervisor, is the OOM killer's first choice (unless it lowers this back)
-            "    try:",
-            "      with open('/proc/self/oom_score_adj','w') as f:f.write('1000')",
-            "    except OSError:pass",
-            "    c=r['cpu'];resource.setrlimit(resource.RLIMIT_CPU,(c,c+1))",
-            "    resource.setrlimit(resource.RLIMIT_FSIZE,(r['fsize'],r['fsize']))",
-            "    resource.setrlimit(resource.RLIMIT_CORE,(0,0))",
-            "    os.execve(x,a,e)",
-            "  except BaseException as b:os.write(2,('codeagent-bootstrap: cannot start the program: %r\\n'%(b,)).encode())",
-            "  os._exit(127)",
-            "for g in (signal.SIGINT,signal.SIGTERM,signal.SIGHUP,signal.SIGQUIT,signal.SIGUSR1,signal.SIGUSR2,signal.SIGALRM,signal.SIGPIPE):",
-            "  signal.signal(g,signal.SIG_IGN)",
-            "os.close(fd)",
-            // wait for the program, reaping the orphans that come to pid 1 meanwhile; past the backstop
-            // (the host kills at the wall-clock limit, so only a host that is gone lets it come) end it all
-            "D=time.monotonic()+B;st=None",
-            "while st is None:",
-            "  while True:",
-            "    q,t,u=os.wait4(-1,os.WNOHANG)",
-            "    if q==p:st=(t,u);break",
-            "    if q==0:break",
-            "  if st is None:",
-            "    w=D-time.monotonic()",
-            "    if w<=0:",
-            "      sweep();os.write(2,b'codeagent-bootstrap: ended at the backstop\\n');os._exit(" + BACKSTOP + ")",
-            "    signal.sigtimedwait([signal.SIGCHLD],min(w,60))",
-            "t,u=st",
-            // whatever the program left running dies and is reaped before its result is reported
-            "sweep()",
-            "z=os.WTERMSIG(t) if os.WIFSIGNALED(t) else None",
-            "q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,"
-                    + "'maxrss':u.ru_maxrss*1024,'oom':oom()})",
-            "os.write(2,b'\\x00codeagent:'+k+b':\\n')",
-            "os.write(1,b'\\x00codeagent:'+k+b':'+q.encode()+b'\\n')",
-            "os._exit(0)",
-            "");
+    /** The supervisor's source, {@code supervisor.py} beside this class. */
+    static final String SOURCE = SupervisorJob.script(Bootstrap.class, "supervisor.py");
 
     /** The container's command: the bootstrap, in an interpreter that ignores the image's environment. */
     static final List<String> COMMAND = List.of("python3", "-I", "-S", "-c", SOURCE);
@@ -238,22 +122,17 @@ final class Bootstrap {
     private Bootstrap() {
     }
 
-    /** The interpreter command of a language, up to the file name; "" stands for the bootstrap's own Python. */
-    static List<String> interpreter(Language language) {
-        switch (language) {
-            case PYTHON: {
-                List<String> cmd = new ArrayList<>();
-                cmd.add("");
-                cmd.addAll(PYTHON_FLAGS);
-                return cmd;
-            }
-            case BASH:
-                return List.of("bash");
-            case JAVASCRIPT:
-                return List.of("node");
-            default:
-                throw new IllegalArgumentException("no interpreter for " + language);
-        }
+    /**
+     * The interpreter command of a language, up to the file name: its {@link LanguageProfile} name, looked up
+     * on the PATH, and arguments. Python is the bootstrap's own interpreter ("" stands for it): the image's
+     * one Python, whatever its PATH.
+     */
+    static List<String> interpreter(Language language, ResourceLimits limits) {
+        LanguageProfile profile = LanguageProfile.of(language);
+        List<String> cmd = new ArrayList<>();
+        cmd.add(language == Language.PYTHON ? "" : profile.interpreter());
+        cmd.addAll(profile.interpreterArgs(limits));
+        return cmd;
     }
 
     /**
@@ -272,29 +151,19 @@ final class Bootstrap {
         ResourceLimits limits = request.limits();
         Map<String, String> files = new LinkedHashMap<>(request.program().files());
         files.put(request.program().mainFileName(), request.program().source());
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("files", files);
-        List<String> argv = new ArrayList<>(interpreter(request.program().language()));
+        List<String> argv = new ArrayList<>(interpreter(request.program().language(), limits));
         argv.add(request.program().mainFileName());
         argv.addAll(request.args());
-        body.put("argv", argv);
-        body.put("stdin", request.stdin());
-        body.put("env", ENV);
         // RLIMIT_CPU counts whole seconds; round up so a 500 ms limit still lets the program start
-        body.put("cpu", Math.max(1L, (limits.cpuTime().toMillis() + 999) / 1000));
-        body.put("fsize", Math.min(limits.maxFileBytes(), fileSizeCap));
-        body.put("backstop", backstopSeconds);
-        body.put("nonce", nonce);
-        byte[] json;
-        try {
-            json = JSON.writeValueAsBytes(body);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot encode the bootstrap payload", e);
-        }
-        byte[] header = (json.length + "\n").getBytes(StandardCharsets.US_ASCII);
-        byte[] out = new byte[header.length + json.length];
-        System.arraycopy(header, 0, out, 0, header.length);
-        System.arraycopy(json, 0, out, header.length, json.length);
-        return out;
+        long cpu = Math.max(1L, (limits.cpuTime().toMillis() + 999) / 1000);
+        long fsize = Math.min(limits.maxFileBytes(), fileSizeCap);
+        return new SupervisorJob(files, argv, ENV)
+                .rlimit("RLIMIT_CPU", cpu, cpu + 1)
+                .rlimit("RLIMIT_FSIZE", fsize, fsize)
+                .rlimit("RLIMIT_CORE", 0, 0)
+                .with("stdin", request.stdin())
+                .with("backstop", backstopSeconds)
+                .with("nonce", nonce)
+                .encode();
     }
 }

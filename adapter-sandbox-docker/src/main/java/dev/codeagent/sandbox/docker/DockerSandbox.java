@@ -9,8 +9,12 @@ import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.OutcomeClassifier;
+import dev.codeagent.domain.execution.OutcomeClassifier.Enforced;
+import dev.codeagent.domain.execution.OutcomeClassifier.Termination;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
@@ -22,12 +26,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.UUID;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,6 +52,7 @@ import org.slf4j.LoggerFactory;
 public final class DockerSandbox implements Sandbox {
 
     private static final Logger log = LoggerFactory.getLogger(DockerSandbox.class);
+    private static final OutcomeClassifier CLASSIFIER = new OutcomeClassifier();
 
     /** The tier name and config key. */
     public static final String TIER = "docker";
@@ -235,6 +240,7 @@ public final class DockerSandbox implements Sandbox {
 
     private Execution run(String id, ExecutionRequest request, long t0) {
         ResourceLimits limits = request.limits();
+        Language language = request.program().language();
         String nonce = Bootstrap.newNonce();
         AttachSession session = new AttachSession(limits.maxOutputBytes(), nonce);
         // how the container goes when the run is over: removed now unless it already was, or the
@@ -259,8 +265,8 @@ public final class DockerSandbox implements Sandbox {
                 if (!session.started()) {
                     return sandboxError("the container did not start the program within the wall-clock limit", out, t0);
                 }
-                return new Execution(Outcome.TIME_LIMIT, null, OutcomeRules.SIGKILL, out.stdout(), out.stderr(), wall, null, null,
-                        "killed at the wall-clock limit of " + limits.wallTime().toMillis() + " ms", isolation);
+                return classified(Termination.enforced(language, Enforced.WALL_TIME, false, false, out.stderr().text()),
+                        limits, out, wall, null, null);
             }
             if (end == AttachSession.End.OVERFLOW) {
                 boolean killed = kill(id);
@@ -270,9 +276,8 @@ public final class DockerSandbox implements Sandbox {
                 if (!killed) {
                     return sandboxError("the output went past its cap but the Docker engine did not kill the container", out, t0);
                 }
-                String which = out.stdoutOverflowed() ? "stdout" : "stderr";
-                return new Execution(Outcome.OUTPUT_LIMIT, null, OutcomeRules.SIGKILL, out.stdout(), out.stderr(), wall,
-                        null, null, which + " went past " + OutcomeRules.bytes(limits.maxOutputBytes()), isolation);
+                return classified(Termination.enforced(language, Enforced.OUTPUT, out.stdoutOverflowed(),
+                        out.stderrOverflowed(), out.stderr().text()), limits, out, wall, null, null);
             }
             Duration wall = elapsed(start);
             AttachSession.Captured out = session.snapshot();
@@ -296,9 +301,8 @@ public final class DockerSandbox implements Sandbox {
                 // the program cannot kill its supervisor (pid 1) by signal, but it can fill the container's
                 // memory (tmpfs pages count) until the OOM killer takes the supervisor, which ends the container
                 if (oomKilled(id)) {
-                    return new Execution(Outcome.MEMORY_LIMIT, null, OutcomeRules.SIGKILL, out.stdout(), out.stderr(), wall,
-                            null, null, "the container's memory limit of " + OutcomeRules.bytes(limits.memoryBytes())
-                            + " was reached (its scratch files count too); the out-of-memory killer ended the run", isolation);
+                    return classified(Termination.enforced(language, Enforced.MEMORY, false, false, out.stderr().text()),
+                            limits, out, wall, null, null);
                 }
                 // otherwise the engine stopped the container (if it is in trouble, the next call to it says so)
                 return sandboxError("the container ended without its supervisor reporting how the program ended", out, t0);
@@ -307,17 +311,14 @@ public final class DockerSandbox implements Sandbox {
             removeNow = false;
             Duration cpu = Duration.ofNanos((long) (report.cpuSeconds() * 1e9));
             Long peak = report.maxRssBytes() > 0 ? report.maxRssBytes() : null;
-            boolean cpuLimitHit = report.cpuSeconds() + 0.05 >= Math.max(1, (limits.cpuTime().toMillis() + 999) / 1000);
-            OutcomeRules.Ending ending = new OutcomeRules.Ending(report.exitCode(), report.signal(), report.oomKills() > 0,
-                    cpuLimitHit, out.stderr().text());
-            OutcomeRules.Verdict v = OutcomeRules.classify(ending, limits.memoryBytes(),
-                    Math.min(limits.maxFileBytes(), tmpfsBytes), tmpfsBytes);
+            Termination facts = Termination.ended(language, report.exitCode(), report.signal(), cpu, out.stderr().text())
+                    .withOomKilled(report.oomKills() > 0).withWritableBytes(tmpfsBytes);
             if (log.isTraceEnabled()) {
                 log.trace("timing: to attach {} ms, ack {} ms, end {} ms", (start - t0) / 1e6,
                         (session.startedAtNanos() - start) / 1e6, wall.toNanos() / 1e6);
             }
-            return new Execution(v.outcome(), v.exitCode(), v.signal(), out.stdout(), out.stderr(), wall, cpu, peak,
-                    v.detail(), isolation);
+            // a file can be no larger than the tmpfs that holds it
+            return classified(facts, limits.withMaxFileBytes(Math.min(limits.maxFileBytes(), tmpfsBytes)), out, wall, cpu, peak);
         } catch (InterruptedException e) {
             removed = kill(id);
             session.close();
@@ -369,6 +370,13 @@ public final class DockerSandbox implements Sandbox {
         }
     }
 
+    private Execution classified(Termination facts, ResourceLimits limits, AttachSession.Captured out, Duration wall,
+            Duration cpu, Long peak) {
+        OutcomeClassifier.Classification c = CLASSIFIER.classify(facts, limits);
+        return new Execution(c.outcome(), facts.exitCode(), facts.signal(), out.stdout(), out.stderr(), wall, cpu, peak,
+                c.detail(), isolation);
+    }
+
     private Execution sandboxError(String detail, AttachSession.Captured out, long t0) {
         log.debug("docker sandbox error: {}", detail);
         return new Execution(Outcome.SANDBOX_ERROR, null, null, out.stdout(), out.stderr(), elapsed(t0), null, null,
@@ -391,25 +399,29 @@ public final class DockerSandbox implements Sandbox {
     }
 
     private Isolation isolationOf(Info info) {
-        Set<String> features = new TreeSet<>(List.of("container", "pid-ns", "mount-ns", "ipc-ns", "net-none", "cap-drop-all",
-                "no-new-privileges", "non-root", "read-only-root", "tmpfs-size-cap", "rlimits", "init"));
-        Set<String> missing = new TreeSet<>();
+        Set<IsolationFeature> features = EnumSet.of(IsolationFeature.CONTAINER, IsolationFeature.PID_NAMESPACE,
+                IsolationFeature.MOUNT_NAMESPACE, IsolationFeature.IPC_NAMESPACE, IsolationFeature.UTS_NAMESPACE,
+                IsolationFeature.NETWORK_NONE, IsolationFeature.FS_VIEW, IsolationFeature.CAP_DROP_ALL,
+                IsolationFeature.NO_NEW_PRIVILEGES, IsolationFeature.UNPRIVILEGED_UID, IsolationFeature.READ_ONLY_ROOT,
+                IsolationFeature.TMPFS_SIZE_CAP, IsolationFeature.RLIMITS, IsolationFeature.INIT);
+        Set<IsolationFeature> missing = EnumSet.noneOf(IsolationFeature.class);
         (Boolean.TRUE.equals(info.getMemoryLimit()) && Boolean.TRUE.equals(info.getSwapLimit()) ? features : missing)
-                .add("cgroup-memory");
+                .add(IsolationFeature.CGROUP_MEMORY);
         List<String> security = Optional.ofNullable(info.getSecurityOptions()).orElse(List.of());
         boolean seccomp = security.stream().anyMatch(s -> s.contains("name=seccomp") && !s.contains("profile=unconfined"));
-        (seccomp ? features : missing).add("seccomp-default");
+        (seccomp ? features : missing).add(IsolationFeature.SECCOMP_DEFAULT);
         if (security.stream().anyMatch(s -> s.contains("name=apparmor"))) {
-            features.add("apparmor");
+            features.add(IsolationFeature.APPARMOR);
         }
         if (security.stream().anyMatch(s -> s.contains("name=userns"))) {
-            features.add("userns");
+            features.add(IsolationFeature.USERNS);
         }
-        // the pids and CPU controllers: docker-java's Info lacks their flags, so ask the raw map
+        // the pids and CPU controllers: docker-java's Info lacks their flags, so ask the raw map. The CFS
+        // quota caps cores, not CPU time summed over the run's processes, so it is cpu-quota, not cgroup-cpu.
         Map<String, Object> raw = info.getRawValues();
-        (raw == null || !Boolean.FALSE.equals(raw.get("PidsLimit")) ? features : missing).add("pids-limit");
-        (raw == null || !Boolean.FALSE.equals(raw.get("CpuCfsQuota")) ? features : missing).add("cgroup-cpu");
-        return new Isolation(TIER, features, missing);
+        (raw == null || !Boolean.FALSE.equals(raw.get("PidsLimit")) ? features : missing).add(IsolationFeature.CGROUP_PIDS);
+        (raw == null || !Boolean.FALSE.equals(raw.get("CpuCfsQuota")) ? features : missing).add(IsolationFeature.CPU_QUOTA);
+        return Isolation.of(TIER, features, missing);
     }
 
     /** Removes containers left by an earlier codeagent process on this host that is no longer alive. */

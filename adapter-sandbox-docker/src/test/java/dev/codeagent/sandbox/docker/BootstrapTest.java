@@ -36,9 +36,9 @@ class BootstrapTest {
         assertThat(n.path("files").path("main.py").asText()).isEqualTo("print('é')");
         assertThat(n.path("files").path("data.txt").asText()).isEqualTo("d");
         assertThat(n.path("stdin").asText()).isEqualTo("in\n");
-        assertThat(n.path("argv").toString()).isEqualTo("[\"\",\"-B\",\"-E\",\"-s\",\"main.py\",\"a b\"]");
-        assertThat(n.path("cpu").asInt()).as("whole seconds, rounded up").isEqualTo(2);
-        assertThat(n.path("fsize").asLong()).as("capped by the tmpfs").isEqualTo(64L * 1024 * 1024);
+        assertThat(n.path("argv").toString()).isEqualTo("[\"\",\"-B\",\"-E\",\"-s\",\"-u\",\"main.py\",\"a b\"]");
+        assertThat(n.path("rlimits").path("RLIMIT_CPU").toString()).as("whole seconds, rounded up").isEqualTo("[2,3]");
+        assertThat(n.path("rlimits").path("RLIMIT_FSIZE").get(0).asLong()).as("capped by the tmpfs").isEqualTo(64L * 1024 * 1024);
         assertThat(n.path("nonce").asText()).isEqualTo("n0nce");
         assertThat(n.path("backstop").asLong()).as("the wall time and the grace, in seconds")
                 .isEqualTo(limits.wallTime().plus(Bootstrap.BACKSTOP_GRACE).toSeconds() + 1);
@@ -47,7 +47,9 @@ class BootstrapTest {
 
     @Test
     void bashRunsThroughThePath() {
-        assertThat(Bootstrap.interpreter(Language.BASH)).containsExactly("bash");
+        assertThat(Bootstrap.interpreter(Language.BASH, ResourceLimits.defaults())).containsExactly("bash");
+        assertThat(Bootstrap.interpreter(Language.JAVASCRIPT, ResourceLimits.defaults().withMemoryBytes(256L << 20)))
+                .as("V8 sizes its heap from a flag, in both tiers").containsExactly("node", "--max-old-space-size=192");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.docker;
 
+import dev.codeagent.domain.execution.IsolationFeature;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -172,8 +173,10 @@ class DockerSandboxIT {
     @Test
     void reportsTheIsolationItEnforces() {
         assertThat(pooled.isolation().tier()).isEqualTo("docker");
-        assertThat(pooled.isolation().features()).contains("container", "net-none", "cap-drop-all", "no-new-privileges",
-                "non-root", "read-only-root", "pids-limit", "tmpfs-size-cap", "rlimits");
+        assertThat(pooled.isolation().features()).contains(IsolationFeature.CONTAINER, IsolationFeature.NETWORK_NONE,
+                IsolationFeature.CAP_DROP_ALL, IsolationFeature.NO_NEW_PRIVILEGES, IsolationFeature.UNPRIVILEGED_UID,
+                IsolationFeature.READ_ONLY_ROOT, IsolationFeature.CGROUP_PIDS, IsolationFeature.TMPFS_SIZE_CAP,
+                IsolationFeature.RLIMITS);
         assertThat(pooled.languages()).contains(Language.PYTHON);
     }
 

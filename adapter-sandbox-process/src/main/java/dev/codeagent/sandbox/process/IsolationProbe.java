@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -21,8 +22,9 @@ import java.util.concurrent.TimeUnit;
 final class IsolationProbe {
 
     /** Everything the process tier provides on a capable host, in the order they are reported. */
-    static final List<String> ALL_FEATURES = List.of("rlimits", "pid-ns", "net-ns", "mount-ns", "ipc-ns", "uts-ns",
-            "fs-view", "unprivileged-uid");
+    static final List<IsolationFeature> ALL_FEATURES = List.of(IsolationFeature.RLIMITS, IsolationFeature.PID_NAMESPACE,
+            IsolationFeature.NETWORK_NONE, IsolationFeature.MOUNT_NAMESPACE, IsolationFeature.IPC_NAMESPACE,
+            IsolationFeature.UTS_NAMESPACE, IsolationFeature.FS_VIEW, IsolationFeature.UNPRIVILEGED_UID);
 
     private static final Duration TIMEOUT = Duration.ofSeconds(15);
     private static final String SCRIPT = "ulimit -n; id -u; "
@@ -36,13 +38,13 @@ final class IsolationProbe {
      * @param features the features verified from inside
      * @param problem why it did not run, or null
      */
-    record Result(boolean ok, Set<String> features, String problem) {
+    record Result(boolean ok, Set<IsolationFeature> features, String problem) {
     }
 
     private IsolationProbe() {
     }
 
-    static Result run(CommandPlan plan, long uid, Path workRoot) {
+    static Result run(LaunchPlan plan, long uid, Path workRoot) {
         Path dir = null;
         try {
             Files.createDirectories(workRoot);
@@ -92,20 +94,21 @@ final class IsolationProbe {
         }
     }
 
-    private static Set<String> parse(String out, long uid, CommandPlan plan) {
+    private static Set<IsolationFeature> parse(String out, long uid, LaunchPlan plan) {
         List<String> lines = new ArrayList<>(out.lines().map(String::trim).toList());
-        Set<String> f = new LinkedHashSet<>();
+        Set<IsolationFeature> f = new LinkedHashSet<>();
         if (lines.size() < 8) {
             return f;
         }
-        if (lines.get(0).equals(Integer.toString(CommandPlan.OPEN_FILES))) {
-            f.add("rlimits");
+        if (lines.get(0).equals(Integer.toString(LaunchPlan.OPEN_FILES))) {
+            f.add(IsolationFeature.RLIMITS);
         }
         if (uid >= 0 && lines.get(1).equals(Long.toString(uid))) {
-            f.add("unprivileged-uid");
+            f.add(IsolationFeature.UNPRIVILEGED_UID);
         }
         String[] names = {"pid", "net", "mnt", "ipc", "uts"};
-        String[] features = {"pid-ns", "net-ns", "mount-ns", "ipc-ns", "uts-ns"};
+        IsolationFeature[] features = {IsolationFeature.PID_NAMESPACE, IsolationFeature.NETWORK_NONE,
+            IsolationFeature.MOUNT_NAMESPACE, IsolationFeature.IPC_NAMESPACE, IsolationFeature.UTS_NAMESPACE};
         for (int i = 0; i < names.length; i++) {
             String inside = lines.get(2 + i);
             String outside = ownNamespace(names[i]);
@@ -114,7 +117,7 @@ final class IsolationProbe {
             }
         }
         if (lines.get(7).equals("view=minimal") && plan.mode() == Mode.BWRAP) {
-            f.add("fs-view");
+            f.add(IsolationFeature.FS_VIEW);
         }
         return f;
     }

@@ -31,7 +31,7 @@ final class Killer {
         }
         boolean gone = true;
         if (uid >= 0) {
-            gone = ProcessSandbox.sweepUid(uid, SWEEP);
+            gone = Reaper.sweepUid(uid, SWEEP);
         } else if (direct != null && !pidNamespace) {
             gone = sweepGroup(direct.pid());
         }

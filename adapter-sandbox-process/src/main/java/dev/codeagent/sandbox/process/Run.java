@@ -5,8 +5,10 @@ import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
-import dev.codeagent.sandbox.process.OutcomeRules.Kill;
-import dev.codeagent.sandbox.process.OutcomeRules.Verdict;
+import dev.codeagent.domain.execution.OutcomeClassifier;
+import dev.codeagent.domain.execution.OutcomeClassifier.Classification;
+import dev.codeagent.domain.execution.OutcomeClassifier.Enforced;
+import dev.codeagent.domain.execution.OutcomeClassifier.Termination;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,6 +34,19 @@ final class Run {
     private static final Duration EXIT_WAIT = Duration.ofSeconds(5);
     /** Longest wait for the output pumps to reach end-of-file once nothing of the run is alive. */
     private static final Duration DRAIN_WAIT = Duration.ofSeconds(2);
+
+    private static final OutcomeClassifier CLASSIFIER = new OutcomeClassifier();
+
+    /** Why the sandbox itself ended a run, if it did. */
+    enum Kill {
+        WALL_TIME(Enforced.WALL_TIME), OUTPUT(Enforced.OUTPUT), CANCELLED(null), CLOSED(Enforced.CLOSED);
+
+        final Enforced enforced;
+
+        Kill(Enforced enforced) {
+            this.enforced = enforced;
+        }
+    }
 
     private final Launch launch;
     private final RunSpec spec;
@@ -104,17 +119,28 @@ final class Run {
             return Execution.sandboxError(startFailure(exit), wall, isolation);
         }
         Rusage usage = Rusage.read(spec.rusageHost());
-        Integer signal = kill != null ? Integer.valueOf(OutcomeRules.SIGKILL) : status == null ? null : OutcomeRules.signalOf(status);
+        Integer signal = kill != null ? Integer.valueOf(OutcomeClassifier.SIGKILL) : status == null ? null : signalOf(status);
         Integer exitCode = kill != null || signal != null ? null : status;
         String stdout = out.capture().text();
         String stderr = err.capture().text();
-        Verdict v = OutcomeRules.classify(kill, exitCode, signal, stdout, stderr, out.overflowed(), err.overflowed(),
-                usage.cpu(), limits);
+        Classification v = kill == null && !out.overflowed() && !err.overflowed()
+                ? WrapperFailure.detail(exitCode, stdout, stderr).map(d -> new Classification(Outcome.SANDBOX_ERROR, d)).orElse(null)
+                : null;
+        if (v == null) {
+            Termination facts = new Termination(request.program().language(), exitCode, signal,
+                    kill == null ? null : kill.enforced, out.overflowed(), err.overflowed(), false, usage.cpu(), stderr, null);
+            v = CLASSIFIER.classify(facts, limits);
+        }
         if (v.outcome() == Outcome.SANDBOX_ERROR) {
             log.warn("process sandbox: {}", v.detail());
         }
         return new Execution(v.outcome(), exitCode, signal, out.capture(), err.capture(), wall, usage.cpu(),
                 usage.peakBytes(), v.detail(), isolation);
+    }
+
+    /** Exit status to signal number (129..159: death by signal status-128, the convention of bwrap, shells and Java), or null. */
+    static Integer signalOf(int status) {
+        return status > 128 && status < 160 ? status - 128 : null;
     }
 
     /** The started child; waits briefly when a kill came before Commons Exec reported the start. */

@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.sandbox.SupervisorJob;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.ByteArrayOutputStream;
@@ -30,61 +31,15 @@ import org.slf4j.LoggerFactory;
  * fresh interpreter in a fresh sandbox, exactly as on the cold path; only the setup happened earlier.
  * Nothing is ever reused: a sandbox serves one execution and dies with it.
  *
- * <p>The job is length-prefixed: a decimal byte count and a newline, then fields {@code LEN:BYTES}, lists
- * as a count field followed by their items (argv; env {@code K=V}; files name, content; limits name,
- * soft, hard).
+ * <p>The job is in the supervisor wire format both tiers share ({@link SupervisorJob}); the bootstrap is
+ * {@code warm-bootstrap.py} beside this class.
  */
 final class WarmPool implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
 
     /** Reads the job without buffering past it (the program's stdin follows), then becomes the program. */
-    static final String BOOTSTRAP = String.join("\n",
-            "import posix, resource",
-            "def main():",
-            "    def read(n):",
-            "        b = b''",
-            "        while len(b) < n:",
-            "            c = posix.read(0, n - len(b))",
-            "            if not c:",
-            "                posix._exit(0)",
-            "            b += c",
-            "        return b",
-            "    h = b''",
-            "    while not h.endswith(b'\\n'):",
-            "        h += read(1)",
-            "    d = read(int(h))",
-            "    p = 0",
-            "    def field():",
-            "        nonlocal p",
-            "        i = d.index(b':', p)",
-            "        n = int(d[p:i])",
-            "        p = i + 1 + n",
-            "        return d[i + 1:p]",
-            "    def items():",
-            "        return [field() for _ in range(int(field()))]",
-            "    argv, env, files, limits = items(), items(), items(), items()",
-            "    for k in range(0, len(files), 2):",
-            "        parts = files[k].decode().split('/')",
-            "        for j in range(1, len(parts)):",
-            "            try:",
-            "                posix.mkdir('/'.join(parts[:j]), 0o755)",
-            "            except FileExistsError:",
-            "                pass",
-            "        fd = posix.open(files[k].decode(), posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL, 0o644)",
-            "        data = memoryview(files[k + 1])",
-            "        while data:",
-            "            data = data[posix.write(fd, data):]",
-            "        posix.close(fd)",
-            "    for k in range(0, len(limits), 3):",
-            "        resource.setrlimit(getattr(resource, limits[k].decode()), (int(limits[k + 1]), int(limits[k + 2])))",
-            "    posix.execve(argv[0], argv, dict(e.split(b'=', 1) for e in env))",
-            "try:",
-            "    main()",
-            "except BaseException as e:",
-            "    posix.write(2, ('codeagent-boot: ' + repr(e) + '\\n').encode())",
-            "    posix._exit(125)",
-            "");
+    static final String BOOTSTRAP = SupervisorJob.script(WarmPool.class, "warm-bootstrap.py");
 
     /** One pre-started sandbox. */
     record Warm(Launch launch, long uid, Path dir, Path rusage, long memoryBytes) {
@@ -200,59 +155,16 @@ final class WarmPool implements AutoCloseable {
     }
 
     /** The job for a pre-started sandbox's bootstrap, followed by the program's stdin. */
-    static byte[] job(List<String> argv, Map<String, String> env, Map<String, String> files, List<Limit> limits,
+    static byte[] job(List<String> argv, Map<String, String> env, Map<String, String> files, List<LaunchPlan.Limit> limits,
             ExecutionRequest request) {
-        ByteArrayOutputStream payload = new ByteArrayOutputStream();
-        list(payload, argv.stream().map(a -> a.getBytes(StandardCharsets.UTF_8)).toList());
-        list(payload, env.entrySet().stream().map(e -> (e.getKey() + "=" + e.getValue()).getBytes(StandardCharsets.UTF_8)).toList());
-        List<byte[]> f = new ArrayList<>();
-        files.forEach((name, content) -> {
-            f.add(name.getBytes(StandardCharsets.UTF_8));
-            f.add(content.getBytes(StandardCharsets.UTF_8));
-        });
-        list(payload, f);
-        List<byte[]> l = new ArrayList<>();
-        for (Limit limit : limits) {
-            l.add(limit.name().getBytes(StandardCharsets.US_ASCII));
-            l.add(Long.toString(limit.soft()).getBytes(StandardCharsets.US_ASCII));
-            l.add(Long.toString(limit.hard()).getBytes(StandardCharsets.US_ASCII));
-        }
-        list(payload, l);
-        byte[] body = payload.toByteArray();
+        SupervisorJob job = new SupervisorJob(files, argv, env);
+        limits.forEach(l -> job.rlimit(l.name(), l.soft(), l.hard()));
+        byte[] head = job.encode();
         byte[] stdin = request.stdin().getBytes(StandardCharsets.UTF_8);
-        ByteArrayOutputStream all = new ByteArrayOutputStream(body.length + stdin.length + 16);
-        all.writeBytes((body.length + "\n").getBytes(StandardCharsets.US_ASCII));
-        all.writeBytes(body);
+        ByteArrayOutputStream all = new ByteArrayOutputStream(head.length + stdin.length);
+        all.writeBytes(head);
         all.writeBytes(stdin);
         return all.toByteArray();
-    }
-
-    /** One rlimit by its name in Python's resource module ({@code RLIMIT_CPU}). */
-    record Limit(String name, long soft, long hard) {
-    }
-
-    /** The rlimits of a request, as the cold path's prlimit sets them. */
-    static List<Limit> limits(ResourceLimits l, boolean addressSpace) {
-        long cpu = Math.max(1, (l.cpuTime().toMillis() + 999) / 1000);
-        List<Limit> out = new ArrayList<>();
-        out.add(new Limit("RLIMIT_CPU", cpu, cpu + 1));
-        out.add(addressSpace ? new Limit("RLIMIT_AS", l.memoryBytes(), l.memoryBytes())
-                : new Limit("RLIMIT_DATA", l.memoryBytes(), l.memoryBytes()));
-        out.add(new Limit("RLIMIT_NPROC", l.maxProcesses(), l.maxProcesses()));
-        out.add(new Limit("RLIMIT_FSIZE", l.maxFileBytes(), l.maxFileBytes()));
-        out.add(new Limit("RLIMIT_NOFILE", CommandPlan.OPEN_FILES, CommandPlan.OPEN_FILES));
-        out.add(new Limit("RLIMIT_CORE", 0, 0));
-        return out;
-    }
-
-    private static void list(ByteArrayOutputStream out, List<byte[]> items) {
-        field(out, Integer.toString(items.size()).getBytes(StandardCharsets.US_ASCII));
-        items.forEach(i -> field(out, i));
-    }
-
-    private static void field(ByteArrayOutputStream out, byte[] bytes) {
-        out.writeBytes((bytes.length + ":").getBytes(StandardCharsets.US_ASCII));
-        out.writeBytes(bytes);
     }
 
     /** A private directory for a pre-started sandbox's measurement file, owned by its uid. */

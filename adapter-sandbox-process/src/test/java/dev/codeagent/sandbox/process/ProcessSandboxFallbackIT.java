@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.domain.execution.IsolationFeature;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
@@ -46,8 +47,8 @@ class ProcessSandboxFallbackIT {
         try (ProcessSandbox s = new ProcessSandbox(new ProcessSandboxConfig(null, null, null, root.toString()),
                 IsolationMode.BEST_EFFORT, tools)) {
             assertThat(s.mode().name().toLowerCase()).isEqualTo(name);
-            assertThat(s.isolation().missing()).contains("fs-view");
-            assertThat(s.isolation().features()).contains("rlimits", "unprivileged-uid");
+            assertThat(s.isolation().missing()).contains(IsolationFeature.FS_VIEW);
+            assertThat(s.isolation().features()).contains(IsolationFeature.RLIMITS, IsolationFeature.UNPRIVILEGED_UID);
 
             Execution ok = s.execute(new ExecutionRequest(new Program(Language.PYTHON, "import sys\nprint(sys.stdin.read())"), "in",
                     ResourceLimits.defaults()));

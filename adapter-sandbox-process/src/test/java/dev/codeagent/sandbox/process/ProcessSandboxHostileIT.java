@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.domain.execution.IsolationFeature;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
@@ -51,7 +52,7 @@ class ProcessSandboxHostileIT {
 
     private static void assumeFullIsolation() {
         assumeThat(scratch.sandbox.mode()).isEqualTo(Mode.BWRAP);
-        assumeThat(scratch.sandbox.isolation().has("unprivileged-uid")).isTrue();
+        assumeThat(scratch.sandbox.isolation().has(IsolationFeature.UNPRIVILEGED_UID)).isTrue();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.domain.execution.IsolationFeature;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -67,7 +68,7 @@ class ProcessSandboxIT {
 
     @Test
     void concurrentRunsGetDifferentUnprivilegedUids() throws Exception {
-        assumeThat(sandbox.isolation().has("unprivileged-uid")).isTrue();
+        assumeThat(sandbox.isolation().has(IsolationFeature.UNPRIVILEGED_UID)).isTrue();
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
             List<Future<Execution>> runs = new ArrayList<>();
@@ -131,7 +132,7 @@ class ProcessSandboxIT {
 
     @Test
     void removesWorkDirectoriesThatADeadJvmLeftBehindButNotLiveOnes() throws Exception {
-        assumeThat(sandbox.isolation().has("unprivileged-uid")).isTrue();
+        assumeThat(sandbox.isolation().has(IsolationFeature.UNPRIVILEGED_UID)).isTrue();
         Path root = Files.createTempDirectory(workRoot, "leftovers-");
         Files.setPosixFilePermissions(root, PosixFilePermissions.fromString("rwx--x--x"));
         Path orphan = Files.createDirectories(root.resolve("codeagent-run-1"));
@@ -171,7 +172,7 @@ class ProcessSandboxIT {
 
     @Test
     void programsSeeOnlyTheirOwnProcesses() {
-        assumeThat(sandbox.isolation().has("pid-ns")).isTrue();
+        assumeThat(sandbox.isolation().has(IsolationFeature.PID_NAMESPACE)).isTrue();
         Execution e = python("import os\nprint(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))", ResourceLimits.defaults());
         assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.OK);
         List<String> pids = List.of(e.stdout().text().trim().replaceAll("[\\[\\] ]", "").split(","));

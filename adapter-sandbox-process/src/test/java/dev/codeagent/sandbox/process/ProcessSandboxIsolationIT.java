@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.domain.execution.IsolationFeature;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -58,8 +59,10 @@ class ProcessSandboxIsolationIT {
         try (ProcessSandbox s = new ProcessSandbox(CONFIG, IsolationMode.BEST_EFFORT, HOST.withoutBwrap())) {
             Isolation i = s.isolation();
             assertThat(s.mode()).isEqualTo(Mode.UNSHARE);
-            assertThat(i.features()).contains("pid-ns", "net-ns", "mount-ns", "ipc-ns", "unprivileged-uid", "rlimits");
-            assertThat(i.missing()).containsExactly("fs-view");
+            assertThat(i.features()).contains(IsolationFeature.PID_NAMESPACE, IsolationFeature.NETWORK_NONE,
+                    IsolationFeature.MOUNT_NAMESPACE, IsolationFeature.IPC_NAMESPACE, IsolationFeature.UNPRIVILEGED_UID,
+                    IsolationFeature.RLIMITS);
+            assertThat(i.missing()).containsExactly(IsolationFeature.FS_VIEW);
         }
     }
 
@@ -68,8 +71,10 @@ class ProcessSandboxIsolationIT {
         assumeThat(HOST.prlimit()).isNotNull();
         try (ProcessSandbox s = new ProcessSandbox(CONFIG, IsolationMode.BEST_EFFORT, HOST.withoutBwrap().withoutUnshare())) {
             assertThat(s.mode()).isEqualTo(Mode.PLAIN);
-            assertThat(s.isolation().features()).contains("rlimits").doesNotContain("pid-ns", "net-ns", "mount-ns", "fs-view");
-            assertThat(s.isolation().missing()).contains("pid-ns", "net-ns", "mount-ns", "ipc-ns", "fs-view");
+            assertThat(s.isolation().features()).contains(IsolationFeature.RLIMITS).doesNotContain(IsolationFeature.PID_NAMESPACE,
+                    IsolationFeature.NETWORK_NONE, IsolationFeature.MOUNT_NAMESPACE, IsolationFeature.FS_VIEW);
+            assertThat(s.isolation().missing()).contains(IsolationFeature.PID_NAMESPACE, IsolationFeature.NETWORK_NONE,
+                    IsolationFeature.MOUNT_NAMESPACE, IsolationFeature.IPC_NAMESPACE, IsolationFeature.FS_VIEW);
         }
     }
 
@@ -77,8 +82,8 @@ class ProcessSandboxIsolationIT {
     void withoutPrlimitNoRlimitsAreClaimed() {
         HostTools noLimits = new HostTools(HOST.root(), null, HOST.setpriv(), null, null, HOST.setsid(), null);
         try (ProcessSandbox s = new ProcessSandbox(CONFIG, IsolationMode.BEST_EFFORT, noLimits)) {
-            assertThat(s.isolation().features()).doesNotContain("rlimits");
-            assertThat(s.isolation().missing()).contains("rlimits");
+            assertThat(s.isolation().features()).doesNotContain(IsolationFeature.RLIMITS);
+            assertThat(s.isolation().missing()).contains(IsolationFeature.RLIMITS);
         }
     }
 

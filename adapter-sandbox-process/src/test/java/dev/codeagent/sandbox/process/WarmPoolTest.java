@@ -33,7 +33,7 @@ class WarmPoolTest {
         ResourceLimits limits = ResourceLimits.defaults().withCpuTime(Duration.ofSeconds(3));
         ExecutionRequest request = new ExecutionRequest(new Program(Language.PYTHON, "x"), "line 1\nline 2", limits);
         byte[] job = WarmPool.job(List.of(python, "-S", "main.py", "a b", "c"), Map.of("X", "y=z", "PATH", "/usr/bin"), files,
-                WarmPool.limits(limits, true), request);
+                LaunchPlan.rlimits(limits, true), request);
 
         Process p = new ProcessBuilder(python, "-S", "-c", WarmPool.BOOTSTRAP).directory(dir.toFile()).redirectErrorStream(true)
                 .start();

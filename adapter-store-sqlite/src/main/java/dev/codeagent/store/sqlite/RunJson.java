@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
@@ -222,7 +223,16 @@ final class RunJson {
 
     /** Feature names are kept as stored: the domain's vocabulary decides what each one means. */
     private static Isolation isolation(Node n) {
-        return new Isolation(n.text("tier"), n.strings("features"), n.strings("missing"));
+        // older rows may carry names of earlier versions for the same guarantee; names no version knows are dropped
+        return Isolation.of(n.text("tier"), features(n.strings("features")), features(n.strings("missing")));
+    }
+
+    private static List<IsolationFeature> features(java.util.Collection<String> names) {
+        List<IsolationFeature> out = new ArrayList<>();
+        for (String name : names) {
+            IsolationFeature.fromWireName(name).ifPresent(out::add);
+        }
+        return out;
     }
 
     private static Verdict verdict(Node n) {

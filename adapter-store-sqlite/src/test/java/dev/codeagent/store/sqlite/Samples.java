@@ -1,5 +1,6 @@
 package dev.codeagent.store.sqlite;
 
+import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.Isolation;
@@ -45,7 +46,8 @@ final class Samples {
     }
 
     static Isolation isolation() {
-        return new Isolation("process", Set.of("rlimits", "pid-ns", "net-ns"), Set.of("cgroup-memory"));
+        return new Isolation("process", Set.of(IsolationFeature.RLIMITS, IsolationFeature.PID_NAMESPACE, IsolationFeature.NETWORK_NONE),
+                Set.of(IsolationFeature.CGROUP_MEMORY));
     }
 
     /** Ran, raised an error with frames (some with null parts), output truncated, every measurement. */

@@ -3,6 +3,7 @@ package dev.codeagent.store.sqlite;
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.ErrorReport;
@@ -21,7 +22,8 @@ final class StoredJsonSamples {
 
     /** Feature names that every version has reported alike, so the golden file holds for all of them. */
     static Isolation isolation() {
-        return new Isolation("process", Set.of("rlimits", "pid-ns", "mount-ns"), Set.of("cgroup-memory", "cgroup-pids"));
+        return Isolation.of("process", Set.of(IsolationFeature.RLIMITS, IsolationFeature.PID_NAMESPACE, IsolationFeature.MOUNT_NAMESPACE),
+                Set.of(IsolationFeature.CGROUP_MEMORY, IsolationFeature.CGROUP_PIDS));
     }
 
     /** An attempt in which no field is null: an execution, an error report and an output difference. */

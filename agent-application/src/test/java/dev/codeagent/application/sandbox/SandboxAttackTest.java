@@ -1,5 +1,6 @@
 package dev.codeagent.application.sandbox;
 
+import dev.codeagent.domain.execution.IsolationFeature;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.codeagent.domain.execution.Execution;
@@ -328,6 +329,8 @@ public abstract class SandboxAttackTest {
             acceptor.join(2000);
             assertThat(e.stdout().text()).as(e.stderr().text()).doesNotContain("connected").contains("refused 127.0.0.1");
             assertThat(accepted.get()).as("connections the listener received").isZero();
+            // the run's report claims what was just shown, in the name every tier uses for it
+            assertThat(e.isolation().has(IsolationFeature.NETWORK_NONE)).as(e.isolation().sortedFeatures().toString()).isTrue();
         }
     }
 

@@ -1,5 +1,7 @@
 package dev.codeagent.application.sandbox;
 
+import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.IsolationFeature;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
@@ -73,6 +75,22 @@ public abstract class SandboxContractTest {
         assertThat(sandbox().tier()).isNotBlank();
         assertThat(sandbox().isolation().tier()).isEqualTo(sandbox().tier());
         assertThat(sandbox().languages()).contains(Language.PYTHON);
+    }
+
+    /**
+     * Every tier answers the same questions in the same words: whether the network is closed, the process
+     * space private, the uid unprivileged, rlimits set. Each is either in force or reported missing, never
+     * silently absent, and nothing is both.
+     */
+    @Test
+    void reportsIsolationInTheSharedVocabulary() {
+        Isolation i = sandbox().isolation();
+        assertThat(java.util.Collections.disjoint(i.features(), i.missing())).as(i.toString()).isTrue();
+        for (IsolationFeature f : List.of(IsolationFeature.NETWORK_NONE, IsolationFeature.PID_NAMESPACE,
+                IsolationFeature.UNPRIVILEGED_UID, IsolationFeature.RLIMITS, IsolationFeature.MOUNT_NAMESPACE)) {
+            assertThat(i.has(f) || i.missing().contains(f)).as(f.wireName() + " in " + i).isTrue();
+        }
+        assertThat(i.sortedFeatures()).allSatisfy(name -> assertThat(IsolationFeature.fromWireName(name)).isPresent());
     }
 
     @Test
@@ -344,5 +362,15 @@ public abstract class SandboxContractTest {
                 "throw new Error('boom');"), "", limits()));
         assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.RUNTIME_ERROR);
         assertThat(e.stderr().text()).contains("boom");
+    }
+
+    /** A V8 heap overflow is the memory limit in every tier (it once was a runtime error in one of them). */
+    @Test
+    void javaScriptHeapOverflowIsAMemoryLimit() {
+        assumeThat(sandbox().languages()).contains(Language.JAVASCRIPT);
+        Execution e = sandbox().execute(new ExecutionRequest(new Program(Language.JAVASCRIPT,
+                "const a = [];\nwhile (true) { a.push(new Array(1 << 20).fill(a.length + 0.5)); }"), "",
+                limits().withMemoryBytes(128L * 1024 * 1024).withWallTime(Duration.ofSeconds(30))));
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.MEMORY_LIMIT);
     }
 }

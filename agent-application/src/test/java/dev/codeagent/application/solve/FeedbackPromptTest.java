@@ -1,5 +1,6 @@
 package dev.codeagent.application.solve;
 
+import dev.codeagent.domain.execution.IsolationFeature;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.codeagent.domain.execution.CapturedOutput;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 class FeedbackPromptTest {
 
-    private static final Isolation ISOLATION = new Isolation("process", Set.of("rlimits"), Set.of());
+    private static final Isolation ISOLATION = new Isolation("process", Set.of(IsolationFeature.RLIMITS), Set.of());
 
     // real CPython 3.11 output (see agent-domain's traceback corpus: nested_calls, humaneval_assert)
     private static final String NESTED_CODE = "def parse(text):\n    return int(text)\n\n\ndef total(items):\n    result = 0\n"

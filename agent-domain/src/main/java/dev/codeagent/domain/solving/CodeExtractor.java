@@ -1,6 +1,7 @@
 package dev.codeagent.domain.solving;
 
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LanguageProfile;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -38,42 +39,6 @@ public final class CodeExtractor {
     private static final Pattern CODE_TAG = Pattern.compile("(?is)<code(\\s[^>]*)?>(.*?)(?:</code>|\\z)");
     private static final Pattern CLASS_LANGUAGE = Pattern.compile("(?i)(?:language|lang)-([\\w+#.-]+)");
     private static final Set<String> NEUTRAL_TAGS = Set.of("", "code", "source", "src", "program", "solution");
-
-    private static final Pattern PY_COMPLETE = Pattern.compile(
-            "(?m)^(?:def |class |async def |import |from \\S+ import |if __name__)");
-    private static final Pattern PY_TESTS = Pattern.compile(
-            "(?m)^(?:import (?:unittest|pytest)|from (?:unittest|pytest)|def test_|class Test\\w*\\(|"
-                    + "from (?:solution|main|\\w+_solution) import )");
-    private static final Pattern JS_COMPLETE = Pattern.compile(
-            "(?m)^(?:function |async function |const |let |var |class |import |export |module\\.exports)");
-    private static final Pattern JS_TESTS = Pattern.compile(
-            "(?m)^(?:describe\\(|test\\(|it\\(|const assert = require|import assert)");
-
-    private static final Pattern PY_STRONG = Pattern.compile(
-            "^(?:(?:async\\s+)?def\\s+\\w+\\s*\\(.*"
-                    + "|class\\s+\\w+.*:\\s*(?:#.*)?"
-                    + "|import\\s+[\\w.]+(?:\\s+as\\s+\\w+)?(?:\\s*,\\s*[\\w.]+(?:\\s+as\\s+\\w+)?)*\\s*(?:#.*)?"
-                    + "|from\\s+[\\w.]+\\s+import\\s+.+"
-                    + "|(?:if|elif|while|for|with|async\\s+for|async\\s+with|except)\\b.*:\\s*(?:#.*)?"
-                    + "|(?:else|try|finally)\\s*:\\s*(?:#.*)?"
-                    + "|(?:return|raise|yield|assert|del|global|nonlocal)\\b.*"
-                    + "|(?:pass|break|continue)\\s*(?:#.*)?"
-                    + "|@[\\w.]+.*"
-                    + "|print\\s*\\(.*"
-                    + "|[A-Za-z_][\\w.]*(?:\\[[^\\]]*\\])?(?:\\s*,\\s*[A-Za-z_][\\w.]*)*\\s*(?:[-+*/%&|^@]|//|\\*\\*|>>|<<)?=(?!=)\\s*\\S.*"
-                    + "|[A-Za-z_][\\w.]*\\(.*\\)\\s*(?:#.*)?)$");
-    private static final Pattern PY_WEAK = Pattern.compile(
-            "^(?:#.*|[)\\]}]+[,:)\\]}]*\\s*|.*[(\\[{,\\\\]\\s*|[A-Za-z_][\\w.]*\\s*:\\s*[\\w.\\[\\], |]+=.*|[\"'].*[\"'],?)$");
-    private static final Pattern JS_STRONG = Pattern.compile(
-            "^(?:(?:function|const|let|var|class|import|export|return|if|for|while|switch|try|throw|async\\s+function)\\b.*"
-                    + "|console\\.\\w+\\(.*|[\\w.$\\[\\]]+\\s*(?:[-+*/%]|\\|\\||&&|\\?\\?)?=(?!=).*"
-                    + "|[\\w.$]+\\(.*\\);?|.*;)$");
-    private static final Pattern JS_WEAK = Pattern.compile("^(?://.*|/\\*.*|\\*.*|[)\\]}]+.*|.*[{(\\[,]\\s*)$");
-    private static final Pattern SH_STRONG = Pattern.compile(
-            "^(?:#!.*|(?:echo|printf|if|then|elif|else|fi|for|do|done|while|until|case|esac|export|local|read|cd|set|"
-                    + "function|return|exit|shift|declare|test)\\b.*|[A-Za-z_]\\w*=.*|[A-Za-z_]\\w*\\s*\\(\\)\\s*\\{?.*|"
-                    + ".*\\|\\s*\\w+.*|\\[\\[? .*)$");
-    private static final Pattern SH_WEAK = Pattern.compile("^(?:#.*|[})]+.*|;;.*)$");
 
     private static final int MAX_CLASSIFIED = 300;
 
@@ -263,8 +228,8 @@ public final class CodeExtractor {
             }
             kinds[i] = k;
             previousCode = k != Kind.PROSE;
-            if (previousCode && language == Language.PYTHON) {
-                for (String q : new String[] {"\"\"\"", "'''"}) {
+            if (previousCode) {
+                for (String q : LanguageProfile.of(language).shape().multilineQuotes()) {
                     if (count(line, q) % 2 == 1) {
                         openString = q;
                         break;
@@ -276,40 +241,23 @@ public final class CodeExtractor {
     }
 
     private static Kind kindOf(String s, Language language) {
-        switch (language) {
-            case PYTHON:
-                if (s.startsWith(">>>")) {
-                    return Kind.PROSE;
-                }
-                return PY_STRONG.matcher(s).matches() ? Kind.STRONG : PY_WEAK.matcher(s).matches() ? Kind.WEAK : Kind.PROSE;
-            case JAVASCRIPT:
-                return JS_STRONG.matcher(s).matches() ? Kind.STRONG : JS_WEAK.matcher(s).matches() ? Kind.WEAK : Kind.PROSE;
-            case BASH:
-            default:
-                return SH_STRONG.matcher(s).matches() ? Kind.STRONG : SH_WEAK.matcher(s).matches() ? Kind.WEAK : Kind.PROSE;
+        LanguageProfile.CodeShape shape = LanguageProfile.of(language).shape();
+        if (shape.promptPrefix() != null && s.startsWith(shape.promptPrefix())) {
+            // an interactive session shown as an example, not the program
+            return Kind.PROSE;
         }
+        return shape.strongLine().matcher(s).matches() ? Kind.STRONG
+                : shape.weakLine().matcher(s).matches() ? Kind.WEAK : Kind.PROSE;
     }
 
     private static boolean complete(String code, Language language) {
-        switch (language) {
-            case PYTHON:
-                return PY_COMPLETE.matcher(code).find();
-            case JAVASCRIPT:
-                return JS_COMPLETE.matcher(code).find();
-            default:
-                return true;
-        }
+        Pattern complete = LanguageProfile.of(language).shape().completeProgram();
+        return complete == null || complete.matcher(code).find();
     }
 
     private static boolean testSuite(String code, Language language) {
-        switch (language) {
-            case PYTHON:
-                return PY_TESTS.matcher(code).find();
-            case JAVASCRIPT:
-                return JS_TESTS.matcher(code).find();
-            default:
-                return false;
-        }
+        Pattern tests = LanguageProfile.of(language).shape().testSuite();
+        return tests != null && tests.matcher(code).find();
     }
 
     /** 2 for a tag naming the task's language, 1 for no tag (or a neutral one), 0 for another language. */
@@ -317,19 +265,7 @@ public final class CodeExtractor {
         if (NEUTRAL_TAGS.contains(tag)) {
             return 1;
         }
-        if (Language.fromId(tag).filter(l -> l == language).isPresent()) {
-            return 2;
-        }
-        switch (language) {
-            case PYTHON:
-                return tag.matches("python[\\d.]*|py\\d?") ? 2 : 0;
-            case JAVASCRIPT:
-                return tag.matches("mjs|cjs|ecmascript|javascript[\\d.]*|node[\\d.]*") ? 2 : 0;
-            case BASH:
-                return tag.matches("shell|shellscript|zsh|bash[\\d.]*") ? 2 : 0;
-            default:
-                return 0;
-        }
+        return LanguageProfile.of(language).namedBy(tag) ? 2 : 0;
     }
 
     /** The first word of an info string, lower case: {@code "Python3 title=x"} → {@code python3}, {@code {.py}} → {@code py}. */

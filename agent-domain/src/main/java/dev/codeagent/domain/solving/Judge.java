@@ -2,7 +2,7 @@ package dev.codeagent.domain.solving;
 
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
-import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.util.List;
@@ -68,13 +68,10 @@ public final class Judge {
         if (!task.hasTests()) {
             return new Submission(code, new Program(task.language(), code), 1, lines, null);
         }
-        String source = code + "\n\n" + task.tests() + "\n";
-        String marker = null;
-        if (task.language() == Language.PYTHON) {
-            marker = "codeagent-tests-done-" + Long.toHexString(MARKERS.nextLong());
-            source += "__import__('sys').stderr.write('" + marker + "\\n')\n";
-        }
-        return new Submission(code, new Program(task.language(), source), 1, lines, marker);
+        LanguageProfile profile = LanguageProfile.of(task.language());
+        String marker = profile.marksTestsDone() ? "codeagent-tests-done-" + Long.toHexString(MARKERS.nextLong()) : null;
+        return new Submission(code, new Program(task.language(), profile.appendTests(code, task.tests(), marker)), 1, lines,
+                marker);
     }
 
     /** The verdict on {@code submission} of {@code task}, given how it ran. */
@@ -146,7 +143,7 @@ public final class Judge {
     }
 
     private Optional<ErrorReport> report(Execution execution, Submission submission) {
-        if (submission.program().language() != Language.PYTHON) {
+        if (LanguageProfile.of(submission.program().language()).tracebacks() != LanguageProfile.Tracebacks.PYTHON) {
             return Optional.empty();
         }
         return parser.parse(execution.stderr().text(), submission);
@@ -155,8 +152,8 @@ public final class Judge {
     private static Verdict withoutTraceback(Submission submission, Execution execution) {
         String lastLine = lastNonBlankLine(execution.stderr().text());
         // Python prints a bare "MemoryError" when it cannot even allocate the traceback
-        if (submission.program().language() == Language.PYTHON && "MemoryError".equals(lastLine)) {
-            return Verdict.of(Verdict.Kind.MEMORY_LIMIT_EXCEEDED, "MemoryError");
+        if (lastLine != null && LanguageProfile.of(submission.program().language()).saysOutOfMemory(lastLine)) {
+            return Verdict.of(Verdict.Kind.MEMORY_LIMIT_EXCEEDED, oneLine(lastLine));
         }
         String how;
         if (execution.exitCode() != null) {

@@ -1,5 +1,6 @@
 package dev.codeagent.domain.solving;
 
+import dev.codeagent.domain.execution.IsolationFeature;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.codeagent.domain.execution.CapturedOutput;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 class JudgeTest {
 
-    private static final Isolation ISOLATION = new Isolation("process", Set.of("rlimits"), Set.of());
+    private static final Isolation ISOLATION = new Isolation("process", Set.of(IsolationFeature.RLIMITS), Set.of());
 
     private final Judge judge = new Judge();
 

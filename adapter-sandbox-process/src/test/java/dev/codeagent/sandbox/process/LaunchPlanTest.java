@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
-class CommandPlanTest {
+class LaunchPlanTest {
 
     private static final Path BWRAP = Path.of("/usr/bin/bwrap");
     private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
@@ -26,7 +26,7 @@ class CommandPlanTest {
 
     @Test
     void bubblewrapRunsAsTheRunsUidInEveryNamespaceWithAMinimalView() {
-        List<String> cmd = new CommandPlan(Mode.BWRAP, ROOT, List.of()).command(spec(200_007, ResourceLimits.defaults(), true));
+        List<String> cmd = new LaunchPlan(Mode.BWRAP, ROOT, List.of()).command(spec(200_007, ResourceLimits.defaults(), true));
         assertThat(cmd.subList(0, 6)).containsExactly("/usr/bin/setpriv", "--reuid=200007", "--regid=200007", "--clear-groups",
                 "--no-new-privs", "--");
         assertThat(cmd.get(6)).isEqualTo("/usr/bin/bwrap");
@@ -46,34 +46,34 @@ class CommandPlanTest {
     @Test
     void theSandboxInitRunsFromTheExecuteOnlyCopyOfTimeBoundIntoTheView() {
         Path copy = Path.of("/tmp/codeagent-bin/time-1-2");
-        List<String> cmd = new CommandPlan(Mode.BWRAP, ROOT, List.of(), copy).command(spec(200_007, ResourceLimits.defaults(), true));
+        List<String> cmd = new LaunchPlan(Mode.BWRAP, ROOT, List.of(), copy).command(spec(200_007, ResourceLimits.defaults(), true));
         assertThat(Collections.indexOfSubList(cmd, List.of("--ro-bind", copy.toString(), "/.time"))).isPositive();
         int init = cmd.lastIndexOf("/.time");
         assertThat(cmd.get(init - 1)).isEqualTo("--");
         assertThat(cmd.get(init + 1)).isEqualTo("-q");
         assertThat(cmd).doesNotContain("/usr/bin/time");
         // outside bubblewrap the copy is not used (there it was measured to stay ptraceable)
-        assertThat(new CommandPlan(Mode.PLAIN, ROOT, List.of(), copy).command(spec(200_007, ResourceLimits.defaults(), true)))
+        assertThat(new LaunchPlan(Mode.PLAIN, ROOT, List.of(), copy).command(spec(200_007, ResourceLimits.defaults(), true)))
                 .contains("/usr/bin/time").doesNotContain("/.time", copy.toString());
     }
 
     @Test
     void cpuLimitIsRoundedUpToWholeSecondsWithAHardLimitOneSecondLater() {
         ResourceLimits l = ResourceLimits.defaults().withCpuTime(Duration.ofMillis(1500));
-        assertThat(new CommandPlan(Mode.PLAIN, ROOT, List.of()).command(spec(-1, l, true))).contains("--cpu=2:3");
+        assertThat(new LaunchPlan(Mode.PLAIN, ROOT, List.of()).command(spec(-1, l, true))).contains("--cpu=2:3");
         ResourceLimits tiny = ResourceLimits.defaults().withCpuTime(Duration.ofMillis(10));
-        assertThat(new CommandPlan(Mode.PLAIN, ROOT, List.of()).command(spec(-1, tiny, true))).contains("--cpu=1:2");
+        assertThat(new LaunchPlan(Mode.PLAIN, ROOT, List.of()).command(spec(-1, tiny, true))).contains("--cpu=1:2");
     }
 
     @Test
     void runtimesThatReserveAddressSpaceGetADataLimitInstead() {
-        List<String> cmd = new CommandPlan(Mode.PLAIN, ROOT, List.of()).command(spec(-1, ResourceLimits.defaults(), false));
+        List<String> cmd = new LaunchPlan(Mode.PLAIN, ROOT, List.of()).command(spec(-1, ResourceLimits.defaults(), false));
         assertThat(cmd).contains("--data=268435456").noneMatch(a -> a.startsWith("--as="));
     }
 
     @Test
     void networkWhenAskedForSharesTheHostsAndItsResolverFiles() {
-        List<String> cmd = new CommandPlan(Mode.BWRAP, ROOT, List.of()).command(spec(200_000,
+        List<String> cmd = new LaunchPlan(Mode.BWRAP, ROOT, List.of()).command(spec(200_000,
                 ResourceLimits.defaults().withNetwork(true), true));
         assertThat(cmd).contains("--share-net");
         assertThat(Collections.indexOfSubList(cmd, List.of("--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf"))).isPositive();
@@ -81,7 +81,7 @@ class CommandPlanTest {
 
     @Test
     void interpretersOutsideUsrAreBoundReadOnly() {
-        List<String> cmd = new CommandPlan(Mode.BWRAP, ROOT, List.of(Path.of("/opt/python"), Path.of("/usr/local")))
+        List<String> cmd = new LaunchPlan(Mode.BWRAP, ROOT, List.of(Path.of("/opt/python"), Path.of("/usr/local")))
                 .command(spec(200_000, ResourceLimits.defaults(), true));
         assertThat(Collections.indexOfSubList(cmd, List.of("--ro-bind", "/opt/python", "/opt/python"))).isPositive();
         assertThat(cmd).doesNotContain("/usr/local");
@@ -90,7 +90,7 @@ class CommandPlanTest {
     @Test
     void plainRunsWithoutAnOwnUidGetTheirOwnSession() {
         HostTools user = ROOT.withoutRoot();
-        List<String> cmd = new CommandPlan(Mode.PLAIN, user, List.of()).command(spec(-1, ResourceLimits.defaults(), true));
+        List<String> cmd = new LaunchPlan(Mode.PLAIN, user, List.of()).command(spec(-1, ResourceLimits.defaults(), true));
         assertThat(cmd.get(0)).isEqualTo("/usr/bin/setsid");
         assertThat(cmd).doesNotContain("/usr/bin/setpriv", "/usr/bin/bwrap");
         assertThat(cmd).contains("/tmp/run-1.rusage");
@@ -98,7 +98,7 @@ class CommandPlanTest {
 
     @Test
     void unshareMountsAPrivateTmpAndKeepsTheWorkDirectoryReachable() {
-        List<String> cmd = new CommandPlan(Mode.UNSHARE, ROOT, List.of()).command(spec(200_001, ResourceLimits.defaults(), true));
+        List<String> cmd = new LaunchPlan(Mode.UNSHARE, ROOT, List.of()).command(spec(200_001, ResourceLimits.defaults(), true));
         assertThat(cmd.get(0)).isEqualTo("/usr/bin/unshare");
         assertThat(cmd).contains("--pid", "--fork", "--kill-child", "--mount-proc", "--net", "--ipc", "--uts");
         String script = cmd.get(cmd.indexOf("-c") + 1);
@@ -109,7 +109,7 @@ class CommandPlanTest {
     @Test
     void withoutPrlimitTheInterpreterRunsDirectly() {
         HostTools bare = new HostTools(false, null, null, null, null, null, null);
-        assertThat(new CommandPlan(Mode.PLAIN, bare, List.of()).command(spec(-1, ResourceLimits.defaults(), true)))
+        assertThat(new LaunchPlan(Mode.PLAIN, bare, List.of()).command(spec(-1, ResourceLimits.defaults(), true)))
                 .containsExactly("/usr/bin/python3.11", "-S", "main.py", "x");
     }
 }

@@ -1,5 +1,8 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,10 +15,12 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Builds the host command line of one run for a {@link Mode}: the wrappers (setpriv, bwrap or unshare,
- * GNU time, prlimit) around the interpreter command.
+ * How one run is launched, in one place: the host command line for a {@link Mode} (the wrappers — setpriv,
+ * bwrap or unshare, GNU time, prlimit — around the interpreter command), the program's argv and environment,
+ * and its rlimits (set by prlimit on the cold path, by the bootstrap on the pre-started one). Every
+ * bubblewrap argument of the tier is built here.
  */
-final class CommandPlan {
+final class LaunchPlan {
 
     /** Where the work directory appears inside a bubblewrap sandbox. */
     static final String SANDBOX_WORK = "/work";
@@ -36,7 +41,7 @@ final class CommandPlan {
     /**
      * @param extraReadOnly host directories besides /usr the interpreters need (their install prefixes)
      */
-    CommandPlan(Mode mode, HostTools tools, Collection<Path> extraReadOnly) {
+    LaunchPlan(Mode mode, HostTools tools, Collection<Path> extraReadOnly) {
         this(mode, tools, extraReadOnly, null);
     }
 
@@ -47,7 +52,7 @@ final class CommandPlan {
      *     ptrace it nor write its /proc/1/mem to run code there, outside its limits (bubblewrap only: run
      *     from the host's view, as under unshare or plain, the copy was measured to stay ptraceable)
      */
-    CommandPlan(Mode mode, HostTools tools, Collection<Path> extraReadOnly, Path privateTime) {
+    LaunchPlan(Mode mode, HostTools tools, Collection<Path> extraReadOnly, Path privateTime) {
         this.mode = mode;
         this.tools = tools;
         this.viewArgs = mode == Mode.BWRAP ? systemView(extraReadOnly) : List.of();
@@ -72,6 +77,60 @@ final class CommandPlan {
         return tools.time() != null;
     }
 
+    /** The program's command inside the sandbox: the interpreter, its profile's arguments, the file, the program's arguments. */
+    List<String> programArgv(Path binary, ExecutionRequest request) {
+        List<String> a = new ArrayList<>();
+        a.add(binary.toString());
+        a.addAll(LanguageProfile.of(request.program().language()).interpreterArgs(request.limits()));
+        a.add(request.program().mainFileName());
+        a.addAll(request.args());
+        return a;
+    }
+
+    /** The command of a pre-started sandbox's bootstrap (see {@link WarmPool}): no site module, to start fast. */
+    static List<String> bootstrapArgv(Path python) {
+        return List.of(python.toString(), "-S", "-c", WarmPool.BOOTSTRAP);
+    }
+
+    /** The program's whole environment; {@code hostDir} is its work directory on the host (unused under bubblewrap). */
+    Map<String, String> environment(Path hostDir) {
+        String work = mode == Mode.BWRAP ? SANDBOX_WORK : hostDir.toString();
+        Map<String, String> env = new java.util.HashMap<>();
+        env.put("PATH", "/usr/bin:/bin");
+        env.put("HOME", work);
+        env.put("LANG", "C.UTF-8");
+        env.put("TMPDIR", "/tmp");
+        // no PYTHON* variables: the interpreter flags (LanguageProfile) say the same in every tier
+        return env;
+    }
+
+    /**
+     * Whether RLIMIT_AS bounds a language's runtime: one that sizes its heap from a flag (V8) reserves huge
+     * address ranges up front, so it gets RLIMIT_DATA instead.
+     */
+    static boolean addressSpaceLimit(Language language) {
+        return LanguageProfile.of(language).heapFlag() == null;
+    }
+
+    /** One rlimit by its name in Python's resource module ({@code RLIMIT_CPU}). */
+    record Limit(String name, long soft, long hard) {
+    }
+
+    /** The rlimits of a request, as prlimit sets them on the cold path and the bootstrap on the pre-started one. */
+    static List<Limit> rlimits(ResourceLimits l, boolean addressSpace) {
+        long cpu = Math.max(1, (l.cpuTime().toMillis() + 999) / 1000);
+        List<Limit> out = new ArrayList<>();
+        out.add(new Limit("RLIMIT_CPU", cpu, cpu + 1));
+        out.add(addressSpace ? new Limit("RLIMIT_AS", l.memoryBytes(), l.memoryBytes())
+                : new Limit("RLIMIT_DATA", l.memoryBytes(), l.memoryBytes()));
+        out.add(new Limit("RLIMIT_NPROC", l.maxProcesses(), l.maxProcesses()));
+        out.add(new Limit("RLIMIT_FSIZE", l.maxFileBytes(), l.maxFileBytes()));
+        out.add(new Limit("RLIMIT_NOFILE", OPEN_FILES, OPEN_FILES));
+        out.add(new Limit("RLIMIT_CORE", 0, 0));
+        return out;
+    }
+
+    /** The host command line of a run. */
     List<String> command(RunSpec s) {
         List<String> cmd = new ArrayList<>();
         switch (mode) {
@@ -228,19 +287,12 @@ final class CommandPlan {
             cmd.add(rusagePath);
         }
         if (tools.prlimit() != null && s.prlimit()) {
-            ResourceLimits l = s.limits();
-            long cpuSoft = Math.max(1, (l.cpuTime().toMillis() + 999) / 1000);
             cmd.add(tools.prlimit().toString());
-            cmd.add("--cpu=" + cpuSoft + ":" + (cpuSoft + 1));
-            if (s.addressSpaceLimit()) {
-                cmd.add("--as=" + l.memoryBytes());
-            } else {
-                cmd.add("--data=" + l.memoryBytes());
+            // the same rlimits the pre-started bootstrap sets: --cpu=2:3, --as=N (soft and hard alike)...
+            for (Limit l : rlimits(s.limits(), s.addressSpaceLimit())) {
+                String option = "--" + l.name().substring("RLIMIT_".length()).toLowerCase(java.util.Locale.ROOT) + "=";
+                cmd.add(option + l.soft() + (l.soft() == l.hard() ? "" : ":" + l.hard()));
             }
-            cmd.add("--nproc=" + l.maxProcesses());
-            cmd.add("--fsize=" + l.maxFileBytes());
-            cmd.add("--nofile=" + OPEN_FILES);
-            cmd.add("--core=0");
             cmd.add("--");
         }
         cmd.addAll(s.argv());

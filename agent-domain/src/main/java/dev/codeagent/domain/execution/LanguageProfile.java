@@ -1,0 +1,207 @@
+package dev.codeagent.domain.execution;
+
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * Everything the agent knows about one {@link Language}, in one place: how a model is asked for it and how
+ * its code is found in a reply, how a task's tests are appended to it, how its runtime reports a failure,
+ * and how a sandbox starts it. {@code CodeExtractor}, {@code Judge}, {@code ChatPrompt} and both sandbox
+ * tiers read the profile instead of switching on the language.
+ *
+ * <p>Adding a language: a {@link Language} constant (id, extension), its profile in {@link #of}, and an entry
+ * in each sandbox's interpreter table (the process tier's {@code Interpreters}: config key and binary
+ * candidates; the docker image's interpreter and its {@code dev.codeagent.languages} label).
+ *
+ * @param language the language
+ * @param displayName how prose names it ({@code "Python"})
+ * @param runsAs how the prompt says the program is run ({@code "a Python 3 script"})
+ * @param interpreter the interpreter's command name, looked up on the sandbox's PATH ({@code "python3"})
+ * @param interpreterFlags flags before the file name, the same in every tier so a program behaves the same
+ * @param heapFlag a flag that sizes the runtime's heap, with {@code %d} for MiB, where the runtime sizes it
+ *     from a flag rather than from rlimits or the cgroup (V8); null: none
+ * @param fenceTags code-fence or class tags, besides the {@link Language#fromId ids}, that name the language
+ * @param shape how its code looks, to find code in a reply
+ * @param tracebacks how a failure is reported on stderr
+ * @param outOfMemory what its runtime prints on stderr when memory runs out (matched against the last part)
+ * @param testsDoneLine a statement printing {@code %s} (a marker) to stderr, appended after the tests so that
+ *     code exiting before them is caught; null where the language does not mark it
+ */
+public record LanguageProfile(
+        Language language,
+        String displayName,
+        String runsAs,
+        String interpreter,
+        List<String> interpreterFlags,
+        String heapFlag,
+        Pattern fenceTags,
+        CodeShape shape,
+        Tracebacks tracebacks,
+        Pattern outOfMemory,
+        String testsDoneLine) {
+
+    /** What the prompt promises about a task's tests; {@link #appendTests} keeps the promise. */
+    public static final String TESTS_PROMISE = "When the task has tests, they are appended to the end of your code and run "
+            + "with it: define at top level everything they use, and do not read input or run your own examples at top level.";
+
+    /** How the prompt introduces a task's tests. */
+    public static final String TESTS_HEADING = "These tests will be appended to your code and must pass:";
+
+    /** How a runtime reports the error that ended a program. */
+    public enum Tracebacks {
+        /** Python's {@code Traceback (most recent call last):} with frames and a last {@code Type: message} line. */
+        PYTHON,
+        /** Nothing the judge reads: the exit status, the signal and the last stderr line. */
+        NONE
+    }
+
+    /**
+     * How code in a language looks, line by line, so that it can be told from prose.
+     *
+     * @param strongLine a line that is unmistakably code
+     * @param weakLine a line that may be code (a comment, a closing bracket)
+     * @param completeProgram code that is a whole program, not a fragment; null: any code is
+     * @param testSuite code that is a test suite rather than the solution; null: never
+     * @param promptPrefix a line starting with this is an interactive session, i.e. prose; null: none
+     * @param multilineQuotes quotes that open a string spanning lines (its lines are code)
+     */
+    public record CodeShape(Pattern strongLine, Pattern weakLine, Pattern completeProgram, Pattern testSuite,
+            String promptPrefix, List<String> multilineQuotes) {
+
+        public CodeShape {
+            Objects.requireNonNull(strongLine, "strongLine");
+            Objects.requireNonNull(weakLine, "weakLine");
+            multilineQuotes = List.copyOf(multilineQuotes);
+        }
+    }
+
+    public LanguageProfile {
+        Objects.requireNonNull(language, "language");
+        Objects.requireNonNull(displayName, "displayName");
+        Objects.requireNonNull(runsAs, "runsAs");
+        Objects.requireNonNull(interpreter, "interpreter");
+        interpreterFlags = List.copyOf(interpreterFlags);
+        Objects.requireNonNull(fenceTags, "fenceTags");
+        Objects.requireNonNull(shape, "shape");
+        Objects.requireNonNull(tracebacks, "tracebacks");
+        Objects.requireNonNull(outOfMemory, "outOfMemory");
+    }
+
+    /** The profile of a language. */
+    public static LanguageProfile of(Language language) {
+        return PROFILES.get(Objects.requireNonNull(language, "language"));
+    }
+
+    /** Whether a code-fence or class tag (normalised: lower case, first word) names this language. */
+    public boolean namedBy(String tag) {
+        return Language.fromId(tag).filter(l -> l == language).isPresent() || fenceTags.matcher(tag).matches();
+    }
+
+    /** The fence tag the prompt asks for ({@code python}). */
+    public String fenceTag() {
+        return language.id();
+    }
+
+    /**
+     * The program that runs {@code code} with a task's {@code tests}: the code, a blank line, the tests and a
+     * newline, then (where the language marks it) the line that writes {@code marker} to stderr. The code
+     * starts on line 1.
+     */
+    public String appendTests(String code, String tests, String marker) {
+        String source = code + "\n\n" + tests + "\n";
+        return marker == null || testsDoneLine == null ? source : source + String.format(testsDoneLine, marker);
+    }
+
+    /** Whether {@link #appendTests} can mark that the tests ran to their end. */
+    public boolean marksTestsDone() {
+        return testsDoneLine != null;
+    }
+
+    /** The interpreter's arguments before the file name, for these limits (V8 sizes its heap from a flag, not rlimits). */
+    public List<String> interpreterArgs(ResourceLimits limits) {
+        if (heapFlag == null) {
+            return interpreterFlags;
+        }
+        List<String> args = new java.util.ArrayList<>(interpreterFlags);
+        // leave a quarter of the limit for code, buffers and the runtime itself
+        args.add(String.format(heapFlag, Math.max(8, limits.memoryBytes() * 3 / 4 / (1024 * 1024))));
+        return List.copyOf(args);
+    }
+
+    /** Whether the end of a failed program's stderr says its runtime ran out of memory. */
+    public boolean saysOutOfMemory(String stderrTail) {
+        return outOfMemory.matcher(stderrTail).find();
+    }
+
+    private static final Map<Language, LanguageProfile> PROFILES = profiles();
+
+    private static Map<Language, LanguageProfile> profiles() {
+        Map<Language, LanguageProfile> m = new EnumMap<>(Language.class);
+        m.put(Language.PYTHON, new LanguageProfile(Language.PYTHON, "Python", "a Python 3 script", "python3",
+                // no bytecode files, no PYTHON* variables, no user site, unbuffered (so what was printed before a
+                // kill is not lost). Not -I: it drops the script's directory from sys.path and the program's extra
+                // files could not be imported. Not -S: it removes exit() and quit(), which generated code calls.
+                List.of("-B", "-E", "-s", "-u"), null,
+                Pattern.compile("python[\\d.]*|py\\d?"),
+                new CodeShape(
+                        Pattern.compile("^(?:(?:async\\s+)?def\\s+\\w+\\s*\\(.*"
+                                + "|class\\s+\\w+.*:\\s*(?:#.*)?"
+                                + "|import\\s+[\\w.]+(?:\\s+as\\s+\\w+)?(?:\\s*,\\s*[\\w.]+(?:\\s+as\\s+\\w+)?)*\\s*(?:#.*)?"
+                                + "|from\\s+[\\w.]+\\s+import\\s+.+"
+                                + "|(?:if|elif|while|for|with|async\\s+for|async\\s+with|except)\\b.*:\\s*(?:#.*)?"
+                                + "|(?:else|try|finally)\\s*:\\s*(?:#.*)?"
+                                + "|(?:return|raise|yield|assert|del|global|nonlocal)\\b.*"
+                                + "|(?:pass|break|continue)\\s*(?:#.*)?"
+                                + "|@[\\w.]+.*"
+                                + "|print\\s*\\(.*"
+                                + "|[A-Za-z_][\\w.]*(?:\\[[^\\]]*\\])?(?:\\s*,\\s*[A-Za-z_][\\w.]*)*\\s*(?:[-+*/%&|^@]|//|\\*\\*|>>|<<)?=(?!=)\\s*\\S.*"
+                                + "|[A-Za-z_][\\w.]*\\(.*\\)\\s*(?:#.*)?)$"),
+                        Pattern.compile("^(?:#.*|[)\\]}]+[,:)\\]}]*\\s*|.*[(\\[{,\\\\]\\s*|[A-Za-z_][\\w.]*\\s*:\\s*[\\w.\\[\\], |]+=.*"
+                                + "|[\"'].*[\"'],?)$"),
+                        Pattern.compile("(?m)^(?:def |class |async def |import |from \\S+ import |if __name__)"),
+                        Pattern.compile("(?m)^(?:import (?:unittest|pytest)|from (?:unittest|pytest)|def test_|class Test\\w*\\(|"
+                                + "from (?:solution|main|\\w+_solution) import )"),
+                        ">>>", List.of("\"\"\"", "'''")),
+                Tracebacks.PYTHON,
+                // the exception that ended it stands at the start of a line; a bare "MemoryError" when even the
+                // traceback could not be allocated
+                Pattern.compile("(?m)^(\\w+\\.)*MemoryError\\b|Fatal Python error: .*memory"),
+                "__import__('sys').stderr.write('%s\\n')\n"));
+        m.put(Language.JAVASCRIPT, new LanguageProfile(Language.JAVASCRIPT, "JavaScript", "a Node.js script (CommonJS)",
+                "node", List.of(), "--max-old-space-size=%d",
+                Pattern.compile("mjs|cjs|ecmascript|javascript[\\d.]*|node[\\d.]*"),
+                new CodeShape(
+                        Pattern.compile("^(?:(?:function|const|let|var|class|import|export|return|if|for|while|switch|try|throw"
+                                + "|async\\s+function)\\b.*"
+                                + "|console\\.\\w+\\(.*|[\\w.$\\[\\]]+\\s*(?:[-+*/%]|\\|\\||&&|\\?\\?)?=(?!=).*"
+                                + "|[\\w.$]+\\(.*\\);?|.*;)$"),
+                        Pattern.compile("^(?://.*|/\\*.*|\\*.*|[)\\]}]+.*|.*[{(\\[,]\\s*)$"),
+                        Pattern.compile("(?m)^(?:function |async function |const |let |var |class |import |export |module\\.exports)"),
+                        Pattern.compile("(?m)^(?:describe\\(|test\\(|it\\(|const assert = require|import assert)"),
+                        null, List.of()),
+                Tracebacks.NONE,
+                // V8 prints its heap failure and then a native stack: not the last line
+                Pattern.compile("JavaScript heap out of memory|Fatal process out of memory|Fatal process OOM"),
+                null));
+        m.put(Language.BASH, new LanguageProfile(Language.BASH, "Bash", "a Bash script", "bash", List.of(), null,
+                Pattern.compile("shell|shellscript|zsh|bash[\\d.]*"),
+                new CodeShape(
+                        Pattern.compile("^(?:#!.*|(?:echo|printf|if|then|elif|else|fi|for|do|done|while|until|case|esac|export"
+                                + "|local|read|cd|set|function|return|exit|shift|declare|test)\\b.*|[A-Za-z_]\\w*=.*"
+                                + "|[A-Za-z_]\\w*\\s*\\(\\)\\s*\\{?.*|.*\\|\\s*\\w+.*|\\[\\[? .*)$"),
+                        Pattern.compile("^(?:#.*|[})]+.*|;;.*)$"),
+                        null, null, null, List.of()),
+                Tracebacks.NONE,
+                Pattern.compile("xmalloc: cannot allocate"),
+                null));
+        for (Language l : Language.values()) {
+            if (!m.containsKey(l)) {
+                throw new IllegalStateException("no LanguageProfile for " + l);
+            }
+        }
+        return m;
+    }
+}

@@ -1,0 +1,52 @@
+package dev.codeagent.domain.execution;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class LanguageProfileTest {
+
+    @Test
+    void everyLanguageHasAProfileNamedByItsOwnIds() {
+        for (Language l : Language.values()) {
+            LanguageProfile p = LanguageProfile.of(l);
+            assertThat(p.language()).isEqualTo(l);
+            assertThat(p.namedBy(l.id())).isTrue();
+            assertThat(p.fenceTag()).isEqualTo(l.id());
+            assertThat(p.interpreter()).isNotBlank();
+        }
+        assertThat(LanguageProfile.of(Language.PYTHON).namedBy("python3.12")).isTrue();
+        assertThat(LanguageProfile.of(Language.PYTHON).namedBy("javascript")).isFalse();
+        assertThat(LanguageProfile.of(Language.JAVASCRIPT).namedBy("node18")).isTrue();
+        assertThat(LanguageProfile.of(Language.BASH).namedBy("shell")).isTrue();
+    }
+
+    @Test
+    void testsAreAppendedAfterTheCodeAsThePromptPromises() {
+        assertThat(LanguageProfile.TESTS_PROMISE).contains("appended to the end of your code");
+        String js = LanguageProfile.of(Language.JAVASCRIPT).appendTests("const f = () => 1;", "assert(f() === 1);", "m");
+        assertThat(js).isEqualTo("const f = () => 1;\n\nassert(f() === 1);\n");
+        String py = LanguageProfile.of(Language.PYTHON).appendTests("def f():\n    return 1", "assert f() == 1", "done-42");
+        assertThat(py).startsWith("def f():\n    return 1\n\nassert f() == 1\n")
+                .endsWith("__import__('sys').stderr.write('done-42\\n')\n");
+        assertThat(LanguageProfile.of(Language.PYTHON).marksTestsDone()).isTrue();
+        assertThat(LanguageProfile.of(Language.BASH).marksTestsDone()).isFalse();
+    }
+
+    @Test
+    void theInterpreterArgumentsAreTheSameForEveryTier() {
+        ResourceLimits limits = ResourceLimits.defaults().withMemoryBytes(256L * 1024 * 1024);
+        assertThat(LanguageProfile.of(Language.PYTHON).interpreterArgs(limits)).containsExactly("-B", "-E", "-s", "-u");
+        assertThat(LanguageProfile.of(Language.JAVASCRIPT).interpreterArgs(limits)).containsExactly("--max-old-space-size=192");
+        assertThat(LanguageProfile.of(Language.BASH).interpreterArgs(limits)).isEmpty();
+    }
+
+    @Test
+    void eachRuntimeSaysOutOfMemoryInItsOwnWords() {
+        assertThat(LanguageProfile.of(Language.PYTHON).saysOutOfMemory("Traceback...\nMemoryError\n")).isTrue();
+        assertThat(LanguageProfile.of(Language.PYTHON).saysOutOfMemory("ValueError: MemoryError mentioned\n")).isFalse();
+        assertThat(LanguageProfile.of(Language.JAVASCRIPT).saysOutOfMemory(
+                "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory")).isTrue();
+        assertThat(LanguageProfile.of(Language.BASH).saysOutOfMemory("bash: xmalloc: cannot allocate 10 bytes")).isTrue();
+    }
+}
