@@ -50,22 +50,44 @@ final class CgroupV1Group implements RunGroup {
             for (Path d : g.dirs) {
                 Files.createDirectory(d);
             }
-            CgroupFiles.write(memory.resolve("memory.limit_in_bytes"), Long.toString(memoryBytes));
-            Path memsw = memory.resolve("memory.memsw.limit_in_bytes");
-            if (Files.exists(memsw)) {
-                // memory + swap = memory: the group can never use swap
-                CgroupFiles.write(memsw, Long.toString(memoryBytes));
-            } else {
-                // no swap accounting in this kernel: at least never choose swap when reclaiming for this group
-                CgroupFiles.write(memory.resolve("memory.swappiness"), "0");
-            }
-            CgroupFiles.write(pids.resolve("pids.max"), Integer.toString(maxProcesses));
+            g.setLimits(memoryBytes, maxProcesses);
             return g;
         } catch (IOException | RuntimeException e) {
             for (Path d : g.dirs) {
                 Files.deleteIfExists(d);
             }
             throw e;
+        }
+    }
+
+    private void setLimits(long memoryBytes, int maxProcesses) throws IOException {
+        Path limit = memory.resolve("memory.limit_in_bytes");
+        Path memsw = memory.resolve("memory.memsw.limit_in_bytes");
+        if (Files.exists(memsw)) {
+            // memory + swap = memory: the group can never use swap. The kernel keeps memsw >= memory at every
+            // step, so a raise moves memsw first and a cut moves memory first.
+            boolean raise = memoryBytes > CgroupFiles.readLong(limit);
+            CgroupFiles.write(raise ? memsw : limit, Long.toString(memoryBytes));
+            CgroupFiles.write(raise ? limit : memsw, Long.toString(memoryBytes));
+        } else {
+            CgroupFiles.write(limit, Long.toString(memoryBytes));
+            // no swap accounting in this kernel: at least never choose swap when reclaiming for this group
+            CgroupFiles.write(memory.resolve("memory.swappiness"), "0");
+        }
+        CgroupFiles.write(pids.resolve("pids.max"), Integer.toString(maxProcesses));
+    }
+
+    @Override
+    public void limit(long memoryBytes, int maxProcesses) throws IOException {
+        setLimits(memoryBytes, maxProcesses);
+    }
+
+    @Override
+    public void resetPeak() {
+        try {
+            CgroupFiles.write(memory.resolve("memory.max_usage_in_bytes"), "0");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot reset the peak of " + memory, e);
         }
     }
 
@@ -105,7 +127,7 @@ final class CgroupV1Group implements RunGroup {
 
     @Override
     public boolean killAll() {
-        if (freezer == null) {
+        if (freezer == null || pids().isEmpty()) {
             return CgroupFiles.killUntilEmpty(this::pids);
         }
         // frozen, the group cannot fork while its pids are listed and killed; the kills land on thaw

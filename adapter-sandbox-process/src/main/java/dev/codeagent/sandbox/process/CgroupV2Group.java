@@ -44,6 +44,22 @@ final class CgroupV2Group implements RunGroup {
     }
 
     @Override
+    public void limit(long memoryBytes, int maxProcesses) throws IOException {
+        CgroupFiles.write(dir.resolve("memory.max"), Long.toString(memoryBytes));
+        CgroupFiles.write(dir.resolve("pids.max"), Integer.toString(maxProcesses));
+    }
+
+    /**
+     * Resets only the peak this object tracks where there is no memory.peak. Where there is one, the
+     * kernel (6.12+) resets it per open file, which a read through a fresh open does not see: the warm
+     * bootstrap's few MB then stay in the reported peak.
+     */
+    @Override
+    public synchronized void resetPeak() {
+        seenPeak = 0;
+    }
+
+    @Override
     public List<Path> procsFiles() {
         return List.of(dir.resolve("cgroup.procs"));
     }
@@ -76,6 +92,9 @@ final class CgroupV2Group implements RunGroup {
 
     @Override
     public boolean killAll() {
+        if (pids().isEmpty()) {
+            return true;
+        }
         Path kill = dir.resolve("cgroup.kill");
         if (Files.exists(kill)) {
             // 5.14+: the kernel kills every process of the group in one step, forks in flight included

@@ -23,6 +23,19 @@ sealed interface RunGroup extends AutoCloseable permits CgroupV1Group, CgroupV2G
     /** Whether the kernel's OOM killer has killed a process of the group because the group hit its limit. */
     boolean oomKilled();
 
+    /**
+     * Sets the group's limits anew: a warm sandbox joins its group when it is pre-started, before the job
+     * and its limits are known. Lowering memory below what the group holds makes the kernel reclaim, and
+     * fails if it cannot.
+     */
+    void limit(long memoryBytes, int maxProcesses) throws java.io.IOException;
+
+    /**
+     * Starts the peak over from what the group holds now, so a warm sandbox's bootstrap is not counted as
+     * the program's peak (where the kernel lets a peak be reset: v1; on v2 only a peak this object tracks).
+     */
+    void resetPeak();
+
     /** The pids now in the group. */
     List<Long> pids();
 

@@ -103,8 +103,11 @@ class RunGroupIT {
     }
 
     @Test
-    void memfdPagesAreChargedToTheGroup() throws Exception {
-        RunGroup g = groups.create(256 * MIB, 16);
+    void memfdPagesAreChargedToTheGroupWhoseLimitWasLoweredForTheJob() throws Exception {
+        // as a warm sandbox's group is: made roomy at pre-start, cut to the job's limit when the job comes
+        RunGroup g = groups.create(1024 * MIB, 64);
+        g.limit(256 * MIB, 16);
+        g.resetPeak();
         Path marker = dir.resolve("wrote-all");
         Result r = runIn(g, python(String.join("\n",
                 "import os",
@@ -116,6 +119,7 @@ class RunGroupIT {
         assertThat(marker).as("a 300 MiB memfd under a 256 MiB group").doesNotExist();
         assertThat(r.exit()).isEqualTo(128 + 9);
         assertThat(g.oomKilled()).isTrue();
+        assertThat(g.peakMemoryBytes()).isBetween(200 * MIB, 256 * MIB);
         closeAndCheck(g, List.of());
     }
 
