@@ -1,6 +1,8 @@
 package dev.codeagent.sandbox.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.codeagent.sandbox.process.HostSupport.Result;
 import java.io.IOException;
@@ -237,5 +239,52 @@ class RunGroupIT {
         } finally {
             sleeper.destroyForcibly();
         }
+    }
+
+    @Test
+    void theWholeLaunchChainHoldsAProgramUnderAForeignUidToItsGroupAndFilter() throws Exception {
+        Path bwrap = HostSupport.bwrap();
+        Path setpriv = HostTools.find("setpriv");
+        HostSupport.require(setpriv != null, "setpriv");
+        Path filter = SeccompFilter.forHost().orElseThrow().writeTo(dir.resolve("seccomp.bpf"));
+        RunGroup g = groups.create(256 * MIB, 16);
+        List<String> cmd = new ArrayList<>(List.of(setpriv.toString(), "--reuid=60123", "--regid=60123", "--clear-groups",
+                "--no-new-privs", "--"));
+        cmd.addAll(HostSupport.bwrapView(bwrap));
+        cmd.addAll(LaunchWrapper.bwrapSeccompArgs());
+        cmd.add("--");
+        cmd.addAll(python(String.join("\n",
+                "import os, socket",
+                "print('uid', os.getuid(), flush=True)",
+                "print('fds', sorted(int(f) for f in os.listdir('/proc/self/fd'))[3:], flush=True)",
+                "try:",
+                "    socket.socket(40, socket.SOCK_STREAM)",
+                "    print('vsock allowed', flush=True)",
+                "except PermissionError:",
+                "    print('vsock refused', flush=True)",
+                "chunk = bytes([1]) * (1 << 20)",
+                "with open('/tmp/fill', 'wb') as f:",
+                "    for i in range(300):",
+                "        f.write(chunk)",
+                "print('wrote 300 MiB')")));
+        Result r = HostSupport.run(LaunchWrapper.argv(filter, g.procsFiles(), cmd), 120);
+        assertThat(r.out()).as(r.err()).contains("uid 60123", "vsock refused").doesNotContain("wrote 300 MiB");
+        // listdir's own descriptor is the one above stdio
+        assertThat(r.out()).contains("fds [3]");
+        assertThat(g.oomKilled()).isTrue();
+        closeAndCheck(g, List.of());
+    }
+
+    @Test
+    void aV2HierarchyWithoutControllersIsReportedUnavailableInOneLine() {
+        Path unified = Path.of("/sys/fs/cgroup/unified");
+        // only a hybrid host (v1 controllers, an empty unified hierarchy beside them) has this case to offer
+        assumeTrue(Files.isRegularFile(unified.resolve("cgroup.controllers"))
+                && !CgroupFiles.read(unified.resolve("cgroup.controllers")).contains("memory"), "a hybrid cgroup host");
+        assertThatThrownBy(() -> RunGroups.openV2("codeagent-test", unified))
+                .isInstanceOf(RunGroups.Unavailable.class)
+                .hasMessageContaining("offers no memory controller")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+        assertThat(unified.resolve("codeagent-test")).doesNotExist();
     }
 }
