@@ -1,0 +1,168 @@
+package dev.codeagent.sandbox.process;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.Set;
+
+/**
+ * A run group on cgroup v1, where each controller is its own hierarchy: one directory under each of the
+ * memory, pids and cpuacct hierarchies (and freezer, where mounted, to stop a fork loop while it is
+ * killed). The launcher joins them all at once, so they hold the same processes.
+ */
+final class CgroupV1Group implements RunGroup {
+
+    private final Path memory;
+    private final Path pids;
+    private final Path cpuacct;
+    private final Path freezer;
+    /** Distinct directories: cpu and cpuacct (or others) may share one hierarchy. */
+    private final Set<Path> dirs;
+
+    private CgroupV1Group(Path memory, Path pids, Path cpuacct, Path freezer) {
+        this.memory = memory;
+        this.pids = pids;
+        this.cpuacct = cpuacct;
+        this.freezer = freezer;
+        this.dirs = new LinkedHashSet<>();
+        dirs.add(memory);
+        dirs.add(pids);
+        dirs.add(cpuacct);
+        if (freezer != null) {
+            dirs.add(freezer);
+        }
+    }
+
+    /**
+     * Makes the directories and sets the limits; on any failure removes what it made.
+     *
+     * @param freezer the group's directory under the freezer hierarchy, or null where there is none
+     */
+    static CgroupV1Group create(Path memory, Path pids, Path cpuacct, Path freezer, long memoryBytes, int maxProcesses)
+            throws IOException {
+        CgroupV1Group g = new CgroupV1Group(memory, pids, cpuacct, freezer);
+        try {
+            for (Path d : g.dirs) {
+                Files.createDirectory(d);
+            }
+            g.setLimits(memoryBytes, maxProcesses);
+            return g;
+        } catch (IOException | RuntimeException e) {
+            for (Path d : g.dirs) {
+                Files.deleteIfExists(d);
+            }
+            throw e;
+        }
+    }
+
+    private void setLimits(long memoryBytes, int maxProcesses) throws IOException {
+        Path limit = memory.resolve("memory.limit_in_bytes");
+        Path memsw = memory.resolve("memory.memsw.limit_in_bytes");
+        if (Files.exists(memsw)) {
+            // memory + swap = memory: the group can never use swap. The kernel keeps memsw >= memory at every
+            // step, so a raise moves memsw first and a cut moves memory first.
+            boolean raise = memoryBytes > CgroupFiles.readLong(limit);
+            CgroupFiles.write(raise ? memsw : limit, Long.toString(memoryBytes));
+            CgroupFiles.write(raise ? limit : memsw, Long.toString(memoryBytes));
+        } else {
+            CgroupFiles.write(limit, Long.toString(memoryBytes));
+            // no swap accounting in this kernel: at least never choose swap when reclaiming for this group
+            CgroupFiles.write(memory.resolve("memory.swappiness"), "0");
+        }
+        CgroupFiles.write(pids.resolve("pids.max"), Integer.toString(maxProcesses));
+    }
+
+    @Override
+    public void limit(long memoryBytes, int maxProcesses) throws IOException {
+        setLimits(memoryBytes, maxProcesses);
+    }
+
+    @Override
+    public void resetPeak() {
+        try {
+            CgroupFiles.write(memory.resolve("memory.max_usage_in_bytes"), "0");
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot reset the peak of " + memory, e);
+        }
+    }
+
+    @Override
+    public List<Path> procsFiles() {
+        List<Path> files = new ArrayList<>();
+        for (Path d : dirs) {
+            files.add(d.resolve("cgroup.procs"));
+        }
+        return files;
+    }
+
+    @Override
+    public long cpuNanos() {
+        return CgroupFiles.readLong(cpuacct.resolve("cpuacct.usage"));
+    }
+
+    @Override
+    public long peakMemoryBytes() {
+        return CgroupFiles.readLong(memory.resolve("memory.max_usage_in_bytes"));
+    }
+
+    @Override
+    public boolean oomKilled() {
+        OptionalLong kills = CgroupFiles.keyed(memory.resolve("memory.oom_control"), "oom_kill");
+        if (kills.isPresent()) {
+            return kills.getAsLong() > 0;
+        }
+        // kernels before 4.13 keep no count of kills: the limit having been hit at all is the nearest sign
+        return CgroupFiles.readLong(memory.resolve("memory.failcnt")) > 0;
+    }
+
+    @Override
+    public List<Long> pids() {
+        return CgroupFiles.pids(procsFiles());
+    }
+
+    @Override
+    public boolean killAll() {
+        if (freezer == null || pids().isEmpty()) {
+            return CgroupFiles.killUntilEmpty(this::pids);
+        }
+        // frozen, the group cannot fork while its pids are listed and killed; the kills land on thaw
+        Path state = freezer.resolve("freezer.state");
+        try {
+            CgroupFiles.write(state, "FROZEN");
+            long deadline = System.currentTimeMillis() + 1_000;
+            while (!CgroupFiles.read(state).equals("FROZEN") && System.currentTimeMillis() < deadline) {
+                CgroupFiles.pause();
+            }
+            for (long pid : pids()) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot freeze " + freezer, e);
+        } finally {
+            try {
+                CgroupFiles.write(state, "THAWED");
+            } catch (IOException e) {
+                // the loop below still kills, without the freeze
+            }
+        }
+        return CgroupFiles.killUntilEmpty(this::pids);
+    }
+
+    @Override
+    public void close() {
+        killAll();
+        for (Path d : dirs) {
+            CgroupFiles.removeDir(d);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "cgroup v1 " + memory.getFileName();
+    }
+}
