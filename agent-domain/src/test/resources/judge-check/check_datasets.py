@@ -13,12 +13,15 @@ jfork: a fresh candidate interpreter; the judge forked per sample from this pre-
        (what a judge zygote does).
 today: codeagent's current program: code + tests + a marker line, one interpreter; passed when it
        exits 0 with the marker on stderr (for timing).
---uids: candidate and judge run under two different uids (60001, 60002), as the tiers would.
+--uids: candidate and judge run under two different uids, fresh ones for every sample (61000+n, 62000+n),
+       as the tiers would (one sample's code must not reach another's either).
+--bwrap: the candidate runs under bubblewrap, seeing /usr and its own /work only, as in the process tier.
 """
 
 import argparse
 import concurrent.futures
 import glob
+import itertools
 import json
 import os
 import secrets
@@ -34,7 +37,8 @@ judge_module = None
 
 PY = "/usr/bin/python3"
 DATA = None
-C_UID, J_UID = 60001, 60002
+C_UID, J_UID = 61000, 62000
+_SAMPLES = itertools.count()
 TIMEOUT = 10
 BWRAP = False
 
@@ -73,6 +77,8 @@ def preexec(uid):
 
 
 def run_split(task, code, tests, prelude, entry, mode, uids):
+    n = next(_SAMPLES) % 1000
+    c_uid, j_uid = C_UID + n, J_UID + n
     d = tempfile.mkdtemp(prefix="pj-")
     try:
         os.chmod(d, 0o755)
@@ -88,7 +94,7 @@ def run_split(task, code, tests, prelude, entry, mode, uids):
         extra = [pfile, entry] if prelude is not None else []
         if uids:
             for f in (jd, tfile, jmain, pfile):
-                os.chown(f, J_UID, J_UID)
+                os.chown(f, j_uid, j_uid)
         c_in, j_out = os.pipe()   # judge -> candidate
         j_in, c_out = os.pipe()   # candidate -> judge
         argv = [PY, os.path.join(HERE, "candidate.py"), str(c_in), str(c_out), main]
@@ -103,14 +109,14 @@ def run_split(task, code, tests, prelude, entry, mode, uids):
         cand = subprocess.Popen(argv,
                                 pass_fds=(c_in, c_out), cwd=d, stdin=subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                preexec_fn=preexec(C_UID) if uids else None,
+                                preexec_fn=preexec(c_uid) if uids else None,
                                 env={"PATH": "/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"})
         os.close(c_in)
         os.close(c_out)
         if mode == "split":
             jp = subprocess.Popen([PY, "-I", "-S", os.path.join(HERE, "judge.py"), str(j_in), str(j_out), jmain, tfile] + extra,
                                   pass_fds=(j_in, j_out), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                  stdin=subprocess.DEVNULL, preexec_fn=preexec(J_UID) if uids else None)
+                                  stdin=subprocess.DEVNULL, preexec_fn=preexec(j_uid) if uids else None)
             os.close(j_in)
             os.close(j_out)
             try:
@@ -128,7 +134,7 @@ def run_split(task, code, tests, prelude, entry, mode, uids):
                 try:
                     os.close(r)
                     if uids:
-                        preexec(J_UID)()
+                        preexec(j_uid)()
                     judge_module._tests_source[:] = tests.splitlines()
                     v = judge_module.Judge(j_in, j_out).run(jmain, tfile, *([pfile, [entry]] if prelude is not None else []))
                     os.write(w, (json.dumps(v) + "\n").encode())
