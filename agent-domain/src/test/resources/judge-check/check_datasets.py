@@ -19,6 +19,7 @@ today: codeagent's current program: code + tests + a marker line, one interprete
 """
 
 import argparse
+import ast
 import concurrent.futures
 import glob
 import itertools
@@ -39,7 +40,7 @@ PY = "/usr/bin/python3"
 DATA = None
 C_UID, J_UID = 61000, 62000
 _SAMPLES = itertools.count()
-TIMEOUT = 10
+TIMEOUT = float(os.environ.get("JUDGE_CHECK_TIMEOUT", "10"))
 BWRAP = False
 
 
@@ -55,7 +56,10 @@ def mbpp(split=True):
         p = json.loads(line)
         if split and not 11 <= p["task_id"] <= 510:
             continue
-        yield str(p["task_id"]), p["code"], p["test_setup_code"] + "\n" + "\n".join(p["test_list"]), None, None
+        # the entry points: what the dataset's own solution defines (task 126's is called sum)
+        entries = ",".join(n.name for n in ast.parse(p["code"]).body
+                           if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
+        yield str(p["task_id"]), p["code"], p["test_setup_code"] + "\n" + "\n".join(p["test_list"]), None, entries
 
 
 def attacks():
@@ -91,7 +95,7 @@ def run_split(task, code, tests, prelude, entry, mode, uids):
         open(tfile, "w").write(tests)
         pfile = os.path.join(jd, "prelude.py")
         open(pfile, "w").write(prelude or "")
-        extra = [pfile, entry] if prelude is not None else []
+        extra = [pfile if prelude is not None else "-", entry] if entry else []
         if uids:
             for f in (jd, tfile, jmain, pfile):
                 os.chown(f, j_uid, j_uid)
@@ -136,7 +140,8 @@ def run_split(task, code, tests, prelude, entry, mode, uids):
                     if uids:
                         preexec(j_uid)()
                     judge_module._tests_source[:] = tests.splitlines()
-                    v = judge_module.Judge(j_in, j_out).run(jmain, tfile, *([pfile, [entry]] if prelude is not None else []))
+                    v = judge_module.Judge(j_in, j_out).run(jmain, tfile, pfile if prelude is not None else None,
+                                                            entry.split(",") if entry else ())
                     os.write(w, (json.dumps(v) + "\n").encode())
                 finally:
                     os._exit(0)

@@ -1,6 +1,6 @@
 """The judge side of codeagent's judge: runs a task's tests against code running in another process.
 
-Usage: judge.py IN OUT CODE_FILE TESTS_FILE [PRELUDE_FILE ENTRY[,ENTRY...]]
+Usage: judge.py IN OUT CODE_FILE TESTS_FILE [PRELUDE_FILE|- ENTRY[,ENTRY...]]
        (IN, OUT: inherited descriptor numbers, or FIFO paths)
 
 The code under test runs in the candidate process (candidate.py), which this process cannot be
@@ -164,7 +164,8 @@ class Judge:
         """The tests' globals: the code's names as proxies, except that none shadows a built-in (a global
         abs() returning 0 would pass abs(candidate(x) - y) < 1e-6), and that a trusted prelude (HumanEval's
         prompt) is run here and keeps its own helpers (a redefined poly() must not check find_zero's
-        answer), all but the entry points, which are the code's."""
+        answer), all but the entry points, which are the code's (and may be named like a built-in: MBPP's
+        task 126 asks for a function called sum)."""
         ns = {"__name__": "__main__", "__builtins__": builtins}
         if prelude is not None:
             exec(prelude, ns)
@@ -173,7 +174,7 @@ class Judge:
             if not (isinstance(entry, tuple) and len(entry) == 3 and isinstance(entry[0], str)):
                 self.fail("protocol", "the program sent a malformed list of its names")
             name, kind, detail = entry
-            if name in trusted or hasattr(builtins, name):
+            if name in trusted or (hasattr(builtins, name) and name not in entries):
                 continue
             if kind == "data":
                 ns[name] = detail
@@ -414,12 +415,13 @@ def report(outcome, message, test_line=None, error=None, calls=()):
 
 def main(argv):
     if len(argv) not in (5, 7):
-        sys.stderr.write("usage: judge.py IN OUT CODE_FILE TESTS_FILE [PRELUDE_FILE ENTRY[,ENTRY...]]\n")
+        sys.stderr.write("usage: judge.py IN OUT CODE_FILE TESTS_FILE [PRELUDE_FILE|- ENTRY[,ENTRY...]]\n")
         return 2
     rfd, wfd = wire.open_channel(argv[1], argv[2], read_first=False)
     with open(argv[4], encoding="utf-8") as f:
         _tests_source[:] = f.read().splitlines()
     prelude, entries = (argv[5], argv[6].split(",")) if len(argv) == 7 else (None, ())
+    prelude = None if prelude == "-" else prelude
     verdict = Judge(rfd, wfd).run(argv[3], argv[4], prelude, entries)
     out = sys.__stdout__
     out.write(json.dumps(verdict) + "\n")
