@@ -1,0 +1,248 @@
+package dev.codeagent.domain.solving;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The split judge's scripts (src/main/resources/dev/codeagent/domain/solving/judge) as real processes:
+ * the candidate runs the code, the judge runs the tests and decides, over two FIFOs, as the process
+ * tier will connect them. As root the two run under two different uids, as both tiers will run them.
+ * Then the dataset check (test resource judge-check/check_datasets.py) over the 164 HumanEval reference
+ * solutions and the attack corpus (judge-attacks/, one attack per file).
+ */
+class SplitJudgeScriptsIT {
+
+    private static final String PYTHON = "/usr/bin/python3";
+    private static final String[] SCRIPTS = {"codeagent_wire.py", "judge.py", "candidate.py"};
+    private static final long CANDIDATE_UID = 60_001;
+    private static final long JUDGE_UID = 60_002;
+    private static final Pattern OUTCOME = Pattern.compile("\"outcome\": \"([a-z-]+)\"");
+
+    private static Path scripts;
+
+    @BeforeAll
+    static void extractScripts() throws IOException {
+        assumeTrue(Files.isExecutable(Path.of(PYTHON)), PYTHON + " is needed");
+        scripts = Files.createTempDirectory("split-judge-");
+        Files.setPosixFilePermissions(scripts, PosixFilePermissions.fromString("rwxr-xr-x"));
+        for (String name : SCRIPTS) {
+            try (InputStream in = Judge.class.getResourceAsStream("judge/" + name)) {
+                assertThat(in).as(name).isNotNull();
+                Path f = scripts.resolve(name);
+                Files.copy(in, f);
+                Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
+            }
+        }
+    }
+
+    @AfterAll
+    static void removeScripts() throws IOException {
+        delete(scripts);
+    }
+
+    @Test
+    void aCorrectFunctionPasses() throws Exception {
+        Judged j = judge("def add(a, b):\n    return a + b\n", "assert add(1, 2) == 3\nassert add('a', 'b') == 'ab'\n");
+        assertThat(j.outcome()).as(j.report).isEqualTo("passed");
+    }
+
+    @Test
+    void aWrongAnswerNamesTheAssertionAndTheValueReturned() throws Exception {
+        Judged j = judge("def add(a, b):\n    return a - b\n", "assert add(1, 1) == 0\nassert add(2, 2) == 4\n");
+        assertThat(j.outcome()).isEqualTo("assertion");
+        assertThat(j.report).contains("failed assertion: assert add(2, 2) == 4").contains("add(2, 2) returned 0");
+    }
+
+    @Test
+    void anExceptionInTheCodeComesWithItsLineInTheCode() throws Exception {
+        Judged j = judge("def inv(x):\n    y = 1\n    return y / x\n", "assert inv(2) == 0.5\nassert inv(0) == 0\n");
+        assertThat(j.outcome()).isEqualTo("raised");
+        assertThat(j.report).contains("ZeroDivisionError").contains("\"line\": 3").contains("return y / x");
+    }
+
+    @Test
+    void aSyntaxErrorIsTheJudgesOwnFinding() throws Exception {
+        Judged j = judge("def f(:\n    pass\n", "assert f() is None\n");
+        assertThat(j.outcome()).isEqualTo("syntax");
+    }
+
+    @Test
+    void anAlwaysEqualObjectCannotBeCompared() throws Exception {
+        String code = "class Yes:\n    def __eq__(self, o):\n        return True\n\ndef f():\n    return Yes()\n";
+        Judged j = judge(code, "assert f() == 42\n");
+        assertThat(j.outcome()).isEqualTo("not-data");
+        assertThat(j.report).contains("returned an object that cannot be compared: Yes");
+    }
+
+    @Test
+    void objectsOfTheCodeWorkByReference() throws Exception {
+        String code = "class Stack:\n    def __init__(self):\n        self.items = []\n    def push(self, x):\n"
+                + "        self.items.append(x)\n    def pop(self):\n        return self.items.pop()\n";
+        Judged j = judge(code, "s = Stack()\ns.push(1)\ns.push(2)\nassert s.pop() == 2\nassert s.items == [1]\n");
+        assertThat(j.outcome()).as(j.report).isEqualTo("passed");
+    }
+
+    @Test
+    void exitingBeforeTheTestsFails() throws Exception {
+        Judged j = judge("import os\ndef f():\n    return 1\nos._exit(0)\n", "assert f() == 1\n");
+        assertThat(j.outcome()).isEqualTo("ended");
+    }
+
+    @Test
+    void everyHumanEvalReferenceSolutionPasses() throws Exception {
+        Path data = dataset();
+        Check c = check("humaneval", "--data", data.toString());
+        assertThat(c.output).as(c.output).contains("164/164 passed");
+        assertThat(c.status).isZero();
+    }
+
+    /**
+     * As root only: each attack's candidate under bubblewrap and a uid of its own, the judge under another,
+     * as the tiers run them. (Unconfined, the host's own files are in reach: a copy of the HumanEval tests
+     * anywhere on disk is a lookup table, which no judge design can hide.)
+     */
+    @Test
+    void noAttackPasses() throws Exception {
+        assumeTrue(root() && Files.isExecutable(Path.of("/usr/bin/bwrap")), "the attacks run as root, under bwrap");
+        Path data = dataset();
+        Path attacks = Path.of(SplitJudgeScriptsIT.class.getResource("/judge-attacks").toURI());
+        long count;
+        try (Stream<Path> s = Files.list(attacks)) {
+            count = s.filter(p -> p.toString().endsWith(".py")).count();
+        }
+        List<String> args = new ArrayList<>(List.of("attacks", "--data", data.toString(), "--attacks", attacks.toString(),
+                "--show", "--workers", "2", "--uids", "--bwrap"));
+        Check c = check(args.toArray(new String[0]));
+        assertThat(c.output).as(c.output).contains("0/" + count + " passed");
+        assertThat(count).isGreaterThanOrEqualTo(20);
+        assertThat(c.status).isZero();
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private record Judged(String report) {
+        String outcome() {
+            Matcher m = OUTCOME.matcher(report);
+            return m.find() ? m.group(1) : "no-verdict";
+        }
+    }
+
+    private record Check(int status, String output) {
+    }
+
+    /** Runs the code and the tests as the tiers will: two processes, two FIFOs, two uids when root. */
+    private static Judged judge(String code, String tests) throws Exception {
+        Path dir = Files.createTempDirectory("split-judge-run-");
+        try {
+            Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+            Path call = dir.resolve("call");
+            Path reply = dir.resolve("reply");
+            for (Path fifo : List.of(call, reply)) {
+                Process mk = new ProcessBuilder("mkfifo", "-m", "0666", fifo.toString()).start();
+                assertThat(mk.waitFor()).isZero();
+            }
+            Path main = write(dir.resolve("main.py"), code, "rw-r--r--");
+            // the tests where the candidate cannot read them
+            Path judgeDir = Files.createDirectory(dir.resolve("judge"), PosixFilePermissions.asFileAttribute(
+                    PosixFilePermissions.fromString("rwx------")));
+            Path judgeCode = write(judgeDir.resolve("main.py"), code, "rw-------");
+            Path testsFile = write(judgeDir.resolve("tests.py"), tests, "rw-------");
+            if (root()) {
+                for (Path p : List.of(judgeDir, judgeCode, testsFile)) {
+                    Files.setAttribute(p, "unix:uid", (int) JUDGE_UID);
+                }
+            }
+            Process candidate = start(CANDIDATE_UID, dir, List.of(PYTHON, scripts.resolve("candidate.py").toString(),
+                    call.toString(), reply.toString(), main.toString()));
+            Process judge = start(JUDGE_UID, dir, List.of(PYTHON, "-I", "-S", scripts.resolve("judge.py").toString(),
+                    reply.toString(), call.toString(), judgeCode.toString(), testsFile.toString()));
+            candidate.getOutputStream().close();
+            judge.getOutputStream().close();
+            String report = new String(judge.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            boolean ended = judge.waitFor(20, TimeUnit.SECONDS);
+            candidate.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
+            assertThat(ended).as("the judge ended").isTrue();
+            return new Judged(report);
+        } finally {
+            delete(dir);
+        }
+    }
+
+    private static Process start(long uid, Path dir, List<String> command) throws IOException {
+        List<String> cmd = new ArrayList<>();
+        if (root()) {
+            cmd.addAll(List.of("setpriv", "--reuid=" + uid, "--regid=" + uid, "--clear-groups", "--no-new-privs", "--"));
+        }
+        cmd.addAll(command);
+        return new ProcessBuilder(cmd).directory(dir.toFile()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    }
+
+    private static Check check(String... args) throws Exception {
+        Path script = Path.of(SplitJudgeScriptsIT.class.getResource("/judge-check/check_datasets.py").toURI());
+        List<String> cmd = new ArrayList<>(List.of(PYTHON, script.toString()));
+        cmd.addAll(List.of(args));
+        cmd.addAll(List.of("--scripts", scripts.toString()));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(20, TimeUnit.MINUTES)).isTrue();
+        return new Check(p.exitValue(), out);
+    }
+
+    private static Path dataset() {
+        String root = System.getenv("CODEAGENT_REPO_ROOT");
+        Path base = root != null ? Path.of(root) : Path.of("").toAbsolutePath();
+        for (Path dir = base; dir != null; dir = dir.getParent()) {
+            for (Path data : List.of(dir.resolve("shared/data"), dir.resolve("../shared/data"))) {
+                if (Files.isRegularFile(data.resolve("HumanEval.jsonl"))) {
+                    return data.normalize();
+                }
+            }
+        }
+        assumeTrue(false, "HumanEval.jsonl not found in shared/data beside the repository");
+        return null;
+    }
+
+    private static boolean root() {
+        try {
+            return "0".equals(new String(new ProcessBuilder("id", "-u").start().getInputStream().readAllBytes(),
+                    StandardCharsets.US_ASCII).strip());
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static Path write(Path file, String text, String mode) throws IOException {
+        Files.writeString(file, text, StandardCharsets.UTF_8);
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString(mode));
+        return file;
+    }
+
+    private static void delete(Path dir) throws IOException {
+        if (dir == null || !Files.exists(dir)) {
+            return;
+        }
+        try (Stream<Path> s = Files.walk(dir)) {
+            for (Path p : (Iterable<Path>) s.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
