@@ -32,7 +32,7 @@ import org.slf4j.LoggerFactory;
  * {@link RequestGuard}, and {@link JettyTuning} shapes the transport.
  *
  * <p>Built for hostile callers: API keys (SHA-256 in config, constant-time comparison) with endpoint
- * groups, a rate limit per key, fail-fast bulkheads instead of queues, capped bodies and headers,
+ * groups, a rate limit per key, fail-fast bulkheads (a bounded queue only where Piston clients expect one), capped bodies and headers,
  * strict JSON, idle timeouts for slow clients, and RFC 9457 problem documents for every error,
  * never a stack trace. {@link #close()} shuts down gracefully within {@code http.shutdownGrace}.
  */
@@ -62,7 +62,8 @@ public final class ApiServer implements AutoCloseable {
         RequestGuard guard = new RequestGuard(http, metrics, stopping::get);
         this.executeCode = agent.executeCode();
         int maxExecutions = http.maxConcurrentExecutions() > 0 ? http.maxConcurrentExecutions() : config.sandbox().maxConcurrent();
-        this.executions = new ExecutionGate(executeCode, maxExecutions, metrics);
+        this.executions = new ExecutionGate(executeCode, maxExecutions, http.maxQueuedExecutions(), http.executionQueueWait(),
+                metrics);
         JsonBodies bodies = new JsonBodies(http.maxBodyBytes().bytes(), http.requestTimeout());
         ApiRequests requests = new ApiRequests(config, executeCode.sandbox().languages());
 
