@@ -30,7 +30,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,8 +45,6 @@ import org.slf4j.LoggerFactory;
 final class PistonApi {
 
     private static final Logger log = LoggerFactory.getLogger(PistonApi.class);
-    private static final int MAX_SELECTOR_CHARS = 64;
-    private static final Pattern VERSION_SELECTOR = Pattern.compile("(\\d+|[xX*])(\\.(\\d+|[xX*]))*");
 
     /** The request body of {@code POST /api/v2/execute}. */
     record ExecuteBody(String language, String version, List<FileBody> files, String stdin, List<String> args,
@@ -309,30 +306,9 @@ final class PistonApi {
         return Language.fromId(l).filter(supported::contains).map(RUNTIMES::get);
     }
 
-    /** Whether {@code version} satisfies a Piston-style selector: {@code *}, {@code 3}, {@code 3.x}, {@code 3.11.2}. */
+    /** Whether {@code version} satisfies a Piston {@code version}: an npm semver range, as Piston matches it. */
     static boolean matches(String version, String selector) {
-        if (selector.isEmpty() || selector.equals("*") || selector.equalsIgnoreCase("x") || selector.equals("latest")) {
-            return true;
-        }
-        // the pattern's repeated group recurses once per segment: a long selector would overflow the stack
-        if (selector.length() > MAX_SELECTOR_CHARS || !VERSION_SELECTOR.matcher(selector).matches()) {
-            return false;
-        }
-        String[] want = selector.split("\\.");
-        String[] have = version.split("\\.");
-        for (int i = 0; i < want.length; i++) {
-            if (want[i].equalsIgnoreCase("x") || want[i].equals("*")) {
-                continue;
-            }
-            if (i >= have.length || !stripZeros(want[i]).equals(stripZeros(have[i]))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static String stripZeros(String s) {
-        return s.replaceFirst("^0+(?=\\d)", "");
+        return VersionRanges.satisfies(version, selector);
     }
 
     /** The Piston response for an execution. */
@@ -345,6 +321,7 @@ final class PistonApi {
         String stderr = e.stderr().text();
         run.put("stdout", stdout);
         run.put("stderr", stderr);
+        // code and signal are the sandbox's wait status as it is: `exit 137` is code 137 and no signal
         Integer code = e.exitCode();
         String signal = e.signal() == null ? null : Signals.name(e.signal());
         String status = null;
@@ -353,31 +330,29 @@ final class PistonApi {
             case OK:
                 break;
             case RUNTIME_ERROR:
-                if (code != null) {
+                if (e.signal() != null) {
+                    status = "SG";
+                    message = "Caught fatal signal " + e.signal();
+                } else {
                     status = "RE";
                     message = "Exited with error status " + code;
-                } else {
-                    status = "SG";
-                    message = "Caught fatal signal " + (e.signal() == null ? "" : e.signal());
                 }
                 break;
             case TIME_LIMIT:
                 status = "TO";
                 message = "Time limit exceeded";
+                // as Piston: the limits it enforces by killing report SIGKILL
                 signal = "SIGKILL";
-                code = null;
                 break;
             case MEMORY_LIMIT:
                 status = "SG";
                 message = "Memory limit exceeded";
                 signal = signal == null ? "SIGKILL" : signal;
-                code = null;
                 break;
             case OUTPUT_LIMIT:
                 status = e.stderr().truncated() && !e.stdout().truncated() ? "EL" : "OL";
                 message = status.equals("EL") ? "stderr length exceeded" : "stdout length exceeded";
                 signal = "SIGKILL";
-                code = null;
                 break;
             case POLICY_VIOLATION:
                 status = "XX";

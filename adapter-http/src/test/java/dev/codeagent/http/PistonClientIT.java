@@ -84,6 +84,9 @@ class PistonClientIT {
         assertThat(timeout.get("signal").asText()).isEqualTo("SIGKILL");
 
         assertThat(r.get("files").get("run").get("stdout").asText()).isEqualTo("from a file\n");
+        assertThat(r.get("range").get("run").get("stdout").asText()).isEqualTo("in range\n");
+        assertThat(r.get("either").get("run").get("stdout").asText()).isEqualTo("either\n");
+        assertThat(r.get("tooNew").get("message").asText()).isEqualTo("python-^4 runtime is unknown");
         assertThat(r.get("unknown").get("message").asText()).isEqualTo("cobol-* runtime is unknown");
         assertThat(r.get("anonymous").get("status").asInt()).isEqualTo(401);
         assertThat(r.get("anonymous").get("message").asText()).contains("API key");
