@@ -15,6 +15,7 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -51,6 +52,7 @@ public final class ApiServer implements AutoCloseable {
     private final EventStreams streams;
     private final HealthCheck health;
     private final Javalin app;
+    private final Router router;
     private final AtomicReference<Server> jetty = new AtomicReference<>();
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -82,9 +84,12 @@ public final class ApiServer implements AutoCloseable {
         app.after(guard::after);
         Router router = new Router(app, metrics);
         new HealthRoutes(health, executeCode, config.store().kind(), runs, metrics, guard, stopping::get).register(router);
-        new ExecutionRoutes(executions, bodies, requests).register(router);
+        PistonApi piston = new PistonApi(executeCode, config);
+        new ExecutionRoutes(executions, bodies, requests, piston).register(router);
         new RunRoutes(runs, streams, bodies, requests).register(router);
-        new PistonRoutes(executions, bodies, new PistonApi(executeCode, config)).register(router);
+        new PistonRoutes(executions, bodies, piston).register(router);
+        new ApiDescriptionRoutes().register(router);
+        this.router = router;
     }
 
     /**
@@ -129,6 +134,11 @@ public final class ApiServer implements AutoCloseable {
     public URI uri() {
         String host = http.host().contains(":") ? "[" + http.host() + "]" : http.host();
         return URI.create("http://" + host + ":" + port());
+    }
+
+    /** Every route the server answers, as {@code METHOD /path/{param}}. */
+    List<String> routes() {
+        return router.routes();
     }
 
     /** Blocks until the server has stopped. */

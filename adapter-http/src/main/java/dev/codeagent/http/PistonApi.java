@@ -60,15 +60,19 @@ final class PistonApi {
     record FileBody(String name, String content, String encoding) {
     }
 
-    /** A runtime as Piston lists it. */
-    record Runtime(Language language, String name, List<String> aliases, String runtime) {
+    /**
+     * A runtime as Piston lists it.
+     *
+     * @param compiled whether it has a compile stage; none here has one yet (the sandboxes only interpret)
+     */
+    record Runtime(Language language, String name, List<String> aliases, String runtime, boolean compiled) {
     }
 
     private static final Map<Language, Runtime> RUNTIMES = new EnumMap<>(Map.of(
-            Language.PYTHON, new Runtime(Language.PYTHON, "python", List.of("py", "py3", "python3"), null),
+            Language.PYTHON, new Runtime(Language.PYTHON, "python", List.of("py", "py3", "python3"), null, false),
             Language.JAVASCRIPT, new Runtime(Language.JAVASCRIPT, "javascript",
-                    List.of("node-javascript", "node-js", "javascript", "js", "node"), "node"),
-            Language.BASH, new Runtime(Language.BASH, "bash", List.of("sh"), null)));
+                    List.of("node-javascript", "node-js", "javascript", "js", "node"), "node", false),
+            Language.BASH, new Runtime(Language.BASH, "bash", List.of("sh"), null, false)));
 
     private static final Map<Language, String> VERSION_PROBES = new EnumMap<>(Map.of(
             Language.PYTHON, "import platform\nprint(platform.python_version())\n",
@@ -132,7 +136,8 @@ final class PistonApi {
         }
     }
 
-    private String version(Language l) {
+    /** The version of the language's interpreter the sandbox runs, or 0.0.0 when it could not be learnt. */
+    String version(Language l) {
         return versions().getOrDefault(l, "0.0.0");
     }
 
@@ -151,6 +156,41 @@ final class PistonApi {
             if (rt.runtime() != null) {
                 n.put("runtime", rt.runtime());
             }
+        }
+        return out;
+    }
+
+    /** {@code GET /api/v2/packages}: what is installed, read-only (the runtimes are the sandbox's image or host). */
+    ArrayNode packages() {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (Runtime rt : RUNTIMES.values()) {
+            if (supported.contains(rt.language())) {
+                out.addObject().put("language", rt.name()).put("language_version", version(rt.language())).put("installed", true);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * {@code GET /v1/languages}: each language the sandbox runs, with its interpreter's version, the other
+     * names {@code /v1} accepts for it (each checked against the parser that reads them) and whether it
+     * is compiled.
+     */
+    ArrayNode languages() {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (Language l : Language.values()) {
+            if (!supported.contains(l)) {
+                continue;
+            }
+            Runtime rt = RUNTIMES.get(l);
+            ObjectNode n = out.addObject();
+            n.put("id", l.id());
+            n.put("version", version(l));
+            ArrayNode aliases = n.putArray("aliases");
+            java.util.stream.Stream.concat(rt.aliases().stream(), java.util.stream.Stream.of(rt.name(), "nodejs"))
+                    .filter(a -> !a.equals(l.id()) && Language.fromId(a).equals(Optional.of(l)))
+                    .distinct().sorted().forEach(aliases::add);
+            n.put("compiled", rt.compiled());
         }
         return out;
     }
