@@ -4,11 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -25,22 +23,14 @@ import org.junit.jupiter.api.Test;
 @Tag("slow")
 class PistonClientIT {
 
-    private static final Path NODE = Path.of("/usr/bin/node");
+    private static final Path NODE = NodeTools.NODE;
     private static TestServer server;
     private static Path work;
 
     @BeforeAll
     static void install() throws Exception {
         server = TestServer.builder().start();
-        work = Path.of("target", "piston-client");
-        Files.createDirectories(work);
-        for (String f : List.of("package.json", "package-lock.json", "piston-check.mjs", "piston-queue.mjs")) {
-            Files.copy(Path.of("src", "test", "node", f), work.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        }
-        if (!Files.isDirectory(work.resolve("node_modules").resolve("piston-client"))) {
-            String out = run(List.of("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"), 180);
-            assertThat(work.resolve("node_modules").resolve("piston-client")).as("npm ci: " + out).isDirectory();
-        }
+        work = NodeTools.install("node", "piston-client", "piston-client");
     }
 
     @AfterAll
@@ -173,19 +163,6 @@ class PistonClientIT {
     }
 
     private static String run(List<String> command, int timeoutSeconds) throws IOException, InterruptedException {
-        Path log = Files.createTempFile(work, "out", ".txt");
-        Process p = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
-        try {
-            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                throw new AssertionError(command + " did not finish in " + timeoutSeconds + " s: " + Files.readString(log));
-            }
-        } finally {
-            p.destroyForcibly();
-        }
-        String text = Files.readString(log, StandardCharsets.UTF_8);
-        Files.deleteIfExists(log);
-        assertThat(p.exitValue()).as(command + ": " + text).isZero();
-        return text;
+        return NodeTools.run(work, command, timeoutSeconds);
     }
 }
