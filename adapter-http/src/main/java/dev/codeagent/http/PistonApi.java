@@ -40,7 +40,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Differences, by nature of the sandbox: there is no compile stage (every language here is
  * interpreted), so {@code compile_*} fields are checked and otherwise ignored and no {@code compile}
- * object is returned; {@code output} is stdout followed by stderr, not their interleaving.
+ * object is returned; {@code output} is stdout followed by stderr, not their interleaving (an
+ * {@link Execution} keeps the two streams apart); files must be text (the sandboxes write files as
+ * UTF-8 text), so base64 or hex content that is not UTF-8 is refused.
  */
 final class PistonApi {
 
@@ -244,18 +246,21 @@ final class PistonApi {
             throw pistonError(name, name + " " + e.message());
         }
 
-        // Piston runs the first utf8 file and places the others beside it
+        // Piston runs the first utf8 file, under its own name, and places the others beside it
         String main = null;
+        String mainName = null;
         Map<String, String> others = new LinkedHashMap<>();
         for (int i = 0; i < body.files().size(); i++) {
             FileBody f = body.files().get(i);
             String encoding = f.encoding() == null ? "utf8" : f.encoding();
             String content = decode(f.content(), encoding, i);
+            boolean named = f.name() != null && !f.name().isBlank();
             if (main == null && encoding.equals("utf8")) {
                 main = content;
+                // unnamed, it keeps this server's main.<ext> rather than Piston's file0.code: only argv[0] differs
+                mainName = named ? f.name() : null;
             } else {
-                String name = f.name() == null || f.name().isBlank() ? "file" + i + ".code" : f.name();
-                others.put(name, content);
+                others.put(named ? f.name() : "file" + i + ".code", content);
             }
         }
         if (main == null) {
@@ -284,7 +289,7 @@ final class PistonApi {
             stdin += "\n";
         }
         try {
-            return new ExecutionRequest(new Program(rt.language(), main, others), stdin, args, limits);
+            return new ExecutionRequest(new Program(rt.language(), main, others, mainName), stdin, args, limits);
         } catch (IllegalArgumentException e) {
             throw pistonError("files", e.getMessage());
         }

@@ -77,6 +77,8 @@ class PistonClientIT {
         assertThat(r.get("range").get("run").get("stdout").asText()).isEqualTo("in range\n");
         assertThat(r.get("either").get("run").get("stdout").asText()).isEqualTo("either\n");
         assertThat(r.get("tooNew").get("message").asText()).isEqualTo("python-^4 runtime is unknown");
+        // files[0] runs under its own name, and a second file may be called main.py
+        assertThat(r.get("named").get("run").get("stdout").asText()).endsWith("solution.py\n");
         assertThat(r.get("unknown").get("message").asText()).isEqualTo("cobol-* runtime is unknown");
         assertThat(r.get("anonymous").get("status").asInt()).isEqualTo(401);
         assertThat(r.get("anonymous").get("message").asText()).contains("API key");
