@@ -16,6 +16,14 @@ out.files = await client.execute({
   files: [{ name: "main.py", content: "print(open('data.txt').read())" }, { name: "data.txt", content: "from a file" }],
   args: [],
 });
+out.range = await client.execute("python", "print('in range')", { version: ">=3.8 <4", args: [] });
+out.either = await client.execute("python", "print('either')", { version: "2.x || 3.x", args: [] });
+out.tooNew = await client.execute("python", "print('no')", { version: "^4" });
+out.named = await client.execute({
+  language: "python",
+  files: [{ name: "solution.py", content: "import sys\nprint(sys.argv[0])" }, { name: "main.py", content: "print('not me')" }],
+  args: [],
+});
 out.unknown = await client.execute("cobol", "DISPLAY 'HI'.");
 const anonymous = piston({ server: server.replace(/\/\/[^@]*@/, "//") });
 out.anonymous = await anonymous.runtimes();

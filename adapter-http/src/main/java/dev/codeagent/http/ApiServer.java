@@ -15,6 +15,7 @@ import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -32,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * {@link RequestGuard}, and {@link JettyTuning} shapes the transport.
  *
  * <p>Built for hostile callers: API keys (SHA-256 in config, constant-time comparison) with endpoint
- * groups, a rate limit per key, fail-fast bulkheads instead of queues, capped bodies and headers,
+ * groups, a rate limit per key, fail-fast bulkheads (a bounded queue only where Piston clients expect one), capped bodies and headers,
  * strict JSON, idle timeouts for slow clients, and RFC 9457 problem documents for every error,
  * never a stack trace. {@link #close()} shuts down gracefully within {@code http.shutdownGrace}.
  */
@@ -51,6 +52,7 @@ public final class ApiServer implements AutoCloseable {
     private final EventStreams streams;
     private final HealthCheck health;
     private final Javalin app;
+    private final Router router;
     private final AtomicReference<Server> jetty = new AtomicReference<>();
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final CountDownLatch stopped = new CountDownLatch(1);
@@ -62,7 +64,8 @@ public final class ApiServer implements AutoCloseable {
         RequestGuard guard = new RequestGuard(http, metrics, stopping::get);
         this.executeCode = agent.executeCode();
         int maxExecutions = http.maxConcurrentExecutions() > 0 ? http.maxConcurrentExecutions() : config.sandbox().maxConcurrent();
-        this.executions = new ExecutionGate(executeCode, maxExecutions, metrics);
+        this.executions = new ExecutionGate(executeCode, maxExecutions, http.maxQueuedExecutions(), http.executionQueueWait(),
+                metrics);
         JsonBodies bodies = new JsonBodies(http.maxBodyBytes().bytes(), http.requestTimeout());
         ApiRequests requests = new ApiRequests(config, executeCode.sandbox().languages());
 
@@ -81,9 +84,12 @@ public final class ApiServer implements AutoCloseable {
         app.after(guard::after);
         Router router = new Router(app, metrics);
         new HealthRoutes(health, executeCode, config.store().kind(), runs, metrics, guard, stopping::get).register(router);
-        new ExecutionRoutes(executions, bodies, requests).register(router);
+        PistonApi piston = new PistonApi(executeCode, config);
+        new ExecutionRoutes(executions, bodies, requests, piston).register(router);
         new RunRoutes(runs, streams, bodies, requests).register(router);
-        new PistonRoutes(executions, bodies, new PistonApi(executeCode, config)).register(router);
+        new PistonRoutes(executions, bodies, piston).register(router);
+        new ApiDescriptionRoutes().register(router);
+        this.router = router;
     }
 
     /**
@@ -128,6 +134,11 @@ public final class ApiServer implements AutoCloseable {
     public URI uri() {
         String host = http.host().contains(":") ? "[" + http.host() + "]" : http.host();
         return URI.create("http://" + host + ":" + port());
+    }
+
+    /** Every route the server answers, as {@code METHOD /path/{param}}. */
+    List<String> routes() {
+        return router.routes();
     }
 
     /** Blocks until the server has stopped. */

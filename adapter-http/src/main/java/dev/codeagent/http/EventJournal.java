@@ -101,6 +101,11 @@ final class EventJournal {
         return !entries.isEmpty() && entries.get(entries.size() - 1).id() > lastId;
     }
 
+    /** Whether the run has finished and a reader who saw {@code lastId} has seen every event. */
+    synchronized boolean seenToTheEnd(long lastId) {
+        return finished && !hasAfter(lastId);
+    }
+
     synchronized boolean finished() {
         return finished;
     }

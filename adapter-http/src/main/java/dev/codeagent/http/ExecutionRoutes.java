@@ -4,26 +4,32 @@ import dev.codeagent.domain.execution.ExecutionRequest;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 
-/** {@code POST /v1/executions}: run a program once and answer with how it went. */
+/**
+ * {@code POST /v1/executions}: run a program once and answer with how it went; {@code GET /v1/languages}:
+ * what it can be written in.
+ */
 final class ExecutionRoutes {
 
     private final ExecutionGate gate;
     private final JsonBodies bodies;
     private final ApiRequests requests;
+    private final PistonApi runtimes;
 
-    ExecutionRoutes(ExecutionGate gate, JsonBodies bodies, ApiRequests requests) {
+    ExecutionRoutes(ExecutionGate gate, JsonBodies bodies, ApiRequests requests, PistonApi runtimes) {
         this.gate = gate;
         this.bodies = bodies;
         this.requests = requests;
+        this.runtimes = runtimes;
     }
 
     void register(Router router) {
         router.route(HandlerType.POST, "/v1/executions", this::execute);
+        router.route(HandlerType.GET, "/v1/languages", ctx -> Router.json(ctx, 200, runtimes.languages()));
     }
 
     private void execute(Context ctx) {
         ApiRequests.ExecutionBody body = bodies.strict(ctx, ApiRequests.ExecutionBody.class);
         ExecutionRequest request = requests.execution(body);
-        Router.json(ctx, 200, Views.execution(gate.run(request, "api")));
+        Router.json(ctx, 200, Views.execution(gate.run(request, "api", ExecutionGate.Admission.REFUSE)));
     }
 }

@@ -26,8 +26,11 @@ import java.util.regex.Pattern;
  * @param requestTimeout how long a connection may stay silent while a client sends its request
  *     (the idle timeout that cuts off slow clients)
  * @param shutdownGrace how long in-flight work may go on after a shutdown starts; then it is cancelled
- * @param maxConcurrentExecutions executions the API runs at once; more are refused at once with 503
- *     rather than queued; 0 means {@code sandbox.maxConcurrent}
+ * @param maxConcurrentExecutions executions the API runs at once; 0 means {@code sandbox.maxConcurrent}.
+ *     Beyond it {@code POST /v1/executions} is refused at once with 503; Piston's endpoint queues
+ * @param maxQueuedExecutions Piston executions ({@code /api/v2/execute}) that may wait for a place, as
+ *     Piston queues jobs; one more is refused with 503; 0 refuses at once like {@code /v1}
+ * @param executionQueueWait how long a queued Piston execution waits for a place before it gets 503
  * @param maxConcurrentRuns agent runs going at once; more are refused with 503
  * @param maxEventStreams open event streams ({@code /v1/runs/{id}/events}) at once; more get 503
  * @param maxTimeout the longest wall time a request may ask for
@@ -43,6 +46,8 @@ public record HttpConfig(
         Duration requestTimeout,
         Duration shutdownGrace,
         int maxConcurrentExecutions,
+        int maxQueuedExecutions,
+        Duration executionQueueWait,
         int maxConcurrentRuns,
         int maxEventStreams,
         Duration maxTimeout,
@@ -80,6 +85,11 @@ public record HttpConfig(
             throw new IllegalArgumentException("http.maxConcurrentExecutions must be 0 (use sandbox.maxConcurrent) or more, was "
                     + maxConcurrentExecutions);
         }
+        if (maxQueuedExecutions < 0) {
+            throw new IllegalArgumentException("http.maxQueuedExecutions must be 0 (refuse at once) or more, was "
+                    + maxQueuedExecutions);
+        }
+        positive("http.executionQueueWait", executionQueueWait);
         positive("http.maxConcurrentRuns", maxConcurrentRuns);
         positive("http.maxEventStreams", maxEventStreams);
         positive("http.maxTimeout", maxTimeout);
@@ -163,7 +173,8 @@ public record HttpConfig(
 
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
-                Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 4, 64, Duration.ofSeconds(60), ByteSize.ofMiB(1024));
+                Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 64, Duration.ofSeconds(60), 4, 64, Duration.ofSeconds(60),
+                ByteSize.ofMiB(1024));
     }
 
     private static void positive(String key, int value) {

@@ -30,7 +30,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,13 +40,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Differences, by nature of the sandbox: there is no compile stage (every language here is
  * interpreted), so {@code compile_*} fields are checked and otherwise ignored and no {@code compile}
- * object is returned; {@code output} is stdout followed by stderr, not their interleaving.
+ * object is returned; {@code output} is stdout followed by stderr, not their interleaving (an
+ * {@link Execution} keeps the two streams apart); files must be text (the sandboxes write files as
+ * UTF-8 text), so base64 or hex content that is not UTF-8 is refused.
  */
 final class PistonApi {
 
     private static final Logger log = LoggerFactory.getLogger(PistonApi.class);
-    private static final int MAX_SELECTOR_CHARS = 64;
-    private static final Pattern VERSION_SELECTOR = Pattern.compile("(\\d+|[xX*])(\\.(\\d+|[xX*]))*");
 
     /** The request body of {@code POST /api/v2/execute}. */
     record ExecuteBody(String language, String version, List<FileBody> files, String stdin, List<String> args,
@@ -63,15 +62,19 @@ final class PistonApi {
     record FileBody(String name, String content, String encoding) {
     }
 
-    /** A runtime as Piston lists it. */
-    record Runtime(Language language, String name, List<String> aliases, String runtime) {
+    /**
+     * A runtime as Piston lists it.
+     *
+     * @param compiled whether it has a compile stage; none here has one yet (the sandboxes only interpret)
+     */
+    record Runtime(Language language, String name, List<String> aliases, String runtime, boolean compiled) {
     }
 
     private static final Map<Language, Runtime> RUNTIMES = new EnumMap<>(Map.of(
-            Language.PYTHON, new Runtime(Language.PYTHON, "python", List.of("py", "py3", "python3"), null),
+            Language.PYTHON, new Runtime(Language.PYTHON, "python", List.of("py", "py3", "python3"), null, false),
             Language.JAVASCRIPT, new Runtime(Language.JAVASCRIPT, "javascript",
-                    List.of("node-javascript", "node-js", "javascript", "js", "node"), "node"),
-            Language.BASH, new Runtime(Language.BASH, "bash", List.of("sh"), null)));
+                    List.of("node-javascript", "node-js", "javascript", "js", "node"), "node", false),
+            Language.BASH, new Runtime(Language.BASH, "bash", List.of("sh"), null, false)));
 
     private static final Map<Language, String> VERSION_PROBES = new EnumMap<>(Map.of(
             Language.PYTHON, "import platform\nprint(platform.python_version())\n",
@@ -135,7 +138,8 @@ final class PistonApi {
         }
     }
 
-    private String version(Language l) {
+    /** The version of the language's interpreter the sandbox runs, or 0.0.0 when it could not be learnt. */
+    String version(Language l) {
         return versions().getOrDefault(l, "0.0.0");
     }
 
@@ -154,6 +158,41 @@ final class PistonApi {
             if (rt.runtime() != null) {
                 n.put("runtime", rt.runtime());
             }
+        }
+        return out;
+    }
+
+    /** {@code GET /api/v2/packages}: what is installed, read-only (the runtimes are the sandbox's image or host). */
+    ArrayNode packages() {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (Runtime rt : RUNTIMES.values()) {
+            if (supported.contains(rt.language())) {
+                out.addObject().put("language", rt.name()).put("language_version", version(rt.language())).put("installed", true);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * {@code GET /v1/languages}: each language the sandbox runs, with its interpreter's version, the other
+     * names {@code /v1} accepts for it (each checked against the parser that reads them) and whether it
+     * is compiled.
+     */
+    ArrayNode languages() {
+        ArrayNode out = JsonNodeFactory.instance.arrayNode();
+        for (Language l : Language.values()) {
+            if (!supported.contains(l)) {
+                continue;
+            }
+            Runtime rt = RUNTIMES.get(l);
+            ObjectNode n = out.addObject();
+            n.put("id", l.id());
+            n.put("version", version(l));
+            ArrayNode aliases = n.putArray("aliases");
+            java.util.stream.Stream.concat(rt.aliases().stream(), java.util.stream.Stream.of(rt.name(), "nodejs"))
+                    .filter(a -> !a.equals(l.id()) && Language.fromId(a).equals(Optional.of(l)))
+                    .distinct().sorted().forEach(aliases::add);
+            n.put("compiled", rt.compiled());
         }
         return out;
     }
@@ -207,18 +246,21 @@ final class PistonApi {
             throw pistonError(name, name + " " + e.message());
         }
 
-        // Piston runs the first utf8 file and places the others beside it
+        // Piston runs the first utf8 file, under its own name, and places the others beside it
         String main = null;
+        String mainName = null;
         Map<String, String> others = new LinkedHashMap<>();
         for (int i = 0; i < body.files().size(); i++) {
             FileBody f = body.files().get(i);
             String encoding = f.encoding() == null ? "utf8" : f.encoding();
             String content = decode(f.content(), encoding, i);
+            boolean named = f.name() != null && !f.name().isBlank();
             if (main == null && encoding.equals("utf8")) {
                 main = content;
+                // unnamed, it keeps this server's main.<ext> rather than Piston's file0.code: only argv[0] differs
+                mainName = named ? f.name() : null;
             } else {
-                String name = f.name() == null || f.name().isBlank() ? "file" + i + ".code" : f.name();
-                others.put(name, content);
+                others.put(named ? f.name() : "file" + i + ".code", content);
             }
         }
         if (main == null) {
@@ -247,7 +289,7 @@ final class PistonApi {
             stdin += "\n";
         }
         try {
-            return new ExecutionRequest(new Program(rt.language(), main, others), stdin, args, limits);
+            return new ExecutionRequest(new Program(rt.language(), main, others, mainName), stdin, args, limits);
         } catch (IllegalArgumentException e) {
             throw pistonError("files", e.getMessage());
         }
@@ -309,30 +351,9 @@ final class PistonApi {
         return Language.fromId(l).filter(supported::contains).map(RUNTIMES::get);
     }
 
-    /** Whether {@code version} satisfies a Piston-style selector: {@code *}, {@code 3}, {@code 3.x}, {@code 3.11.2}. */
+    /** Whether {@code version} satisfies a Piston {@code version}: an npm semver range, as Piston matches it. */
     static boolean matches(String version, String selector) {
-        if (selector.isEmpty() || selector.equals("*") || selector.equalsIgnoreCase("x") || selector.equals("latest")) {
-            return true;
-        }
-        // the pattern's repeated group recurses once per segment: a long selector would overflow the stack
-        if (selector.length() > MAX_SELECTOR_CHARS || !VERSION_SELECTOR.matcher(selector).matches()) {
-            return false;
-        }
-        String[] want = selector.split("\\.");
-        String[] have = version.split("\\.");
-        for (int i = 0; i < want.length; i++) {
-            if (want[i].equalsIgnoreCase("x") || want[i].equals("*")) {
-                continue;
-            }
-            if (i >= have.length || !stripZeros(want[i]).equals(stripZeros(have[i]))) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    private static String stripZeros(String s) {
-        return s.replaceFirst("^0+(?=\\d)", "");
+        return VersionRanges.satisfies(version, selector);
     }
 
     /** The Piston response for an execution. */
@@ -345,6 +366,7 @@ final class PistonApi {
         String stderr = e.stderr().text();
         run.put("stdout", stdout);
         run.put("stderr", stderr);
+        // code and signal are the sandbox's wait status as it is: `exit 137` is code 137 and no signal
         Integer code = e.exitCode();
         String signal = e.signal() == null ? null : Signals.name(e.signal());
         String status = null;
@@ -353,31 +375,29 @@ final class PistonApi {
             case OK:
                 break;
             case RUNTIME_ERROR:
-                if (code != null) {
+                if (e.signal() != null) {
+                    status = "SG";
+                    message = "Caught fatal signal " + e.signal();
+                } else {
                     status = "RE";
                     message = "Exited with error status " + code;
-                } else {
-                    status = "SG";
-                    message = "Caught fatal signal " + (e.signal() == null ? "" : e.signal());
                 }
                 break;
             case TIME_LIMIT:
                 status = "TO";
                 message = "Time limit exceeded";
+                // as Piston: the limits it enforces by killing report SIGKILL
                 signal = "SIGKILL";
-                code = null;
                 break;
             case MEMORY_LIMIT:
                 status = "SG";
                 message = "Memory limit exceeded";
                 signal = signal == null ? "SIGKILL" : signal;
-                code = null;
                 break;
             case OUTPUT_LIMIT:
                 status = e.stderr().truncated() && !e.stdout().truncated() ? "EL" : "OL";
                 message = status.equals("EL") ? "stderr length exceeded" : "stdout length exceeded";
                 signal = "SIGKILL";
-                code = null;
                 break;
             case POLICY_VIOLATION:
                 status = "XX";

@@ -53,7 +53,7 @@ final class RequestGuard {
 
     /** The endpoint group a path belongs to, or null for open ones. */
     static String group(String path) {
-        if (path.startsWith("/v1/executions")) {
+        if (path.startsWith("/v1/executions") || path.startsWith("/v1/languages")) {
             return "executions";
         }
         if (path.startsWith("/v1/runs")) {

@@ -9,6 +9,8 @@ import io.javalin.http.Context;
 import io.javalin.http.Handler;
 import io.javalin.http.HandlerType;
 import io.javalin.http.HttpResponseException;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,6 +26,7 @@ final class Router {
 
     private final Javalin app;
     private final ApiMetrics metrics;
+    private final List<String> routes = new CopyOnWriteArrayList<>();
 
     Router(Javalin app, ApiMetrics metrics) {
         this.app = app;
@@ -45,10 +48,16 @@ final class Router {
     }
 
     void route(HandlerType method, String path, Handler handler) {
+        routes.add(method.name() + " " + path);
         app.addHttpHandler(method, path, ctx -> {
             ctx.attribute(ROUTE, path);
             handler.handle(ctx);
         });
+    }
+
+    /** Every route registered, as {@code METHOD /path/{param}}: what the API description must cover. */
+    List<String> routes() {
+        return List.copyOf(routes);
     }
 
     static void json(Context ctx, int status, JsonNode body) {

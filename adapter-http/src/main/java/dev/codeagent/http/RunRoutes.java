@@ -119,6 +119,11 @@ final class RunRoutes {
         String id = runId(ctx);
         long lastId = lastEventId(ctx);
         EventJournal journal = runs.journal(id).orElseThrow(() -> new ProblemException(Type.NOT_FOUND, "no run with id '" + id + "'"));
+        if (journal.seenToTheEnd(lastId)) {
+            // the replay is over and nothing will come: 204 is what makes an EventSource stop reconnecting
+            ctx.status(204);
+            return;
+        }
         streams.acquire();
         streams.stream(ctx.res(), journal, lastId);
     }

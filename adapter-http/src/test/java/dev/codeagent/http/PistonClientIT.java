@@ -4,10 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,22 +23,14 @@ import org.junit.jupiter.api.Test;
 @Tag("slow")
 class PistonClientIT {
 
-    private static final Path NODE = Path.of("/usr/bin/node");
+    private static final Path NODE = NodeTools.NODE;
     private static TestServer server;
     private static Path work;
 
     @BeforeAll
     static void install() throws Exception {
         server = TestServer.builder().start();
-        work = Path.of("target", "piston-client");
-        Files.createDirectories(work);
-        for (String f : List.of("package.json", "package-lock.json", "piston-check.mjs")) {
-            Files.copy(Path.of("src", "test", "node", f), work.resolve(f), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        }
-        if (!Files.isDirectory(work.resolve("node_modules").resolve("piston-client"))) {
-            String out = run(List.of("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"), 180);
-            assertThat(work.resolve("node_modules").resolve("piston-client")).as("npm ci: " + out).isDirectory();
-        }
+        work = NodeTools.install("node", "piston-client", "piston-client");
     }
 
     @AfterAll
@@ -81,9 +74,85 @@ class PistonClientIT {
         assertThat(timeout.get("signal").asText()).isEqualTo("SIGKILL");
 
         assertThat(r.get("files").get("run").get("stdout").asText()).isEqualTo("from a file\n");
+        assertThat(r.get("range").get("run").get("stdout").asText()).isEqualTo("in range\n");
+        assertThat(r.get("either").get("run").get("stdout").asText()).isEqualTo("either\n");
+        assertThat(r.get("tooNew").get("message").asText()).isEqualTo("python-^4 runtime is unknown");
+        // files[0] runs under its own name, and a second file may be called main.py
+        assertThat(r.get("named").get("run").get("stdout").asText()).endsWith("solution.py\n");
         assertThat(r.get("unknown").get("message").asText()).isEqualTo("cobol-* runtime is unknown");
         assertThat(r.get("anonymous").get("status").asInt()).isEqualTo(401);
         assertThat(r.get("anonymous").get("message").asText()).contains("API key");
+    }
+
+    @Test
+    void queuesBusyRequestsSoEveryPistonCallGetsItsRun() throws Exception {
+        // 10 calls at once against 2 places: Piston queues jobs, and piston-client reads run from every answer
+        try (TestServer busy = TestServer.builder().set("sandbox.maxConcurrent", "2").set("http.maxConcurrentExecutions", "2")
+                .start()) {
+            String out = run(List.of(NODE.toString(), "piston-queue.mjs", url(busy), "10"), 120);
+            JsonNode answers = lastJson(out);
+            assertThat(answers.size()).isEqualTo(10);
+            for (int i = 0; i < 10; i++) {
+                JsonNode run = answers.get(i).get("run");
+                assertThat(run).as("answer %d: %s", i, answers.get(i)).isNotNull();
+                assertThat(run.get("stdout").asText()).isEqualTo(i + "\n");
+                assertThat(run.get("code").asInt()).isZero();
+            }
+            assertThat(busy.get("/metrics", TestServer.ADMIN_KEY).body())
+                    .doesNotContain("codeagent_http_rejected_total{reason=\"overloaded\"}");
+        }
+    }
+
+    @Test
+    void refusesWithPistonsMessageOnlyWhenTheQueueIsFullOrTheWaitRanOut() throws Exception {
+        try (TestServer busy = TestServer.builder().set("sandbox.maxConcurrent", "1").set("http.maxConcurrentExecutions", "1")
+                .set("http.maxQueuedExecutions", "1").set("http.executionQueueWait", "1500ms").start()) {
+            CompletableFuture<HttpResponse<String>> running = pistonAsync(busy, "import time\\ntime.sleep(4)\\nprint('slept')");
+            ProtectionIT.waitUntilInFlight(busy);
+            CompletableFuture<HttpResponse<String>> queued = pistonAsync(busy, "print('queued')");
+            waitForGauge(busy, "codeagent_http_executions_queued", 1);
+
+            HttpResponse<String> full = pistonAsync(busy, "print('one too many')").get(10, TimeUnit.SECONDS);
+            assertThat(full.statusCode()).isEqualTo(503);
+            assertThat(full.headers().firstValue("Retry-After")).isPresent();
+            assertThat(TestServer.json(full).get("message").asText()).contains("queue is full").contains("http.maxQueuedExecutions");
+
+            HttpResponse<String> waited = queued.get(10, TimeUnit.SECONDS);
+            assertThat(waited.statusCode()).isEqualTo(503);
+            assertThat(TestServer.json(waited).get("message").asText()).contains("within 1500ms").contains("http.executionQueueWait");
+
+            HttpResponse<String> first = running.get(20, TimeUnit.SECONDS);
+            assertThat(first.statusCode()).isEqualTo(200);
+            assertThat(TestServer.json(first).get("run").get("stdout").asText()).isEqualTo("slept\n");
+        }
+    }
+
+    private static CompletableFuture<HttpResponse<String>> pistonAsync(TestServer s, String code) {
+        HttpRequest r = s.request("/api/v2/execute").header("Authorization", "Bearer " + TestServer.ADMIN_KEY)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"language\":\"python\",\"version\":\"*\",\"files\":[{\"content\":\""
+                        + code + "\"}]}"))
+                .build();
+        return s.client.sendAsync(r, HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void waitForGauge(TestServer s, String gauge, int value) throws InterruptedException {
+        for (int i = 0; i < 200; i++) {
+            if (s.get("/metrics", TestServer.ADMIN_KEY).body().lines().anyMatch(l -> l.startsWith(gauge) && l.endsWith(" " + value + ".0"))) {
+                return;
+            }
+            Thread.sleep(25);
+        }
+        throw new AssertionError(gauge + " never reached " + value);
+    }
+
+    private static String url(TestServer s) {
+        return "http://piston:" + TestServer.ADMIN_KEY + "@127.0.0.1:" + s.base.getPort();
+    }
+
+    private static JsonNode lastJson(String out) throws IOException {
+        return Views.MAPPER.readTree(out.lines().filter(l -> l.startsWith("{") || l.startsWith("[")).reduce((a, b) -> b)
+                .orElseThrow(() -> new AssertionError("no JSON from node: " + out)));
     }
 
     private static JsonNode findLanguage(JsonNode runtimes, String language) {
@@ -96,19 +165,6 @@ class PistonClientIT {
     }
 
     private static String run(List<String> command, int timeoutSeconds) throws IOException, InterruptedException {
-        Path log = Files.createTempFile(work, "out", ".txt");
-        Process p = new ProcessBuilder(command).directory(work.toFile()).redirectErrorStream(true)
-                .redirectOutput(log.toFile()).start();
-        try {
-            if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
-                throw new AssertionError(command + " did not finish in " + timeoutSeconds + " s: " + Files.readString(log));
-            }
-        } finally {
-            p.destroyForcibly();
-        }
-        String text = Files.readString(log, StandardCharsets.UTF_8);
-        Files.deleteIfExists(log);
-        assertThat(p.exitValue()).as(command + ": " + text).isZero();
-        return text;
+        return NodeTools.run(work, command, timeoutSeconds);
     }
 }

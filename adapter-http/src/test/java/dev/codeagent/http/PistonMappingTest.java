@@ -81,4 +81,28 @@ class PistonMappingTest {
         assertThat(ok.get("status").isNull()).isTrue();
         assertThat(ok.get("code").asInt()).isZero();
     }
+
+    @Test
+    void reportsTheWaitStatusAsTheSandboxGaveItNotAGuessFromTheNumber() {
+        // `exit 137` is an exit status that happens to be 128 + 9; a death by SIGKILL has no exit status
+        Execution exited137 = ScriptedSandbox.exited(137, "", "");
+        Execution killed = new Execution(Outcome.RUNTIME_ERROR, null, 9, CapturedOutput.EMPTY, CapturedOutput.EMPTY,
+                Duration.ofMillis(5), null, null, null, ScriptedSandbox.ISOLATION);
+
+        ObjectNode byExit = (ObjectNode) piston.response(Language.PYTHON, exited137).get("run");
+        assertThat(byExit.get("code").asInt()).isEqualTo(137);
+        assertThat(byExit.get("signal").isNull()).isTrue();
+        assertThat(byExit.get("status").asText()).isEqualTo("RE");
+        assertThat(byExit.get("message").asText()).isEqualTo("Exited with error status 137");
+        assertThat(Views.execution(exited137).get("exitCode").asInt()).isEqualTo(137);
+        assertThat(Views.execution(exited137).get("signal").isNull()).isTrue();
+
+        ObjectNode bySignal = (ObjectNode) piston.response(Language.PYTHON, killed).get("run");
+        assertThat(bySignal.get("code").isNull()).isTrue();
+        assertThat(bySignal.get("signal").asText()).isEqualTo("SIGKILL");
+        assertThat(bySignal.get("status").asText()).isEqualTo("SG");
+        assertThat(bySignal.get("message").asText()).isEqualTo("Caught fatal signal 9");
+        assertThat(Views.execution(killed).get("exitCode").isNull()).isTrue();
+        assertThat(Views.execution(killed).get("signal").asInt()).isEqualTo(9);
+    }
 }

@@ -82,6 +82,29 @@ class RunsIT {
     }
 
     @Test
+    void aFinishedRunsStreamAnswers204OnceEverythingHasBeenSeenSoEventSourceStopsReconnecting() {
+        String id = startRun(server, "{\"prompt\":\"say hello\",\"expectedOutput\":\"hello\\n\",\"maxAttempts\":2}");
+        List<SseReader.Event> events;
+        try (SseReader sse = new SseReader(server, id, TestServer.ADMIN_KEY, null)) {
+            events = sse.rest();
+        }
+        long last = events.get(events.size() - 1).id();
+        assertThat(events.get(events.size() - 1).name()).isEqualTo("run-finished");
+
+        // EventSource reconnects after the stream ends, with the last id it saw: nothing more will come
+        try (SseReader again = new SseReader(server, id, TestServer.ADMIN_KEY, last)) {
+            assertThat(again.response.statusCode()).isEqualTo(204);
+            assertThat(again.rest()).isEmpty();
+        }
+        // a client that missed the end still gets the replay from where it was
+        try (SseReader behind = new SseReader(server, id, TestServer.ADMIN_KEY, events.get(0).id())) {
+            assertThat(behind.response.statusCode()).isEqualTo(200);
+            assertThat(behind.rest()).extracting(SseReader.Event::id).containsExactlyElementsOf(
+                    events.subList(1, events.size()).stream().map(SseReader.Event::id).toList());
+        }
+    }
+
+    @Test
     void resumesAStreamFromLastEventIdWithoutLossOrDuplicates() {
         String id = startRun(server, "{\"prompt\":\"slow 3\",\"expectedOutput\":\"hello\\n\",\"maxAttempts\":3}");
         List<SseReader.Event> seen = new ArrayList<>();

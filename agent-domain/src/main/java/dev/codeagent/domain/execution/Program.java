@@ -12,8 +12,10 @@ import java.util.TreeMap;
  * @param source the main source; never contains a NUL character
  * @param files extra files by plain relative name ({@code data.txt}, {@code pkg/util.py}); no {@code ..},
  *     no absolute paths
+ * @param mainFile the name the main source runs under, by the same rules, or null for {@code main} plus
+ *     the language's extension; a caller that names its files (Piston's {@code files[0]}) keeps the name
  */
-public record Program(Language language, String source, Map<String, String> files) {
+public record Program(Language language, String source, Map<String, String> files, String mainFile) {
 
 
     public Program {
@@ -23,16 +25,24 @@ public record Program(Language language, String source, Map<String, String> file
             throw new IllegalArgumentException("source contains a NUL byte at offset " + source.indexOf('\0'));
         }
         files = Map.copyOf(new TreeMap<>(Objects.requireNonNull(files, "files")));
+        mainFile = mainFile == null ? "main" + language.extension() : mainFile;
+        if (!plain(mainFile)) {
+            throw new IllegalArgumentException("file name '" + mainFile + "' is not a plain relative path");
+        }
         for (var e : files.entrySet()) {
             String name = e.getKey();
-            if (!plainRelativePath(name) || name.startsWith(".") || name.contains("/.") || name.contains("..")) {
+            if (!plain(name)) {
                 throw new IllegalArgumentException("file name '" + name + "' is not a plain relative path");
             }
-            if (name.equals(mainFileName(language))) {
+            if (name.equals(mainFile)) {
                 throw new IllegalArgumentException("file name '" + name + "' clashes with the main source");
             }
             Objects.requireNonNull(e.getValue(), "content of " + name);
         }
+    }
+
+    private static boolean plain(String name) {
+        return plainRelativePath(name) && !name.startsWith(".") && !name.contains("/.") && !name.contains("..");
     }
 
     /** Segments of [A-Za-z0-9_.-] joined by single slashes; a loop, not a regex, so a deep path cannot overflow the stack. */
@@ -56,13 +66,13 @@ public record Program(Language language, String source, Map<String, String> file
         this(language, source, Map.of());
     }
 
-    /** The name the main source gets in the work directory ({@code main.py}). */
-    public String mainFileName() {
-        return mainFileName(language);
+    public Program(Language language, String source, Map<String, String> files) {
+        this(language, source, files, null);
     }
 
-    private static String mainFileName(Language language) {
-        return "main" + language.extension();
+    /** The name the main source gets in the work directory ({@code main.py} unless the caller named it). */
+    public String mainFileName() {
+        return mainFile;
     }
 
     /** Size of the main source plus the extra files, in UTF-8 bytes. */

@@ -57,4 +57,16 @@ class ProgramTest {
         assertThat(Language.fromFileName("x/y.SH")).contains(Language.BASH);
         assertThat(Language.fromFileName("README")).isEmpty();
     }
+
+    @Test
+    void aNamedMainSourceKeepsItsNameByTheSameRulesAsTheOtherFiles() {
+        assertThat(new Program(Language.PYTHON, "", Map.of()).mainFileName()).isEqualTo("main.py");
+        assertThat(new Program(Language.PYTHON, "", Map.of("main.py", "x"), "solution.py").mainFileName()).isEqualTo("solution.py");
+        assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of(), "../escape.py"))
+                .hasMessageContaining("not a plain relative path");
+        assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of(), "/etc/passwd"))
+                .hasMessageContaining("not a plain relative path");
+        assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of("solution.py", "x"), "solution.py"))
+                .hasMessageContaining("clashes with the main source");
+    }
 }
