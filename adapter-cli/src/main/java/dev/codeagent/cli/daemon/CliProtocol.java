@@ -77,9 +77,11 @@ final class CliProtocol {
     /** One frame, written whole: callers on several threads share the stream under its lock. */
     static void write(OutputStream out, byte type, byte[] payload, int off, int len) throws IOException {
         synchronized (out) {
-            byte[] head = {type, (byte) (len >>> 24), (byte) (len >>> 16), (byte) (len >>> 8), (byte) len};
-            out.write(head);
-            out.write(payload, off, len);
+            byte[] frame = new byte[5 + len];
+            frame[0] = type;
+            System.arraycopy(number(len), 0, frame, 1, 4);
+            System.arraycopy(payload, off, frame, 5, len);
+            out.write(frame);
             out.flush();
         }
     }

@@ -3,10 +3,12 @@ package dev.codeagent.cli.daemon;
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.channels.Channels;
+import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -125,7 +127,7 @@ public final class CliServer implements AutoCloseable {
             lastActivity = System.nanoTime();
             calls.execute(() -> {
                 try (ch) {
-                    new CliCall(Channels.newInputStream(ch), Channels.newOutputStream(ch), build, agents).serve();
+                    new CliCall(input(ch), output(ch), build, agents).serve();
                 } catch (IOException e) {
                     // closing a connection the client already closed
                 } finally {
@@ -134,6 +136,43 @@ public final class CliServer implements AutoCloseable {
                 }
             });
         }
+    }
+
+    /*
+     * Channels.newInputStream/newOutputStream would share the channel's blocking lock, so a read
+     * waiting for the client's next frame would hold up every write of the command's output; the
+     * channel itself reads and writes concurrently.
+     */
+    static InputStream input(SocketChannel ch) {
+        return new InputStream() {
+            @Override
+            public int read() throws IOException {
+                byte[] one = new byte[1];
+                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
+            }
+
+            @Override
+            public int read(byte[] b, int off, int len) throws IOException {
+                return len == 0 ? 0 : ch.read(ByteBuffer.wrap(b, off, len));
+            }
+        };
+    }
+
+    static OutputStream output(SocketChannel ch) {
+        return new OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+                write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                ByteBuffer buf = ByteBuffer.wrap(b, off, len);
+                while (buf.hasRemaining()) {
+                    ch.write(buf);
+                }
+            }
+        };
     }
 
     /** Whether the peer process runs as this server's user; anything else is refused unanswered. */
