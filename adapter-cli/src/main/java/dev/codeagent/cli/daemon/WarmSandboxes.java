@@ -10,9 +10,9 @@ import dev.codeagent.domain.execution.Sandbox;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 
 /**
@@ -24,7 +24,10 @@ import java.util.function.Function;
 final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoCloseable {
 
     private final List<SandboxProvider<?>> providers;
-    private final Map<List<Object>, Sandbox> warm = new ConcurrentHashMap<>();
+    /** Distinct sandbox configurations kept warm at once; the least recently used beyond that is closed. */
+    static final int MAX_WARM = 4;
+
+    private final Map<List<Object>, Sandbox> warm = new LinkedHashMap<>(16, 0.75f, true);
 
     WarmSandboxes() {
         this.providers = Adapters.discover().sandboxes();
@@ -38,7 +41,7 @@ final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoC
     }
 
     /** How many sandboxes are warm (for tests). */
-    int size() {
+    synchronized int size() {
         return warm.size();
     }
 
@@ -56,11 +59,37 @@ final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoC
 
             @Override
             public Sandbox create(C own, SandboxSettings shared) {
-                // a failure to build (docker down) is not remembered: the next call tries again
-                Sandbox sandbox = warm.computeIfAbsent(List.of(provider.key(), own, shared), k -> provider.create(own, shared));
-                return unclosable(sandbox);
+                return unclosable(warm(List.of(provider.key(), own, shared), () -> provider.create(own, shared)));
             }
         };
+    }
+
+    /**
+     * The warm sandbox for this configuration, built on first use. A failure to build (docker down)
+     * is not remembered: the next call tries again. Built under the lock: two first calls at once
+     * must not start two pools.
+     */
+    private synchronized Sandbox warm(List<Object> key, java.util.function.Supplier<Sandbox> create) {
+        Sandbox sandbox = warm.get(key);
+        if (sandbox == null) {
+            sandbox = create.get();
+            warm.put(key, sandbox);
+            if (warm.size() > MAX_WARM) {
+                // limits given per call make new configurations; keep a few, not one per flag value
+                var eldest = warm.entrySet().iterator().next();
+                warm.remove(eldest.getKey());
+                closeQuietly(eldest.getValue());
+            }
+        }
+        return sandbox;
+    }
+
+    private static void closeQuietly(Sandbox s) {
+        try {
+            s.close();
+        } catch (RuntimeException e) {
+            // stopping it anyway; the docker tier reaps its own leftovers at its next start
+        }
     }
 
     /** The sandbox as the per-call agent sees it: closing the agent leaves it warm for the next call. */
@@ -79,14 +108,11 @@ final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoC
 
     @Override
     public void close() {
-        List<Sandbox> all = new ArrayList<>(warm.values());
-        warm.clear();
-        for (Sandbox s : all) {
-            try {
-                s.close();
-            } catch (RuntimeException e) {
-                // stopping anyway: the next start begins clean (the docker tier reaps its own leftovers)
-            }
+        List<Sandbox> all;
+        synchronized (this) {
+            all = new ArrayList<>(warm.values());
+            warm.clear();
         }
+        all.forEach(WarmSandboxes::closeQuietly);
     }
 }
