@@ -137,6 +137,10 @@ int main(int argc, char **argv) {
             usleep(5000);
             continue;
         }
+        if (e == ECONNREFUSED && wait_ms == 0) {
+            /* nobody listens: a crashed process left its socket; without it the next call starts one */
+            unlink(socket_path);
+        }
         fall_back(wait_ms > 0 && (e == ENOENT || e == ECONNREFUSED) ? "it did not start in time" : strerror(e));
     }
 
