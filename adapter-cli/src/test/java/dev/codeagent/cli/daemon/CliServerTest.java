@@ -182,7 +182,7 @@ class CliServerTest {
                 "    s.sendall(frame(b'H', b'codeagent-cli/1 b1') + frame(b'D', b'/') + frame(b'A', b'version') + frame(b'T', b'\\0'))",
                 "    d = s.recv(1)",
                 "except OSError as e:",
-                "    print('recv-error', e.errno); sys.exit(0)",
+                "    print('closed', e.errno); sys.exit(0)",
                 "print('answer', d)",
                 "");
         Path py = Files.writeString(tmp.resolve("other.py"), script);
