@@ -231,4 +231,60 @@ class CliServerTest {
         }
         assertThat(List.of(server.active())).containsExactly(0);
     }
+
+    /** The C client the launcher builds, compiled here when a compiler is present. */
+    private Path client() throws Exception {
+        Path cc = Path.of("/usr/bin/cc");
+        assumeTrue(Files.isExecutable(cc), "needs a C compiler for the client");
+        Path bin = tmp.resolve("codeagent-client");
+        Process p = new ProcessBuilder(cc.toString(), "-O2", "-o", bin.toString(), "src/main/c/codeagent-client.c")
+                .redirectErrorStream(true).start();
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8)).isZero();
+        return bin;
+    }
+
+    private Reply runClient(Path client, Path socketPath, String build, String... args) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of(client.toString(), socketPath.toString(), build, "0", String.valueOf(args.length)));
+        cmd.addAll(List.of(args));
+        cmd.addAll(List.of("/bin/echo", "fallback ran"));
+        ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
+        pb.environment().clear();
+        pb.environment().putAll(env());
+        Process p = pb.start();
+        p.getOutputStream().close();
+        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return new Reply(true, null, p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8),
+                new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void theCClientPassesOutputAndStatusAndFallsBackOnlyBeforeAnythingRan() throws Exception {
+        Path client = client();
+        Reply version = runClient(client, socket, "b1", "version");
+        assertThat(version.status()).as(version.toString()).isZero();
+        assertThat(version.out()).startsWith("codeagent ").doesNotContain("fallback ran");
+
+        Reply usage = runClient(client, socket, "b1", "exec", "--no-such-option");
+        assertThat(usage.status()).isEqualTo(2);
+        assertThat(usage.err()).contains("--no-such-option");
+
+        // another build: refused, so the client runs the command itself, with a one-line notice
+        Reply other = runClient(client, socket, "b0", "version");
+        assertThat(other.out()).isEqualTo("fallback ran\n");
+        assertThat(other.err()).isEqualTo("codeagent: background process unusable (it runs another build of codeagent); running in this process\n");
+
+        // a socket nobody listens on (a crashed process's): fall back, and remove it for the next call
+        server.close();
+        serving.join(5000);
+        Path stale = run.resolve("stale.sock");
+        try (var ch = java.nio.channels.ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            ch.bind(UnixDomainSocketAddress.of(stale));
+        }
+        assertThat(stale).exists();
+        Reply crashed = runClient(client, stale, "b1", "version");
+        assertThat(crashed.out()).isEqualTo("fallback ran\n");
+        assertThat(crashed.err()).contains("background process unusable");
+        assertThat(stale).doesNotExist();
+    }
 }
