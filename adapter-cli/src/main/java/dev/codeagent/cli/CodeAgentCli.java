@@ -100,12 +100,29 @@ public final class CodeAgentCli implements Runnable {
      * @throws dev.codeagent.application.config.ConfigException naming what is wrong
      */
     public CodeAgentConfig config(Map<String, String> commandOverrides) {
-        Map<String, String> overrides = new LinkedHashMap<>(sets);
+        return config(commandOverrides, false);
+    }
+
+    /**
+     * The effective config for a command that runs one program: in a one-shot process the docker pool
+     * is off (the process would start warm containers only to remove them again), unless {@code --set}
+     * asks for one.
+     */
+    CodeAgentConfig configForOneRun(Map<String, String> commandOverrides) {
+        return config(commandOverrides, context.oneShot());
+    }
+
+    private CodeAgentConfig config(Map<String, String> commandOverrides, boolean noPool) {
+        Map<String, String> overrides = new LinkedHashMap<>();
+        if (noPool) {
+            overrides.put("sandbox.docker.poolSize", "0");
+        }
+        overrides.putAll(sets);
         if (sandbox != null) {
             overrides.put("sandbox.kind", sandbox);
         }
         overrides.putAll(commandOverrides);
-        return new ConfigLoader().load(Optional.ofNullable(configFile), context.env(), overrides);
+        return new ConfigLoader().load(Optional.ofNullable(configFile).map(f -> context.cwd().resolve(f)), context.env(), overrides);
     }
 
     /**
@@ -113,7 +130,7 @@ public final class CodeAgentCli implements Runnable {
      * log when first asked for. Close it when done.
      */
     public CodeAgent agent(CodeAgentConfig config) {
-        return CodeAgent.builder(config).build();
+        return context.agents().apply(config);
     }
 
     @Override
@@ -133,6 +150,11 @@ public final class CodeAgentCli implements Runnable {
         cmd.setExecutionExceptionHandler(failures);
         cmd.setParameterExceptionHandler(failures);
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        if (!context.cwd().equals(Path.of("").toAbsolutePath())) {
+            // a caller in another directory (the background process serves them all): file options
+            // mean what they would in the caller's own process
+            cmd.registerConverter(Path.class, name -> context.cwd().resolve(name));
+        }
         cmd.setExecutionStrategy(parseResult -> {
             if (cli.verbose) {
                 Logging.verbose();

@@ -76,7 +76,7 @@ final class ExecCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        CodeAgentConfig config = cli.config(limits.overrides());
+        CodeAgentConfig config = cli.configForOneRun(limits.overrides());
         ExecutionRequest request = request(config);
         // bad input is refused above, before any sandbox is started; the result is shown before the
         // sandbox is closed, since cleaning up may take a moment the user need not wait for
@@ -114,7 +114,7 @@ final class ExecCommand implements Callable<Integer> {
             throw new UsageException("the program and its input cannot both come from standard input; give the program as a FILE");
         }
         long cap = config.sandbox().maxSourceBytes().bytes();
-        Inputs.Text source = Inputs.read(file, cli.context().stdin(), "program", cap, "sandbox.maxSourceBytes");
+        Inputs.Text source = Inputs.read(file, cli.context(), "program", cap, "sandbox.maxSourceBytes");
         Language lang = language != null ? language
                 : programFromStdin ? Language.PYTHON
                 : Language.fromFileName(file).orElse(Language.PYTHON);
@@ -125,7 +125,7 @@ final class ExecCommand implements Callable<Integer> {
             throw new UsageException(source.name() + ": " + e.getMessage());
         }
         String stdin = stdinFile == null ? ""
-                : Inputs.read(stdinFile, cli.context().stdin(), "input", Inputs.MAX_INPUT_BYTES, null).text();
+                : Inputs.read(stdinFile, cli.context(), "input", Inputs.MAX_INPUT_BYTES, null).text();
         ResourceLimits resourceLimits = LimitOptions.resolve(config);
         try {
             return new ExecutionRequest(program, stdin, args, resourceLimits);

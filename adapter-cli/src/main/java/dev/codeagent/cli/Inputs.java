@@ -31,11 +31,11 @@ final class Inputs {
      * @throws UsageException when the file is missing or unreadable
      * @throws InvalidRequestException when there is more than {@code cap}
      */
-    static Text read(String file, InputStream stdin, String what, long cap, String capKey) {
+    static Text read(String file, CliContext context, String what, long cap, String capKey) {
         if (file == null || file.equals("-")) {
-            return new Text("<stdin>", decode(readAtMost(stdin, cap, "standard input", what, capKey)));
+            return new Text("<stdin>", decode(readAtMost(context.stdin(), cap, "standard input", what, capKey)));
         }
-        Path path = Path.of(file);
+        Path path = context.resolve(file);
         if (Files.isDirectory(path)) {
             throw new UsageException(file + ": is a directory, not a file");
         }

@@ -162,7 +162,7 @@ final class SolveCommand implements Callable<Integer> {
     private Task task(CodeAgentConfig config) {
         TaskRequest file = TaskRequest.empty();
         if (taskFile != null) {
-            file = TaskFile.parse(taskFile, Inputs.read(taskFile, cli.context().stdin(), "task file", Inputs.MAX_INPUT_BYTES, null).text());
+            file = TaskFile.parse(taskFile, Inputs.read(taskFile, cli.context(), "task file", Inputs.MAX_INPUT_BYTES, null).text());
         }
         String text = !prompt.isEmpty() ? String.join(" ", prompt) : file.prompt();
         if (text == null || text.isBlank()) {
@@ -187,7 +187,7 @@ final class SolveCommand implements Callable<Integer> {
         if ("-".equals(file)) {
             throw new UsageException("--" + what.replace(' ', '-') + " needs a file, not -");
         }
-        return Inputs.read(file, cli.context().stdin(), what, Inputs.MAX_INPUT_BYTES, null).text();
+        return Inputs.read(file, cli.context(), what, Inputs.MAX_INPUT_BYTES, null).text();
     }
 
     private static void print(Run run, PrintWriter out, PrintWriter err) {

@@ -3,6 +3,7 @@ package dev.codeagent.application.eval;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.BufferedInputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,8 +14,9 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.zip.GZIPInputStream;
 
-/** Reads a JSON Lines file into its object lines, turning lines that are not JSON objects into {@link BadLine}s. */
+/** Reads a JSON Lines file ({@code .jsonl}, or gzip-compressed {@code .jsonl.gz}) into its object lines, turning lines that are not JSON objects into {@link BadLine}s. */
 final class JsonLines {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
@@ -35,7 +37,7 @@ final class JsonLines {
         List<Line> lines = new ArrayList<>();
         List<BadLine> bad = new ArrayList<>();
         // decoding replaces malformed bytes rather than failing the whole file on one bad line
-        try (InputStream in = Files.newInputStream(file);
+        try (InputStream in = open(file);
                 BufferedReader reader = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
             String text;
             int number = 0;
@@ -61,6 +63,27 @@ final class JsonLines {
             throw new EvaluationException(name + ": cannot read: " + e.getMessage(), e);
         }
         return new Read(lines, bad);
+    }
+
+    /**
+     * The file's bytes, un-gzipped when they start with the gzip magic number: the published datasets
+     * come compressed ({@code HumanEval.jsonl.gz}), and the content, not the name, says which it is.
+     */
+    private static InputStream open(Path file) throws IOException {
+        InputStream in = new BufferedInputStream(Files.newInputStream(file));
+        in.mark(2);
+        int b1 = in.read();
+        int b2 = in.read();
+        in.reset();
+        if (b1 == 0x1f && b2 == 0x8b) {
+            try {
+                return new GZIPInputStream(in, 64 * 1024);
+            } catch (IOException e) {
+                in.close();
+                throw new IOException("not a valid gzip file: " + e.getMessage(), e);
+            }
+        }
+        return in;
     }
 
     /** Jackson's own words for what is wrong, without its source-location noise. */

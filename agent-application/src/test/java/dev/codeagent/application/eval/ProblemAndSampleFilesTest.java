@@ -119,6 +119,36 @@ class ProblemAndSampleFilesTest {
                 file + ":6: missing 'task_id'");
     }
 
+    @Test
+    void readsGzipCompressedJsonLinesAsPublishedUpstream() throws IOException {
+        Path problems = gzip("HumanEval.jsonl.gz", HE_0 + "\n" + HE_1 + "\n");
+        ProblemSet set = ProblemSet.read(problems, null);
+        assertThat(set.format()).isEqualTo(ProblemFormat.HUMANEVAL);
+        assertThat(set.problems()).extracting(Problem::taskId).containsExactly("HumanEval/0", "HumanEval/1");
+
+        Path samples = gzip("samples.jsonl.gz", "{\"task_id\": \"HumanEval/1\", \"completion\": \"    return x\\n\"}\n{\"task_id\": 3}\n");
+        SampleSet read = SampleSet.read(samples, set);
+        assertThat(read.samples()).extracting(s -> s.taskId() + "#" + s.index()).containsExactly("HumanEval/1#0");
+        assertThat(read.badLines()).extracting(BadLine::toString).containsExactly(samples + ":2: missing 'completion'");
+    }
+
+    @Test
+    void aTruncatedGzipFileIsOneLineErrorNotAStackTrace() throws IOException {
+        byte[] whole = Files.readAllBytes(gzip("whole.jsonl.gz", HE_0 + "\n"));
+        Path cut = Files.write(dir.resolve("cut.jsonl.gz"), java.util.Arrays.copyOf(whole, 12));
+        assertThatThrownBy(() -> ProblemSet.read(cut, null))
+                .isInstanceOf(EvaluationException.class)
+                .hasMessageStartingWith(cut + ": cannot read:");
+    }
+
+    private Path gzip(String name, String content) throws IOException {
+        Path file = dir.resolve(name);
+        try (var out = new java.util.zip.GZIPOutputStream(Files.newOutputStream(file))) {
+            out.write(content.getBytes(StandardCharsets.UTF_8));
+        }
+        return file;
+    }
+
     private Path write(String name, String content) throws IOException {
         return Files.writeString(dir.resolve(name), content, StandardCharsets.UTF_8);
     }
