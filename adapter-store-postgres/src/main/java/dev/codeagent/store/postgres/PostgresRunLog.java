@@ -2,6 +2,7 @@ package dev.codeagent.store.postgres;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.codeagent.application.store.RunJson;
+import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunLog;
@@ -14,6 +15,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -24,6 +26,9 @@ import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 
 /**
  * A {@link RunLog} in PostgreSQL: store kind {@code postgres}. Any number of processes on any
@@ -39,8 +44,16 @@ import java.util.Set;
  *
  * <p>A call that loses its connection is retried on a new one (a database restart is ridden out);
  * each write recognises its own earlier commit on a retry, so none is lost or made twice.
+ *
+ * <p>It is also the {@link WorkQueue} of the processes sharing the database: claims take the oldest
+ * waiting run with {@code FOR UPDATE SKIP LOCKED}, so concurrent claimers never block on each other
+ * nor get the same run; a claim's lease is its holder's heartbeat. Writes to a claimed run are
+ * fenced: once another process holds the claim, the old holder's attempts and end are refused.
  */
-public final class PostgresRunLog implements RunLog, AutoCloseable {
+public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
+
+    static final String WORK_CHANNEL = "codeagent_work";
+    static final String CANCEL_CHANNEL = "codeagent_cancel";
 
     /** The most runs {@link #recent} returns at once. */
     public static final int MAX_PAGE = 1000;
@@ -51,6 +64,10 @@ public final class PostgresRunLog implements RunLog, AutoCloseable {
     private final boolean ownsDatabase;
     private final Clock clock;
     private final RunJson json = new RunJson();
+    private final String recordedBy = PostgresDatabase.hostName() + " pid " + ProcessHandle.current().pid();
+    private final Semaphore workSignal = new Semaphore(0);
+    private RunChanges workChanges; // guarded by this
+    private RunChanges cancelChanges; // guarded by this
 
     PostgresRunLog(PostgresDatabase db, boolean ownsDatabase, Clock clock) {
         this.db = db;
@@ -127,6 +144,7 @@ public final class PostgresRunLog implements RunLog, AutoCloseable {
             if (!exists(c, runId)) {
                 throw new NoSuchElementException("no run " + runId);
             }
+            fence(c, runId);
             if (!insertAttempt(c, runId, attempt, body)) {
                 if (retry > 0 && body.equals(storedAttempt(c, runId, attempt.number()))) {
                     return null;
@@ -148,6 +166,7 @@ public final class PostgresRunLog implements RunLog, AutoCloseable {
         }
         BigDecimal at = seconds(endedAt);
         db.transaction("record the end of run " + runId, (c, retry) -> {
+            fence(c, runId);
             try (PreparedStatement s = c.prepareStatement("UPDATE runs SET status = ?, ended_at = ?, reason = ? WHERE id = ?")) {
                 s.setString(1, status.name());
                 s.setBigDecimal(2, at);
@@ -209,6 +228,8 @@ public final class PostgresRunLog implements RunLog, AutoCloseable {
             try (PreparedStatement s = c.prepareStatement("UPDATE runs SET status = 'ERROR', ended_at = ?, reason = ?"
                     + " WHERE status = 'RUNNING' AND (owner_id IS NULL OR owner_id NOT IN"
                     + " (SELECT id FROM run_owners WHERE heartbeat_at > now() - make_interval(secs => ?)))"
+                    // queued runs are the claimers' to take over or end (store.postgres.onLeaseLoss)
+                    + " AND NOT EXISTS (SELECT 1 FROM work w WHERE w.run_id = runs.id AND w.state <> 'done')"
                     + " RETURNING id")) {
                 s.setBigDecimal(1, now);
                 s.setString(2, reason);
@@ -232,10 +253,234 @@ public final class PostgresRunLog implements RunLog, AutoCloseable {
     }
 
     @Override
-    public void close() {
+    public synchronized void close() {
+        if (workChanges != null) {
+            workChanges.close();
+        }
+        if (cancelChanges != null) {
+            cancelChanges.close();
+        }
         if (ownsDatabase) {
             db.close();
         }
+    }
+
+    // ---- the work queue
+
+    @Override
+    public void enqueue(Run run) {
+        started(run);
+        db.transaction("queue run " + run.id(), (c, retry) -> {
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO work (run_id, state) VALUES (?, 'queued')"
+                    + " ON CONFLICT (run_id) DO NOTHING")) {
+                s.setString(1, run.id());
+                s.executeUpdate();
+            }
+            try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+                s.setString(1, WORK_CHANNEL);
+                s.setString(2, run.id());
+                s.execute();
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public Optional<Claim> claim() {
+        boolean takeover = db.config().onLeaseLoss() == PostgresStoreConfig.LeaseLoss.TAKEOVER;
+        if (!takeover) {
+            endLostClaims();
+        }
+        while (true) {
+            Optional<Claim> claim = db.transaction("claim queued work", (c, retry) -> {
+                String runId;
+                int times;
+                String cancelled;
+                try (PreparedStatement s = c.prepareStatement("WITH next AS (SELECT w.run_id FROM work w"
+                        + " WHERE w.state = 'queued' OR (? AND w.state = 'claimed' AND NOT EXISTS (SELECT 1 FROM run_owners o"
+                        + " WHERE o.id = w.claimed_by AND o.heartbeat_at > now() - make_interval(secs => ?)))"
+                        + " ORDER BY w.seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                        + " UPDATE work w SET state = 'claimed', claimed_by = ?, claimed_at = now(), claims = w.claims + 1"
+                        + " FROM next WHERE w.run_id = next.run_id RETURNING w.run_id, w.claims, w.cancel_reason")) {
+                    s.setBoolean(1, takeover);
+                    s.setDouble(2, db.config().leaseTimeout().toMillis() / 1000.0);
+                    s.setObject(3, db.ownerId());
+                    try (ResultSet r = s.executeQuery()) {
+                        if (!r.next()) {
+                            return Optional.<Optional<Claim>>empty();
+                        }
+                        runId = r.getString(1);
+                        times = r.getInt(2);
+                        cancelled = r.getString(3);
+                    }
+                }
+                try (PreparedStatement s = c.prepareStatement("UPDATE runs SET owner_id = ? WHERE id = ?")) {
+                    s.setObject(1, db.ownerId());
+                    s.setString(2, runId);
+                    s.executeUpdate();
+                }
+                Run run = runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE id = ?", List.of(runId)).get(0);
+                if (cancelled != null || run.status().isFinal()) {
+                    // cancelled while its holder was dying, or ended just before: nothing left to work
+                    if (!run.status().isFinal()) {
+                        endRun(c, runId, RunStatus.CANCELLED, seconds(clock.instant()), cancelled);
+                    }
+                    markDone(c, runId);
+                    return Optional.of(Optional.<Claim>empty());
+                }
+                return Optional.of(Optional.of(new Claim(run, times)));
+            }).orElse(null);
+            if (claim == null) {
+                return Optional.empty();
+            }
+            if (claim.isPresent()) {
+                return claim;
+            }
+        }
+    }
+
+    /** Under {@code onLeaseLoss: ERROR}: ends the runs whose holder stopped beating, saying so. */
+    private void endLostClaims() {
+        long leaseMillis = db.config().leaseTimeout().toMillis();
+        BigDecimal now = seconds(clock.instant());
+        db.transaction("end runs whose worker lost its lease", (c, retry) -> {
+            List<String[]> lost = new ArrayList<>();
+            try (PreparedStatement s = c.prepareStatement("SELECT w.run_id, o.host, o.pid FROM work w"
+                    + " LEFT JOIN run_owners o ON o.id = w.claimed_by WHERE w.state = 'claimed'"
+                    + " AND (o.id IS NULL OR o.heartbeat_at <= now() - make_interval(secs => ?))"
+                    + " FOR UPDATE OF w SKIP LOCKED")) {
+                s.setDouble(1, leaseMillis / 1000.0);
+                try (ResultSet r = s.executeQuery()) {
+                    while (r.next()) {
+                        lost.add(new String[] {r.getString(1), r.getString(2) == null ? "?" : r.getString(2) + " pid " + r.getLong(3)});
+                    }
+                }
+            }
+            for (String[] l : lost) {
+                endRun(c, l[0], RunStatus.ERROR, now, "its worker (" + l[1] + ") stopped beating its heartbeat for "
+                        + leaseMillis + " ms and lost its lease; not taken over (store.postgres.onLeaseLoss: ERROR)");
+                markDone(c, l[0]);
+            }
+            return null;
+        });
+    }
+
+    private static void endRun(Connection c, String runId, RunStatus status, BigDecimal at, String reason) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("UPDATE runs SET status = ?, ended_at = ?, reason = ? WHERE id = ? AND status = 'RUNNING'")) {
+            s.setString(1, status.name());
+            s.setBigDecimal(2, at);
+            s.setString(3, reason);
+            s.setString(4, runId);
+            s.executeUpdate();
+        }
+        notifyChange(c, runId);
+    }
+
+    private static void markDone(Connection c, String runId) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("UPDATE work SET state = 'done' WHERE run_id = ?")) {
+            s.setString(1, runId);
+            s.executeUpdate();
+        }
+    }
+
+    @Override
+    public boolean awaitWork(Duration max) throws InterruptedException {
+        synchronized (this) {
+            if (workChanges == null) {
+                workChanges = new RunChanges(db, WORK_CHANNEL);
+                workChanges.watch(id -> workSignal.release());
+            }
+        }
+        boolean woke = workSignal.tryAcquire(max.toMillis(), TimeUnit.MILLISECONDS);
+        workSignal.drainPermits();
+        return woke;
+    }
+
+    @Override
+    public void finished(String runId) {
+        db.transaction("let go of run " + runId, (c, retry) -> {
+            try (PreparedStatement s = c.prepareStatement("UPDATE work SET state = 'done' WHERE run_id = ? AND claimed_by = ?")) {
+                s.setString(1, runId);
+                s.setObject(2, db.ownerId());
+                s.executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    @Override
+    public boolean cancel(String runId, String reason) {
+        Objects.requireNonNull(reason, "reason");
+        BigDecimal now = seconds(clock.instant());
+        return db.transaction("cancel run " + runId, (c, retry) -> {
+            String state;
+            try (PreparedStatement s = c.prepareStatement("SELECT state FROM work WHERE run_id = ? FOR UPDATE")) {
+                s.setString(1, runId);
+                try (ResultSet r = s.executeQuery()) {
+                    state = r.next() ? r.getString(1) : null;
+                }
+            }
+            if (state == null || state.equals("done")) {
+                return false;
+            }
+            if (state.equals("queued")) {
+                endRun(c, runId, RunStatus.CANCELLED, now, reason);
+                markDone(c, runId);
+                return true;
+            }
+            try (PreparedStatement s = c.prepareStatement("UPDATE work SET cancel_reason = ? WHERE run_id = ?")) {
+                s.setString(1, reason);
+                s.setString(2, runId);
+                s.executeUpdate();
+            }
+            try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+                s.setString(1, CANCEL_CHANNEL);
+                s.setString(2, runId);
+                s.execute();
+            }
+            return true;
+        });
+    }
+
+    @Override
+    public synchronized AutoCloseable onCancel(BiConsumer<String, String> listener) {
+        Objects.requireNonNull(listener, "listener");
+        if (cancelChanges == null) {
+            cancelChanges = new RunChanges(db, CANCEL_CHANNEL);
+        }
+        return cancelChanges.watch(runId -> {
+            // after a reconnect (ANY) a cancel may have been missed: look at every run this process holds
+            boolean all = RunChanges.ANY.equals(runId);
+            Map<String, String> asked = db.transaction("read cancels", (c, retry) -> {
+                Map<String, String> found = new LinkedHashMap<>();
+                try (PreparedStatement s = c.prepareStatement("SELECT run_id, cancel_reason FROM work WHERE cancel_reason IS NOT NULL"
+                        + " AND state = 'claimed' AND " + (all ? "claimed_by = ?" : "run_id = ?"))) {
+                    if (all) {
+                        s.setObject(1, db.ownerId());
+                    } else {
+                        s.setString(1, runId);
+                    }
+                    try (ResultSet r = s.executeQuery()) {
+                        while (r.next()) {
+                            found.put(r.getString(1), r.getString(2));
+                        }
+                    }
+                }
+                return found;
+            });
+            asked.forEach(listener);
+        });
+    }
+
+    @Override
+    public int depth() {
+        return db.transaction("count queued work", (c, retry) -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT count(*) FROM work WHERE state = 'queued'");
+                 ResultSet r = s.executeQuery()) {
+                r.next();
+                return r.getInt(1);
+            }
+        });
     }
 
     // ---- rows
@@ -267,10 +512,23 @@ public final class PostgresRunLog implements RunLog, AutoCloseable {
         }
     }
 
+    /** Refuses a write to a run another process holds the claim of: this one lost its lease. */
+    private void fence(Connection c, String runId) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT claimed_by FROM work WHERE run_id = ? AND state = 'claimed' FOR UPDATE")) {
+            s.setString(1, runId);
+            try (ResultSet r = s.executeQuery()) {
+                if (r.next() && !db.ownerId().equals(r.getObject(1))) {
+                    throw new IllegalStateException("run " + runId + " is held by another worker now (this one lost its lease)");
+                }
+            }
+        }
+    }
+
     /** Inserts the attempt; false when the run has one of that number already. */
-    private static boolean insertAttempt(Connection c, String runId, Attempt attempt, String body) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("INSERT INTO attempts (run_id, number, verdict, outcome, attempt)"
-                + " VALUES (?, ?, ?, ?, ?) ON CONFLICT (run_id, number) DO NOTHING")) {
+    private boolean insertAttempt(Connection c, String runId, Attempt attempt, String body) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("INSERT INTO attempts (run_id, number, verdict, outcome, attempt, recorded_by)"
+                + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, number) DO NOTHING")) {
+            s.setString(6, recordedBy);
             s.setString(1, runId);
             s.setInt(2, attempt.number());
             s.setString(3, attempt.verdict().kind().name());

@@ -34,11 +34,11 @@ class PostgresRunLogProviderTest {
         CodeAgentConfig c = loader.load(Optional.empty(), Map.of(
                 "CODEAGENT_STORE_POSTGRES_JDBC_URL", "jdbc:postgresql://db.internal:5433/runs",
                 "CODEAGENT_STORE_POSTGRES_PASSWORD", "s3cret-marker",
-                "CODEAGENT_STORE_POSTGRES_POOL_SIZE", "4"), Map.of());
+                "CODEAGENT_STORE_POSTGRES_POOL_SIZE", "5"), Map.of());
         PostgresStoreConfig own = c.section(PostgresStoreConfig.SECTION);
         assertThat(own.jdbcUrl()).isEqualTo("jdbc:postgresql://db.internal:5433/runs");
         assertThat(own.password()).isEqualTo("s3cret-marker");
-        assertThat(own.poolSize()).isEqualTo(4);
+        assertThat(own.poolSize()).isEqualTo(5);
         assertThat(own.toString()).doesNotContain("s3cret-marker");
         assertThat(loader.describe(c).toString()).doesNotContain("s3cret-marker");
     }
@@ -48,9 +48,10 @@ class PostgresRunLogProviderTest {
         ConfigLoader loader = new ConfigLoader();
         assertThatThrownBy(() -> loader.load(Optional.empty(), Map.of(), Map.of("store.postgres.jdbcUrl", "jdbc:mysql://x/y")))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("store.postgres.jdbcUrl must start with jdbc:postgresql:");
-        assertThatThrownBy(() -> loader.load(Optional.empty(), Map.of(), Map.of("store.postgres.poolSize", "1")))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("store.postgres.poolSize must be between 2 and 100");
-        assertThatThrownBy(() -> new PostgresStoreConfig("jdbc:postgresql://h/d", "u", "", 4, Duration.ofSeconds(2), Duration.ofSeconds(3)))
+        assertThatThrownBy(() -> loader.load(Optional.empty(), Map.of(), Map.of("store.postgres.poolSize", "3")))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("store.postgres.poolSize must be between 4 and 100");
+        assertThatThrownBy(() -> new PostgresStoreConfig("jdbc:postgresql://h/d", "u", "", 4, Duration.ofSeconds(2), Duration.ofSeconds(3),
+                PostgresStoreConfig.LeaseLoss.TAKEOVER))
                 .hasMessageContaining("store.postgres.leaseTimeout must be at least three heartbeats");
     }
 

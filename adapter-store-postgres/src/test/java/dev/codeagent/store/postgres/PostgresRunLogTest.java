@@ -46,7 +46,7 @@ class PostgresRunLogTest {
             dead.started(Run.started("of-the-dead", Task.of("x"), T0));
             alive.started(Run.started("of-the-living", Task.of("y"), T0));
             // the other process dies without a word: its heartbeat stops, its row stays
-            stopBeatingWithoutGoodbye(dead);
+            stopBeating(dead);
             assertThat(alive.markInterrupted("its process went away")).isZero();
             Thread.sleep(config.leaseTimeout().toMillis() + 500);
 
@@ -59,7 +59,7 @@ class PostgresRunLogTest {
         }
     }
 
-    private static void stopBeatingWithoutGoodbye(PostgresRunLog log) throws Exception {
+    static void stopBeating(PostgresRunLog log) throws Exception {
         var field = PostgresRunLog.class.getDeclaredField("db");
         field.setAccessible(true);
         PostgresDatabase db = (PostgresDatabase) field.get(log);

@@ -86,7 +86,8 @@ final class TestCluster {
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create database " + name + ": " + e.getMessage(), e);
         }
-        return new PostgresStoreConfig(jdbcUrl(name), SUPERUSER, "", 8, Duration.ofMillis(200), Duration.ofMillis(1000));
+        return new PostgresStoreConfig(jdbcUrl(name), SUPERUSER, "", 8, Duration.ofMillis(200), Duration.ofMillis(1000),
+                PostgresStoreConfig.LeaseLoss.TAKEOVER);
     }
 
     /** Stops the server (fast: sessions are cut as in a crash of the clients' view) and starts it again. */
