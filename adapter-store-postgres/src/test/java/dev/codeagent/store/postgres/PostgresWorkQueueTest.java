@@ -30,56 +30,6 @@ class PostgresWorkQueueTest {
     private static final java.time.Instant T0 = PostgresRunLogTest.T0;
 
     @Test
-    void handsEachOfThousandsOfRunsToExactlyOneOfSeveralConcurrentClaimers() throws Exception {
-        PostgresStoreConfig config = TestCluster.get().freshDatabase();
-        int items = 3000;
-        int claimers = 4;
-        try (PostgresRunLog front = PostgresRunLog.open(config)) {
-            for (int i = 0; i < items; i++) {
-                front.enqueue(Run.started(String.format("item-%05d", i), Task.of("print(1)"), T0));
-            }
-            assertThat(front.depth()).isEqualTo(items);
-            List<PostgresRunLog> logs = new ArrayList<>();
-            ExecutorService pool = Executors.newFixedThreadPool(claimers);
-            CountDownLatch go = new CountDownLatch(1);
-            try {
-                List<Future<List<String>>> got = new ArrayList<>();
-                for (int t = 0; t < claimers; t++) {
-                    PostgresRunLog mine = PostgresRunLog.open(config); // a process of its own, as far as the store can tell
-                    logs.add(mine);
-                    got.add(pool.submit(() -> {
-                        go.await();
-                        List<String> claimed = new ArrayList<>();
-                        for (Optional<WorkQueue.Claim> c = mine.claim(); c.isPresent(); c = mine.claim()) {
-                            assertThat(c.get().times()).isEqualTo(1);
-                            claimed.add(c.get().run().id());
-                            mine.ended(c.get().run().id(), RunStatus.SOLVED, T0.plusSeconds(1), null);
-                            mine.finished(c.get().run().id());
-                        }
-                        return claimed;
-                    }));
-                }
-                go.countDown();
-                Map<String, Integer> times = new HashMap<>();
-                List<Integer> perClaimer = new ArrayList<>();
-                for (Future<List<String>> f : got) {
-                    List<String> ids = f.get(100, TimeUnit.SECONDS);
-                    perClaimer.add(ids.size());
-                    ids.forEach(id -> times.merge(id, 1, Integer::sum));
-                }
-                assertThat(times).hasSize(items);
-                assertThat(Collections.max(times.values())).isEqualTo(1);
-                assertThat(perClaimer).allSatisfy(n -> assertThat(n).isPositive()); // the work spread
-                assertThat(front.depth()).isZero();
-                assertThat(front.recent(1000, null)).allSatisfy(r -> assertThat(r.status()).isEqualTo(RunStatus.SOLVED));
-            } finally {
-                pool.shutdownNow();
-                logs.forEach(PostgresRunLog::close);
-            }
-        }
-    }
-
-    @Test
     void cancelEndsAWaitingRunAtOnceAndReachesTheHolderOfAClaimedOneWithinASecond() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
         try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog worker = PostgresRunLog.open(config)) {

@@ -1,0 +1,41 @@
+package dev.codeagent.store.postgres;
+
+import dev.codeagent.application.work.WorkQueue;
+import dev.codeagent.domain.solving.RunStatus;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A claiming process for the multi-process tests, started with the test classpath. Prints one
+ * protocol line per event on stdout. Modes: {@code drain} claims and ends runs until none is left;
+ * {@code hold} claims one, records attempt 1, says so, and waits to be killed.
+ */
+public final class QueueClaimer {
+
+    private QueueClaimer() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        PostgresStoreConfig config = new PostgresStoreConfig(args[0], args[1], "", 4, Duration.ofMillis(200),
+                Duration.ofMillis(1000), PostgresStoreConfig.LeaseLoss.TAKEOVER);
+        try (PostgresRunLog log = PostgresRunLog.open(config)) {
+            System.out.println("ready");
+            if (args[2].equals("drain")) {
+                for (Optional<WorkQueue.Claim> c = log.claim(); c.isPresent(); c = log.claim()) {
+                    String id = c.get().run().id();
+                    System.out.println("claimed " + id);
+                    log.ended(id, RunStatus.SOLVED, Instant.now(), null);
+                    log.finished(id);
+                }
+                System.out.println("done");
+            } else {
+                WorkQueue.Claim c = log.claim().orElseThrow();
+                System.out.println("claimed " + c.run().id());
+                log.attemptFinished(c.run().id(), PostgresRunLogTest.printed(1, "1\n"));
+                System.out.println("wrote");
+                Thread.sleep(Long.MAX_VALUE);
+            }
+        }
+    }
+}
