@@ -34,6 +34,15 @@ public final class ProcessQueuedRuns {
 
     /** Works queued runs until {@code stop} says so or the thread is interrupted; returns how many were worked. */
     public int run(BooleanSupplier stop, RunListener listener) {
+        return loop(stop, false, listener);
+    }
+
+    /** Works queued runs until none is waiting (or the thread is interrupted); returns how many were worked. */
+    public int drain(RunListener listener) {
+        return loop(() -> false, true, listener);
+    }
+
+    private int loop(BooleanSupplier stop, boolean untilIdle, RunListener listener) {
         int worked = 0;
         Thread me = Thread.currentThread();
         AtomicReference<String> current = new AtomicReference<>();
@@ -47,6 +56,9 @@ public final class ProcessQueuedRuns {
             while (!stop.getAsBoolean() && !me.isInterrupted()) {
                 var claim = queue.claim();
                 if (claim.isEmpty()) {
+                    if (untilIdle) {
+                        break;
+                    }
                     queue.awaitWork(idleWait);
                     continue;
                 }
