@@ -68,6 +68,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
     private final Semaphore workSignal = new Semaphore(0);
     private RunChanges workChanges; // guarded by this
     private RunChanges cancelChanges; // guarded by this
+    private RunChanges runChanges; // guarded by this
 
     PostgresRunLog(PostgresDatabase db, boolean ownsDatabase, Clock clock) {
         this.db = db;
@@ -260,6 +261,9 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
         if (cancelChanges != null) {
             cancelChanges.close();
         }
+        if (runChanges != null) {
+            runChanges.close();
+        }
         if (ownsDatabase) {
             db.close();
         }
@@ -394,6 +398,41 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
         boolean woke = workSignal.tryAcquire(max.toMillis(), TimeUnit.MILLISECONDS);
         workSignal.drainPermits();
         return woke;
+    }
+
+    @Override
+    public Follower follow(String runId) {
+        Objects.requireNonNull(runId, "runId");
+        RunChanges changes;
+        synchronized (this) {
+            if (runChanges == null) {
+                runChanges = new RunChanges(db);
+            }
+            changes = runChanges;
+        }
+        Semaphore changed = new Semaphore(0);
+        AutoCloseable watch = changes.watch(id -> {
+            if (id.equals(runId) || RunChanges.ANY.equals(id)) {
+                changed.release();
+            }
+        });
+        return new Follower() {
+            @Override
+            public boolean await(Duration max) throws InterruptedException {
+                boolean got = changed.tryAcquire(max.toMillis(), TimeUnit.MILLISECONDS);
+                changed.drainPermits();
+                return got;
+            }
+
+            @Override
+            public void close() {
+                try {
+                    watch.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e.getMessage(), e);
+                }
+            }
+        };
     }
 
     @Override

@@ -28,6 +28,7 @@ public final class RunChanges implements AutoCloseable {
     private final String channel;
     private final CopyOnWriteArrayList<Consumer<String>> watchers = new CopyOnWriteArrayList<>();
     private final Thread thread;
+    private final java.util.concurrent.CountDownLatch listening = new java.util.concurrent.CountDownLatch(1);
     private volatile boolean closed;
 
     RunChanges(PostgresDatabase db) {
@@ -40,6 +41,14 @@ public final class RunChanges implements AutoCloseable {
         this.thread = new Thread(this::listen, "codeagent-postgres-listen-" + channel);
         thread.setDaemon(true);
         thread.start();
+        // a watcher added after this returns hears every later change: wait for LISTEN to be in force
+        try {
+            if (!listening.await(10, java.util.concurrent.TimeUnit.SECONDS)) {
+                LoggerFactory.getLogger(RunChanges.class).warn("run store {}: not yet listening for changes", db.where());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**
@@ -57,6 +66,7 @@ public final class RunChanges implements AutoCloseable {
         while (!closed) {
             try (Connection c = db.connection(); Statement s = c.createStatement()) {
                 s.execute("LISTEN " + channel);
+                listening.countDown();
                 if (!first) {
                     tell(ANY);
                 }

@@ -6,6 +6,7 @@ import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.ConfigLoader;
 import dev.codeagent.application.testing.SandboxProviders;
 import dev.codeagent.application.work.ProcessQueuedRuns;
+import dev.codeagent.application.work.SubmitQueuedRun;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
@@ -131,6 +132,31 @@ class PostgresWorkerTest {
             Run r = front.find("slow").orElseThrow();
             assertThat(r.status()).isEqualTo(RunStatus.CANCELLED);
             assertThat(r.reason()).isEqualTo("the user gave up");
+            assertThat(worker.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aFrontDoorFollowsAQueuedRunToItsEndAsAWorkerRecordsIt() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog workerLog = PostgresRunLog.open(config);
+             CodeAgent agent = agent(workerLog, request -> "I cannot do that.")) {
+            SubmitQueuedRun submit = new SubmitQueuedRun(front, front, java.time.Clock.systemUTC());
+            Run queued = submit.submit(Task.of("x"));
+            assertThat(front.depth()).isEqualTo(1);
+            Future<Integer> worker = pool.submit(() ->
+                    new ProcessQueuedRuns(workerLog, agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE));
+            List<Integer> heard = new CopyOnWriteArrayList<>();
+            long t0 = System.nanoTime();
+            Run done = submit.awaitEnd(queued.id(), r -> heard.add(r.attempts().size()));
+            // woken by the store: far sooner than the 5 s a missed notification would cost
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(4));
+            assertThat(done.status()).isEqualTo(RunStatus.FAILED);
+            assertThat(done.attempts()).hasSize(3);
+            assertThat(heard).startsWith(0).endsWith(3).isSorted();
             assertThat(worker.get(10, TimeUnit.SECONDS)).isEqualTo(1);
         } finally {
             pool.shutdownNow();

@@ -48,9 +48,11 @@ public final class ProcessQueuedRuns {
         AtomicReference<String> current = new AtomicReference<>();
         AtomicReference<String> cancelReason = new AtomicReference<>();
         try (AutoCloseable cancels = queue.onCancel((runId, reason) -> {
-            if (runId.equals(current.get())) {
-                cancelReason.set(reason);
-                me.interrupt();
+            synchronized (current) { // so that no cancel lands after its run is over
+                if (runId.equals(current.get())) {
+                    cancelReason.set(reason);
+                    me.interrupt();
+                }
             }
         })) {
             while (!stop.getAsBoolean() && !me.isInterrupted()) {
@@ -63,8 +65,10 @@ public final class ProcessQueuedRuns {
                     continue;
                 }
                 Run run = claim.get().run();
-                current.set(run.id());
                 cancelReason.set(null);
+                synchronized (current) {
+                    current.set(run.id());
+                }
                 if (claim.get().times() > 1) {
                     log.info("taking over run {} after {} attempts (its worker lost its lease)", run.id(), run.attempts().size());
                 }
@@ -74,13 +78,17 @@ public final class ProcessQueuedRuns {
                         return why != null ? new StopReason(RunStatus.CANCELLED, why)
                                 : new StopReason(RunStatus.ERROR, "the worker stopped while working on the run");
                     });
-                    queue.finished(run.id());
-                    worked++;
                 } finally {
-                    current.set(null);
-                    if (cancelReason.get() != null) {
-                        Thread.interrupted(); // the cancel was for that run, not for the worker
+                    synchronized (current) {
+                        current.set(null);
                     }
+                }
+                // a cancel's interrupt was for that run only; a stop's is kept for the loop, after the run is let go
+                boolean stopping = Thread.interrupted() && cancelReason.get() == null;
+                queue.finished(run.id());
+                worked++;
+                if (stopping) {
+                    me.interrupt();
                 }
             }
         } catch (InterruptedException e) {

@@ -29,6 +29,12 @@ public interface WorkQueue {
     /** Waits up to {@code max} for work to be queued; true when some may be waiting. */
     boolean awaitWork(Duration max) throws InterruptedException;
 
+    /**
+     * Starts following a run as any process records it: the follower's {@link Follower#await} returns
+     * once the run has changed since following began or since the previous await. Close it when done.
+     */
+    Follower follow(String runId);
+
     /** Lets go of a claimed run whose end is recorded. */
     void finished(String runId);
 
@@ -47,6 +53,16 @@ public interface WorkQueue {
 
     /** How many runs are waiting (not yet claimed). */
     int depth();
+
+    /** Wakes its holder when a followed run changes. */
+    interface Follower extends AutoCloseable {
+
+        /** Waits up to {@code max} for a change not yet awaited; true when there was one. */
+        boolean await(Duration max) throws InterruptedException;
+
+        @Override
+        void close();
+    }
 
     /**
      * A run handed to this process.
