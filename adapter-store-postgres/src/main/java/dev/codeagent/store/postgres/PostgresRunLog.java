@@ -66,6 +66,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
     private final RunJson json = new RunJson();
     private final String recordedBy = PostgresDatabase.hostName() + " pid " + ProcessHandle.current().pid();
     private final Semaphore workSignal = new Semaphore(0);
+    private final Set<String> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private RunChanges workChanges; // guarded by this
     private RunChanges cancelChanges; // guarded by this
     private RunChanges runChanges; // guarded by this
@@ -297,25 +298,42 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
         }
         while (true) {
             Optional<Claim> claim = db.transaction("claim queued work", (c, retry) -> {
-                String runId;
-                int times;
-                String cancelled;
-                try (PreparedStatement s = c.prepareStatement("WITH next AS (SELECT w.run_id FROM work w"
-                        + " WHERE w.state = 'queued' OR (? AND w.state = 'claimed' AND NOT EXISTS (SELECT 1 FROM run_owners o"
-                        + " WHERE o.id = w.claimed_by AND o.heartbeat_at > now() - make_interval(secs => ?)))"
-                        + " ORDER BY w.seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
-                        + " UPDATE work w SET state = 'claimed', claimed_by = ?, claimed_at = now(), claims = w.claims + 1"
-                        + " FROM next WHERE w.run_id = next.run_id RETURNING w.run_id, w.claims, w.cancel_reason")) {
-                    s.setBoolean(1, takeover);
-                    s.setDouble(2, db.config().leaseTimeout().toMillis() / 1000.0);
-                    s.setObject(3, db.ownerId());
-                    try (ResultSet r = s.executeQuery()) {
-                        if (!r.next()) {
-                            return Optional.<Optional<Claim>>empty();
+                String runId = null;
+                int times = 0;
+                String cancelled = null;
+                if (retry > 0) {
+                    // the connection broke around the commit: a claim this process made but never heard of is its own
+                    try (PreparedStatement s = c.prepareStatement("SELECT run_id, claims, cancel_reason FROM work"
+                            + " WHERE claimed_by = ? AND state = 'claimed' AND NOT (run_id = ANY (?)) ORDER BY claimed_at DESC LIMIT 1")) {
+                        s.setObject(1, db.ownerId());
+                        s.setArray(2, c.createArrayOf("text", held.toArray()));
+                        try (ResultSet r = s.executeQuery()) {
+                            if (r.next()) {
+                                runId = r.getString(1);
+                                times = r.getInt(2);
+                                cancelled = r.getString(3);
+                            }
                         }
-                        runId = r.getString(1);
-                        times = r.getInt(2);
-                        cancelled = r.getString(3);
+                    }
+                }
+                if (runId == null) {
+                    try (PreparedStatement s = c.prepareStatement("WITH next AS (SELECT w.run_id FROM work w"
+                            + " WHERE w.state = 'queued' OR (? AND w.state = 'claimed' AND NOT EXISTS (SELECT 1 FROM run_owners o"
+                            + " WHERE o.id = w.claimed_by AND o.heartbeat_at > now() - make_interval(secs => ?)))"
+                            + " ORDER BY w.seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
+                            + " UPDATE work w SET state = 'claimed', claimed_by = ?, claimed_at = now(), claims = w.claims + 1"
+                            + " FROM next WHERE w.run_id = next.run_id RETURNING w.run_id, w.claims, w.cancel_reason")) {
+                        s.setBoolean(1, takeover);
+                        s.setDouble(2, db.config().leaseTimeout().toMillis() / 1000.0);
+                        s.setObject(3, db.ownerId());
+                        try (ResultSet r = s.executeQuery()) {
+                            if (!r.next()) {
+                                return Optional.<Optional<Claim>>empty();
+                            }
+                            runId = r.getString(1);
+                            times = r.getInt(2);
+                            cancelled = r.getString(3);
+                        }
                     }
                 }
                 try (PreparedStatement s = c.prepareStatement("UPDATE runs SET owner_id = ? WHERE id = ?")) {
@@ -332,6 +350,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
                     markDone(c, runId);
                     return Optional.of(Optional.<Claim>empty());
                 }
+                held.add(runId);
                 return Optional.of(Optional.of(new Claim(run, times)));
             }).orElse(null);
             if (claim == null) {
@@ -437,6 +456,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
 
     @Override
     public void finished(String runId) {
+        held.remove(runId);
         db.transaction("let go of run " + runId, (c, retry) -> {
             try (PreparedStatement s = c.prepareStatement("UPDATE work SET state = 'done' WHERE run_id = ? AND claimed_by = ?")) {
                 s.setString(1, runId);
