@@ -37,6 +37,7 @@ import picocli.CommandLine.Spec;
             RunsCommand.class,
             ConfigCommand.class,
             EvalCommand.class,
+            WorkerCommand.class,
             VersionCommand.class,
         },
         footerHeading = "%nExit status:%n",

@@ -7,6 +7,8 @@ import dev.codeagent.application.command.TaskRequest;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.run.RecoverInterruptedRuns;
 import dev.codeagent.application.solve.SolveTask;
+import dev.codeagent.application.work.SubmitQueuedRun;
+import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
@@ -16,6 +18,7 @@ import dev.codeagent.domain.solving.Task;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -104,6 +107,9 @@ final class SolveCommand implements Callable<Integer> {
     @Mixin
     LimitOptions limits;
 
+    @Option(names = "--queue", description = "Queue the run for the workers of a shared store (store.kind: postgres; see 'codeagent worker') and wait for its end, instead of solving here.")
+    boolean queue;
+
     @Option(names = "--json", description = "Print one JSON object: id, status, attempts, code, output, reason.")
     boolean json;
 
@@ -119,9 +125,13 @@ final class SolveCommand implements Callable<Integer> {
             if (marked > 0) {
                 log.debug("marked {} runs left RUNNING by an earlier process as ERROR", marked);
             }
-            SolveTask solveTask = agent.solveTask();
-            RunListener progress = json ? RunListener.NONE : new ProgressPrinter(err, cli.context().interactive(), task.maxAttempts());
-            run = solveTask.solve(SolveTask.newRunId(), task, progress);
+            if (queue) {
+                run = solveQueued(agent, task, err);
+            } else {
+                SolveTask solveTask = agent.solveTask();
+                RunListener progress = json ? RunListener.NONE : new ProgressPrinter(err, cli.context().interactive(), task.maxAttempts());
+                run = solveTask.solve(SolveTask.newRunId(), task, progress);
+            }
             // shown before closing: the user need not wait for the sandbox's clean-up
             if (json) {
                 out.println(Json.write(Json.run(run)));
@@ -135,6 +145,30 @@ final class SolveCommand implements Callable<Integer> {
             return ExitStatus.OK;
         }
         return run.status() == RunStatus.CANCELLED ? ExitStatus.INTERRUPTED : ExitStatus.FAILURE;
+    }
+
+    private Run solveQueued(CodeAgent agent, Task task, PrintWriter err) {
+        WorkQueue workQueue = agent.workQueue().orElseThrow(() -> new UsageException("--queue needs a store that keeps a queue"
+                + " for workers (store.kind: postgres), not " + agent.config().store().kind()));
+        SubmitQueuedRun submit = new SubmitQueuedRun(workQueue, agent.runLog(), Clock.systemUTC());
+        Run queued = submit.submit(task);
+        if (!json) {
+            err.println("codeagent: queued run " + queued.id() + " (" + workQueue.depth() + " waiting); waiting for a worker");
+            err.flush();
+        }
+        try {
+            return submit.awaitEnd(queued.id(), r -> {
+                if (!json && !r.attempts().isEmpty()) {
+                    Attempt last = r.lastAttempt();
+                    err.println("codeagent: attempt " + last.number() + "/" + task.maxAttempts() + ": " + last.verdict().kind());
+                    err.flush();
+                }
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            workQueue.cancel(queued.id(), "cancelled by the user who queued it");
+            throw new UsageException("interrupted; asked the workers to cancel run " + queued.id(), ExitStatus.INTERRUPTED);
+        }
     }
 
     private Map<String, String> overrides() {

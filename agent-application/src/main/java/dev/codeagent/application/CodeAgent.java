@@ -11,6 +11,7 @@ import dev.codeagent.application.spi.RunLogProvider;
 import dev.codeagent.application.spi.SandboxProvider;
 import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.application.store.InMemoryRunLogProvider;
+import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.RunLog;
@@ -19,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -177,6 +179,15 @@ public final class CodeAgent implements AutoCloseable {
     /** The configured run log, opened on first call. @throws ConfigException when its key is unknown */
     public RunLog runLog() {
         return runLog.get();
+    }
+
+    /**
+     * The queue of runs waiting for workers, when the configured store keeps one for other processes
+     * (PostgreSQL); empty for a store only this machine uses (SQLite, memory).
+     */
+    public Optional<WorkQueue> workQueue() {
+        RunLog log = runLog();
+        return log instanceof WorkQueue ? Optional.of((WorkQueue) log) : Optional.empty();
     }
 
     /**

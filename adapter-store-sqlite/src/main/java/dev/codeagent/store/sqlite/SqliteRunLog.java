@@ -1,5 +1,6 @@
 package dev.codeagent.store.sqlite;
 
+import dev.codeagent.application.store.RunJson;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;

@@ -1,5 +1,6 @@
 package dev.codeagent.store.sqlite;
 
+import dev.codeagent.application.store.RunJson;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

@@ -131,9 +131,33 @@ public final class SolveTask {
         Run run = Run.started(runId, task, started);
         runLog.started(run);
         events.on(new RunEvent.RunStarted(runId, started, task));
+        return work(run, events, whenStopped, deadline);
+    }
 
+    /**
+     * Goes on with a run already in the run log and still RUNNING (queued by a front door, or taken
+     * over from a worker that died) from its last recorded attempt: the attempts so far are the
+     * model's history, the next is numbered after them. Its time limit counts from now, so time spent
+     * waiting in a queue is not held against it. Otherwise as {@link #solve(String, Task, RunListener, Supplier)}.
+     */
+    public Run resume(Run run, RunListener listener, Supplier<StopReason> whenStopped) {
+        Objects.requireNonNull(run, "run");
+        Objects.requireNonNull(whenStopped, "whenStopped");
+        if (run.status().isFinal()) {
+            throw new IllegalArgumentException("run " + run.id() + " has ended already (" + run.status() + ")");
+        }
+        RunListener events = safe(Objects.requireNonNull(listener, "listener"));
+        return work(run, events, whenStopped, clock.instant().plus(config.runTimeout()));
+    }
+
+    private Run work(Run run, RunListener events, Supplier<StopReason> whenStopped, Instant deadline) {
+        String runId = run.id();
+        Task task = run.task();
         List<GenerationRequest.Turn> history = new ArrayList<>();
-        for (int n = 1; n <= task.maxAttempts(); n++) {
+        for (Attempt done : run.attempts()) {
+            history.add(new GenerationRequest.Turn(done.reply(), done.feedback()));
+        }
+        for (int n = run.attempts().size() + 1; n <= task.maxAttempts(); n++) {
             if (Thread.currentThread().isInterrupted()) {
                 return stopped(run, whenStopped, events);
             }

@@ -1,4 +1,4 @@
-package dev.codeagent.store.sqlite;
+package dev.codeagent.application.store;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -30,22 +30,23 @@ import java.util.function.Function;
 /**
  * The stored JSON form of the domain records kept in the database, field by field.
  *
- * <p>The names here are the stored schema, not the domain's: renaming a record component changes no
- * stored row, and a golden file test ({@code RunJsonTest}) fails when a change here would. Rows
+ * <p>Shared by the SQL stores (SQLite, PostgreSQL), so a run has one stored form whichever keeps it.
+ * The names here are the stored schema, not the domain's: renaming a record component changes no
+ * stored row, and a golden file test ({@code RunJsonTest} in adapter-store-sqlite) fails when a change here would. Rows
  * written before this mapping was explicit (by reflection over the records) have the same form:
  * component names as keys, every key present with null for none, enums by constant name, durations
  * as ISO-8601 text (which keeps nanoseconds). Keys this version does not know are ignored, so a row
  * a newer version wrote with more keys is still read.
  */
-final class RunJson {
+public final class RunJson {
 
     private final ObjectMapper mapper = new ObjectMapper();
 
-    String write(Task task) {
+    public String write(Task task) {
         return text(task(task));
     }
 
-    String write(Attempt attempt) {
+    public String write(Attempt attempt) {
         return text(attempt(attempt));
     }
 
@@ -53,7 +54,7 @@ final class RunJson {
      * @throws JsonProcessingException when the text is not JSON
      * @throws IllegalArgumentException when a field is missing or invalid, naming it
      */
-    Task task(String json) throws JsonProcessingException {
+    public Task task(String json) throws JsonProcessingException {
         return task(new Node(mapper.readTree(json), "task"));
     }
 
@@ -61,7 +62,7 @@ final class RunJson {
      * @throws JsonProcessingException when the text is not JSON
      * @throws IllegalArgumentException when a field is missing or invalid, naming it
      */
-    Attempt attempt(String json) throws JsonProcessingException {
+    public Attempt attempt(String json) throws JsonProcessingException {
         return attempt(new Node(mapper.readTree(json), "attempt"));
     }
 

@@ -1,0 +1,64 @@
+package dev.codeagent.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.codeagent.domain.solving.Attempt;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunStatus;
+import dev.codeagent.domain.solving.Task;
+import java.time.Duration;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The database restarts while a run is being written: no attempt is lost or written twice. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PostgresRestartIT {
+
+    @Test
+    void ridesOutARestartMidRunLosingAndDuplicatingNothing() throws Exception {
+        TestCluster cluster = TestCluster.get();
+        PostgresStoreConfig config = cluster.freshDatabase();
+        int attempts = 300;
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (PostgresRunLog log = PostgresRunLog.open(config); RunChanges changes = log.changes()) {
+            BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+            changes.watch(heard::add);
+            log.started(Run.started("through-restart", Task.of("x"), PostgresRunLogTest.T0));
+            Future<?> writer = pool.submit(() -> {
+                for (int n = 1; n <= attempts; n++) {
+                    log.attemptFinished("through-restart", PostgresRunLogTest.printed(n, n + "\n"));
+                    Thread.sleep(5);
+                }
+                log.ended("through-restart", RunStatus.SOLVED, PostgresRunLogTest.T0.plusSeconds(1), null);
+                return null;
+            });
+            while (log.find("through-restart").orElseThrow().attempts().size() < 50) {
+                Thread.sleep(20);
+            }
+            cluster.restart(Duration.ofSeconds(2));
+            writer.get(90, TimeUnit.SECONDS);
+
+            Run run = log.find("through-restart").orElseThrow();
+            assertThat(run.status()).isEqualTo(RunStatus.SOLVED);
+            assertThat(run.attempts()).extracting(Attempt::number)
+                    .containsExactlyElementsOf(IntStream.rangeClosed(1, attempts).boxed().toList());
+            // the listener came back too: a change after the restart is heard
+            heard.clear();
+            log.started(Run.started("after", Task.of("y"), PostgresRunLogTest.T0));
+            String got;
+            do {
+                got = heard.poll(10, TimeUnit.SECONDS);
+            } while (RunChanges.ANY.equals(got));
+            assertThat(got).isEqualTo("after");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

@@ -1,0 +1,12 @@
+package dev.codeagent.store.postgres;
+
+import dev.codeagent.application.store.RunLogContractTest;
+import dev.codeagent.domain.solving.RunLog;
+
+class PostgresRunLogContractTest extends RunLogContractTest {
+
+    @Override
+    protected RunLog newLog() {
+        return PostgresRunLog.open(TestCluster.get().freshDatabase());
+    }
+}

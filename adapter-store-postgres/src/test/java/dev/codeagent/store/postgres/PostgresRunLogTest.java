@@ -1,0 +1,138 @@
+package dev.codeagent.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.codeagent.domain.execution.CapturedOutput;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.solving.Attempt;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunStatus;
+import dev.codeagent.domain.solving.Task;
+import dev.codeagent.domain.solving.Verdict;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** What the store does beyond the port: owners across processes, notifications, odd values. */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class PostgresRunLogTest {
+
+    static final Instant T0 = Instant.parse("2025-03-04T05:06:07.123456789Z");
+
+    static Attempt printed(int number, String stdout) {
+        Execution e = new Execution(Outcome.OK, 0, null, new CapturedOutput(stdout, false), CapturedOutput.EMPTY,
+                Duration.ofMillis(30), Duration.ofMillis(20), 9_000_000L, null, new Isolation("test", Set.of(), Set.of()));
+        return new Attempt(number, "print(1)", "print(1)", e, Verdict.accepted(), "", Duration.ofMillis(7), Duration.ofMillis(31));
+    }
+
+    @Test
+    void marksOnlyRunsWhoseOwnerStoppedBeating() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog alive = PostgresRunLog.open(config)) {
+            PostgresRunLog dead = PostgresRunLog.open(config);
+            dead.started(Run.started("of-the-dead", Task.of("x"), T0));
+            alive.started(Run.started("of-the-living", Task.of("y"), T0));
+            // the other process dies without a word: its heartbeat stops, its row stays
+            stopBeating(dead);
+            assertThat(alive.markInterrupted("its process went away")).isZero();
+            Thread.sleep(config.leaseTimeout().toMillis() + 500);
+
+            assertThat(alive.markInterrupted("its process went away")).isEqualTo(1);
+            Run gone = alive.find("of-the-dead").orElseThrow();
+            assertThat(gone.status()).isEqualTo(RunStatus.ERROR);
+            assertThat(gone.reason()).isEqualTo("its process went away");
+            assertThat(gone.endedAt()).isNotNull();
+            assertThat(alive.find("of-the-living").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+        }
+    }
+
+    static void stopBeating(PostgresRunLog log) throws Exception {
+        var field = PostgresRunLog.class.getDeclaredField("db");
+        field.setAccessible(true);
+        PostgresDatabase db = (PostgresDatabase) field.get(log);
+        var beats = PostgresDatabase.class.getDeclaredField("beats");
+        beats.setAccessible(true);
+        ((java.util.concurrent.ExecutorService) beats.get(db)).shutdownNow();
+    }
+
+    @Test
+    void tellsAnotherProcessOfEveryChangeToARun() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog writer = PostgresRunLog.open(config); PostgresRunLog reader = PostgresRunLog.open(config);
+             RunChanges changes = reader.changes()) {
+            BlockingQueue<String> heard = new LinkedBlockingQueue<>();
+            try (AutoCloseable w = changes.watch(heard::add)) {
+                Thread.sleep(300); // LISTEN is issued on the listener's thread
+                writer.started(Run.started("r", Task.of("x"), T0));
+                writer.attemptFinished("r", printed(1, "1\n"));
+                writer.ended("r", RunStatus.SOLVED, T0.plusSeconds(1), null);
+                for (int i = 0; i < 3; i++) {
+                    assertThat(heard.poll(5, TimeUnit.SECONDS)).isEqualTo("r");
+                }
+                assertThat(reader.find("r").orElseThrow().status()).isEqualTo(RunStatus.SOLVED);
+            }
+        }
+    }
+
+    @Test
+    void keepsOutputWithNulsAndNanosecondsExactly() {
+        try (PostgresRunLog log = PostgresRunLog.open(TestCluster.get().freshDatabase())) {
+            Run r = Run.started("nul", Task.of("print a NUL"), Instant.parse("0001-01-01T00:00:00.000000001Z"))
+                    .withAttempt(printed(1, "a\u0000b\n"))
+                    .ended(RunStatus.SOLVED, Instant.parse("9999-12-31T23:59:59.999999999Z"), null);
+            log.started(r);
+            assertThat(log.find("nul")).contains(r);
+        }
+    }
+
+    @Test
+    void keepsStoredRowsAsTheSharedJsonFormWithOwnerAndCopiedColumns() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog log = PostgresRunLog.open(config)) {
+            log.started(Run.started("r", Task.of("hello"), T0));
+            log.attemptFinished("r", printed(1, "1\n"));
+        }
+        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), "");
+             PreparedStatement s = c.prepareStatement("SELECT r.prompt, r.language, r.started_at, a.verdict, a.outcome,"
+                     + " r.owner_id IS NOT NULL FROM runs r JOIN attempts a ON a.run_id = r.id")) {
+            try (ResultSet row = s.executeQuery()) {
+                assertThat(row.next()).isTrue();
+                assertThat(List.of(row.getString(1), row.getString(2), row.getBigDecimal(3).toPlainString(),
+                        row.getString(4), row.getString(5), row.getString(6)))
+                        .containsExactly("hello", "python", "1741064767.123456789", "ACCEPTED", "OK", "t");
+            }
+        }
+    }
+
+    @Test
+    void usesItsClockForRunsItMarks() {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        Instant fixed = Instant.parse("2030-01-01T00:00:00Z");
+        try (PostgresRunLog log = PostgresRunLog.open(config);
+             PostgresRunLog other = new PostgresRunLog(PostgresDatabase.open(config), true, Clock.fixed(fixed, java.time.ZoneOffset.UTC))) {
+            try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), "");
+                 PreparedStatement s = c.prepareStatement("INSERT INTO runs (id, prompt, language, task, status, started_at)"
+                         + " SELECT 'orphan', prompt, language, task, 'RUNNING', started_at FROM runs WHERE id = 'seed'")) {
+                log.started(Run.started("seed", Task.of("x"), T0));
+                s.executeUpdate();
+            } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+            }
+            assertThat(other.markInterrupted("no owner recorded")).isEqualTo(1);
+            assertThat(log.find("orphan").orElseThrow().endedAt()).isEqualTo(fixed);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.codeagent.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.codeagent.application.work.WorkQueue;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunStatus;
+import dev.codeagent.domain.solving.Task;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PostgresWorkQueueTest {
+
+    private static final java.time.Instant T0 = PostgresRunLogTest.T0;
+
+    @Test
+    void cancelEndsAWaitingRunAtOnceAndReachesTheHolderOfAClaimedOneWithinASecond() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog worker = PostgresRunLog.open(config)) {
+            front.enqueue(Run.started("waiting", Task.of("x"), T0));
+            assertThat(front.cancel("waiting", "changed my mind")).isTrue();
+            Run w = front.find("waiting").orElseThrow();
+            assertThat(w.status()).isEqualTo(RunStatus.CANCELLED);
+            assertThat(w.reason()).isEqualTo("changed my mind");
+            assertThat(worker.claim()).isEmpty();
+
+            BlockingQueue<String> told = new LinkedBlockingQueue<>();
+            try (AutoCloseable watch = worker.onCancel((id, why) -> told.add(id + ": " + why))) {
+                Thread.sleep(300);
+                front.enqueue(Run.started("busy", Task.of("y"), T0));
+                assertThat(worker.claim()).map(c -> c.run().id()).contains("busy");
+                long t0 = System.nanoTime();
+                assertThat(front.cancel("busy", "stop it")).isTrue();
+                assertThat(told.poll(1, TimeUnit.SECONDS)).isEqualTo("busy: stop it");
+                assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
+            }
+            assertThat(front.cancel("nope", "x")).isFalse();
+        }
+    }
+
+    @Test
+    void wakesAnIdleWorkerWhenWorkIsQueued() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog worker = PostgresRunLog.open(config)) {
+            assertThat(worker.awaitWork(Duration.ofMillis(300))).isFalse();
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try {
+                Future<Boolean> woke = pool.submit(() -> worker.awaitWork(Duration.ofSeconds(20)));
+                Thread.sleep(300);
+                long t0 = System.nanoTime();
+                front.enqueue(Run.started("new", Task.of("x"), T0));
+                assertThat(woke.get(5, TimeUnit.SECONDS)).isTrue();
+                assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void refusesTheWritesOfAHolderThatLostItsRunToATakeover() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog next = PostgresRunLog.open(config)) {
+            PostgresRunLog stalled = PostgresRunLog.open(config);
+            front.enqueue(Run.started("r", Task.of("x"), T0));
+            assertThat(stalled.claim()).isPresent();
+            stalled.attemptFinished("r", PostgresRunLogTest.printed(1, "a\n"));
+            PostgresRunLogTest.stopBeating(stalled);
+            assertThat(next.claim()).isEmpty(); // its lease still holds
+            Thread.sleep(config.leaseTimeout().toMillis() + 500);
+
+            WorkQueue.Claim taken = next.claim().orElseThrow();
+            assertThat(taken.times()).isEqualTo(2);
+            assertThat(taken.run().attempts()).hasSize(1); // goes on from the last recorded attempt
+            assertThatThrownBy(() -> stalled.attemptFinished("r", PostgresRunLogTest.printed(2, "late\n")))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("held by another worker");
+            assertThatThrownBy(() -> stalled.ended("r", RunStatus.SOLVED, T0, null))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("held by another worker");
+            next.attemptFinished("r", PostgresRunLogTest.printed(2, "b\n"));
+            next.ended("r", RunStatus.SOLVED, T0.plusSeconds(2), null);
+            assertThat(front.find("r").orElseThrow().attempts()).hasSize(2);
+            // front doors leave queued runs to the claimers
+            assertThat(front.markInterrupted("x")).isZero();
+            stalled.close();
+        }
+    }
+
+    @Test
+    void endsTheRunOfAHolderThatLostItsLeaseWhenConfiguredSo() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase().withOnLeaseLoss(PostgresStoreConfig.LeaseLoss.ERROR);
+        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog next = PostgresRunLog.open(config)) {
+            PostgresRunLog dying = PostgresRunLog.open(config);
+            front.enqueue(Run.started("r", Task.of("x"), T0));
+            assertThat(dying.claim()).isPresent();
+            PostgresRunLogTest.stopBeating(dying);
+            Thread.sleep(config.leaseTimeout().toMillis() + 500);
+            assertThat(next.claim()).isEmpty();
+            Run r = front.find("r").orElseThrow();
+            assertThat(r.status()).isEqualTo(RunStatus.ERROR);
+            assertThat(r.reason()).contains("lost its lease").contains("store.postgres.onLeaseLoss: ERROR")
+                    .contains("pid " + ProcessHandle.current().pid());
+            dying.close();
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package dev.codeagent.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.codeagent.application.CodeAgent;
+import dev.codeagent.application.config.ConfigLoader;
+import dev.codeagent.application.testing.SandboxProviders;
+import dev.codeagent.application.work.ProcessQueuedRuns;
+import dev.codeagent.application.work.SubmitQueuedRun;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.domain.solving.Attempt;
+import dev.codeagent.domain.solving.CodeGenerator;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunListener;
+import dev.codeagent.domain.solving.RunStatus;
+import dev.codeagent.domain.solving.Task;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The worker use case over the real store: the model's replies carry no code, so each attempt is
+ * judged without the sandbox (which must never be called here) and recorded; the run goes on through
+ * the application's real solve loop.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class PostgresWorkerTest {
+
+    /** Present because the application composes a sandbox; a reply without code never reaches it. */
+    private static final class NeverCalledSandbox implements Sandbox {
+        @Override
+        public String tier() {
+            return "none";
+        }
+
+        @Override
+        public Set<Language> languages() {
+            return Set.of(Language.PYTHON);
+        }
+
+        @Override
+        public Isolation isolation() {
+            return new Isolation("none", Set.of(), Set.of());
+        }
+
+        @Override
+        public Execution execute(ExecutionRequest request) {
+            throw new AssertionError("no code, no sandbox");
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static CodeAgent agent(PostgresRunLog log, CodeGenerator generator) {
+        return CodeAgent.builder(new ConfigLoader().parse("sandbox: {kind: none}"))
+                .provider(SandboxProviders.of("none", NeverCalledSandbox::new))
+                .generator(generator).runLog(log).build();
+    }
+
+    @Test
+    void aWorkerGoesOnFromTheLastRecordedAttemptOfARunItTakesOver() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        List<Integer> historySeen = new CopyOnWriteArrayList<>();
+        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog workerLog = PostgresRunLog.open(config);
+             CodeAgent agent = agent(workerLog, request -> {
+                 historySeen.add(request.history().size());
+                 return "I cannot do that.";
+             })) {
+            PostgresRunLog dead = PostgresRunLog.open(config);
+            front.enqueue(Run.started("r", Task.of("x"), PostgresRunLogTest.T0));
+            dead.claim().orElseThrow();
+            dead.attemptFinished("r", new Attempt(1, "first try", "", null,
+                    dev.codeagent.domain.solving.Verdict.of(dev.codeagent.domain.solving.Verdict.Kind.INTERNAL_ERROR, "no code found in the reply"),
+                    "No code found; reply with one fenced code block.", Duration.ofMillis(1), Duration.ZERO));
+            PostgresRunLogTest.stopBeating(dead);
+            Thread.sleep(config.leaseTimeout().toMillis() + 500);
+
+            int worked = new ProcessQueuedRuns(workerLog, agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE);
+
+            assertThat(worked).isEqualTo(1);
+            assertThat(historySeen).containsExactly(1, 2); // attempts 2 and 3 knew of the ones before
+            Run r = front.find("r").orElseThrow();
+            assertThat(r.status()).isEqualTo(RunStatus.FAILED);
+            assertThat(r.attempts()).extracting(Attempt::number).containsExactly(1, 2, 3);
+            assertThat(r.attempts().get(0).reply()).isEqualTo("first try");
+            assertThat(front.depth()).isZero();
+            dead.close();
+        }
+    }
+
+    @Test
+    void aCancelFromAnotherProcessStopsTheRunInHandWithinASecond() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        CountDownLatch generating = new CountDownLatch(1);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog workerLog = PostgresRunLog.open(config);
+             CodeAgent agent = agent(workerLog, request -> {
+                 generating.countDown();
+                 try {
+                     Thread.sleep(30_000); // a slow model call
+                 } catch (InterruptedException e) {
+                     Thread.currentThread().interrupt();
+                     throw new dev.codeagent.domain.solving.GeneratorException(
+                             dev.codeagent.domain.solving.GeneratorException.Kind.PERMANENT, "interrupted");
+                 }
+                 return "never";
+             })) {
+            front.enqueue(Run.started("slow", Task.of("x"), PostgresRunLogTest.T0));
+            Future<Integer> worker = pool.submit(() ->
+                    new ProcessQueuedRuns(workerLog, agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE));
+            assertThat(generating.await(10, TimeUnit.SECONDS)).isTrue();
+            long t0 = System.nanoTime();
+            assertThat(front.cancel("slow", "the user gave up")).isTrue();
+            while (front.find("slow").orElseThrow().status() == RunStatus.RUNNING) {
+                Thread.sleep(10);
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
+            Run r = front.find("slow").orElseThrow();
+            assertThat(r.status()).isEqualTo(RunStatus.CANCELLED);
+            assertThat(r.reason()).isEqualTo("the user gave up");
+            assertThat(worker.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aFrontDoorFollowsAQueuedRunToItsEndAsAWorkerRecordsIt() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog workerLog = PostgresRunLog.open(config);
+             CodeAgent agent = agent(workerLog, request -> "I cannot do that.")) {
+            SubmitQueuedRun submit = new SubmitQueuedRun(front, front, java.time.Clock.systemUTC());
+            Run queued = submit.submit(Task.of("x"));
+            assertThat(front.depth()).isEqualTo(1);
+            Future<Integer> worker = pool.submit(() ->
+                    new ProcessQueuedRuns(workerLog, agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE));
+            List<Integer> heard = new CopyOnWriteArrayList<>();
+            long t0 = System.nanoTime();
+            Run done = submit.awaitEnd(queued.id(), r -> heard.add(r.attempts().size()));
+            // woken by the store: far sooner than the 5 s a missed notification would cost
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(4));
+            assertThat(done.status()).isEqualTo(RunStatus.FAILED);
+            assertThat(done.attempts()).hasSize(3);
+            assertThat(heard).startsWith(0).endsWith(3).isSorted();
+            assertThat(worker.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

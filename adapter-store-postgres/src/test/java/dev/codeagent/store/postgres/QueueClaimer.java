@@ -1,0 +1,53 @@
+package dev.codeagent.store.postgres;
+
+import dev.codeagent.application.work.WorkQueue;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.Task;
+import dev.codeagent.domain.solving.RunStatus;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * A claiming process for the multi-process tests, started with the test classpath. Prints one
+ * protocol line per event on stdout. Modes: {@code drain} claims and ends runs until none is left
+ * (then prints {@code done COUNT MILLIS}); {@code hold} claims one, records attempt 1, says so, and
+ * waits to be killed; {@code fill N PROMPT} queues N runs of that prompt (for hand measurements).
+ */
+public final class QueueClaimer {
+
+    private QueueClaimer() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        PostgresStoreConfig config = new PostgresStoreConfig(args[0], args[1], "", 4, Duration.ofMillis(200),
+                Duration.ofMillis(1000), PostgresStoreConfig.LeaseLoss.TAKEOVER);
+        try (PostgresRunLog log = PostgresRunLog.open(config)) {
+            System.out.println("ready");
+            if (args[2].equals("fill")) {
+                int n = Integer.parseInt(args[3]);
+                for (int i = 0; i < n; i++) {
+                    log.enqueue(Run.started(String.format("fill-%d-%06d", ProcessHandle.current().pid(), i), Task.of(args[4]), Instant.now()));
+                }
+                System.out.println("queued " + n);
+            } else if (args[2].equals("drain")) {
+                long t0 = System.nanoTime();
+                int count = 0;
+                for (Optional<WorkQueue.Claim> c = log.claim(); c.isPresent(); c = log.claim()) {
+                    String id = c.get().run().id();
+                    System.out.println("claimed " + id);
+                    log.ended(id, RunStatus.SOLVED, Instant.now(), null);
+                    log.finished(id);
+                    count++;
+                }
+                System.out.println("done " + count + " " + (System.nanoTime() - t0) / 1_000_000);
+            } else {
+                WorkQueue.Claim c = log.claim().orElseThrow();
+                System.out.println("claimed " + c.run().id());
+                log.attemptFinished(c.run().id(), PostgresRunLogTest.printed(1, "1\n"));
+                System.out.println("wrote");
+                Thread.sleep(Long.MAX_VALUE);
+            }
+        }
+    }
+}
