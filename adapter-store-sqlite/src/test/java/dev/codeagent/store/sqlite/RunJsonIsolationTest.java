@@ -1,5 +1,7 @@
 package dev.codeagent.store.sqlite;
 
+import dev.codeagent.application.store.RunJson;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.codeagent.domain.execution.IsolationFeature;
