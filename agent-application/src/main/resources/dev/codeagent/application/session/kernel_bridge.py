@@ -299,8 +299,8 @@ class Outputs:
                     size = len(data[mime])
                 if size > self.max_image:
                     del data[mime]
-                    data.setdefault("text/plain", "[%s of %d bytes left out: over the image cap of %d bytes]"
-                                    % (mime, size, self.max_image))
+                    note = "[%s of %d bytes left out: over the image cap of %d bytes]" % (mime, size, self.max_image)
+                    data["text/plain"] = (data["text/plain"] + " " + note) if "text/plain" in data else note
                     self.cut("an image past the image cap was left out")
             size = sum(len(v.encode()) for v in data.values())
             if not data:
