@@ -1,0 +1,59 @@
+package dev.codeagent.domain.session;
+
+import java.util.Optional;
+
+/**
+ * A live interpreter (a Jupyter kernel) inside its own sandbox, keeping state from one cell to the next.
+ * One session is one sandbox: never shared with another session, never reused after {@link #close()}.
+ *
+ * <p>A session runs one cell at a time; {@link #interrupt()} and {@link #close()} may be called from any
+ * thread while a cell runs. The kernel is never restarted silently: a restart happens only on
+ * {@link #restart()} or when a cell outlives its timeout, and the cell's result then says
+ * {@link CellResult#stateLost()}.
+ */
+public interface Session extends AutoCloseable {
+
+    /** An identifier chosen by the sandbox, unguessable, unique among the sandbox's sessions. */
+    String id();
+
+    /** The limits the session was opened with. */
+    SessionLimits limits();
+
+    /**
+     * Runs one cell to its end or until a limit stops it. The cell's own failures (an exception, a timeout,
+     * output past the caps, a dead kernel) are statuses of the result, not exceptions. A cell that reads
+     * stdin gets end-of-file. A timeout interrupts the cell; if it has not stopped within a short grace the
+     * kernel is restarted and the result is {@link CellStatus#TIMEOUT} with {@code stateLost}. A sandbox
+     * that stops answering is killed: the result is {@link CellStatus#KERNEL_DIED} and the session ends.
+     *
+     * @throws SessionEndedException when the session has ended (see {@link #endReason()}) or its cell budget
+     *     is spent
+     * @throws IllegalStateException when another cell of this session is running
+     */
+    CellResult execute(Cell cell);
+
+    /** Interrupts the running cell (it ends {@link CellStatus#INTERRUPTED}); does nothing when none runs. */
+    void interrupt();
+
+    /**
+     * Restarts the kernel: all state is lost and the execution count starts again at 1. Also the way back
+     * from {@link CellStatus#KERNEL_DIED} while the session has not ended.
+     *
+     * @throws SessionEndedException when the session has ended
+     * @throws IllegalStateException when a cell is running
+     */
+    void restart();
+
+    /** How many times the kernel was restarted, on request or because a cell would not stop. */
+    int restarts();
+
+    /** Why the session ended (closed, idle, lifetime, sandbox lost), or empty while it is live. */
+    Optional<String> endReason();
+
+    /**
+     * Ends the session: the kernel and every process it started are killed and every file it wrote is
+     * removed before this returns. A cell in flight ends {@link CellStatus#KERNEL_DIED}. Idempotent.
+     */
+    @Override
+    void close();
+}
