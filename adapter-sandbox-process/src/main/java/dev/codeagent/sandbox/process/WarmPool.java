@@ -4,11 +4,7 @@ import dev.codeagent.application.sandbox.SupervisorJob;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -41,8 +37,8 @@ final class WarmPool implements AutoCloseable {
     /** Reads the job without buffering past it (the program's stdin follows), then becomes the program. */
     static final String BOOTSTRAP = SupervisorJob.script(WarmPool.class, "warm-bootstrap.py");
 
-    /** One pre-started sandbox. */
-    record Warm(Launch launch, long uid, Path dir, Path rusage, long memoryBytes) {
+    /** One pre-started sandbox, already in its control group (null where cgroups cannot be had). */
+    record Warm(Launch launch, long uid, RunGroup group, long memoryBytes) {
     }
 
     /** Starts a sandbox for the given memory size (its tmpfs sizes follow it); null when it cannot. */
@@ -154,10 +150,14 @@ final class WarmPool implements AutoCloseable {
         }
     }
 
-    /** The job for a pre-started sandbox's bootstrap, followed by the program's stdin. */
+    /**
+     * The job for a sandbox's supervisor, followed by the program's stdin.
+     *
+     * @param nonce the secret behind which the supervisor reports the program's wait status (see {@link Run})
+     */
     static byte[] job(List<String> argv, Map<String, String> env, Map<String, String> files, List<LaunchPlan.Limit> limits,
-            ExecutionRequest request) {
-        SupervisorJob job = new SupervisorJob(files, argv, env);
+            ExecutionRequest request, String nonce) {
+        SupervisorJob job = new SupervisorJob(files, argv, env).with("nonce", nonce);
         limits.forEach(l -> job.rlimit(l.name(), l.soft(), l.hard()));
         byte[] head = job.encode();
         byte[] stdin = request.stdin().getBytes(StandardCharsets.UTF_8);
@@ -165,15 +165,5 @@ final class WarmPool implements AutoCloseable {
         all.writeBytes(head);
         all.writeBytes(stdin);
         return all.toByteArray();
-    }
-
-    /** A private directory for a pre-started sandbox's measurement file, owned by its uid. */
-    static Path rusageDir(Path parent, long uid) throws IOException {
-        Path dir = Files.createTempDirectory(parent, "warm-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        if (uid >= 0) {
-            Files.setAttribute(dir, "unix:uid", (int) uid);
-        }
-        return dir;
     }
 }
