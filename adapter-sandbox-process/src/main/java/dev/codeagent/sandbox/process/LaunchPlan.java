@@ -150,11 +150,24 @@ final class LaunchPlan {
 
     /** The rlimits of a request, as prlimit sets them on the cold path and the bootstrap on the pre-started one. */
     static List<Limit> rlimits(ResourceLimits l, boolean addressSpace) {
+        return rlimits(l, addressSpace, false);
+    }
+
+    /**
+     * @param groupHoldsMemory whether the run's control group limits its memory: then a runtime that reserves
+     *     its address space up front (V8) gets no RLIMIT_DATA, whose failures ("Array buffer allocation failed")
+     *     read as the program's own error, and the group's OOM kill ends it as MEMORY_LIMIT; Python keeps
+     *     RLIMIT_AS, so a plain allocation fails with MemoryError before the group's limit is reached
+     */
+    static List<Limit> rlimits(ResourceLimits l, boolean addressSpace, boolean groupHoldsMemory) {
         long cpu = Math.max(1, (l.cpuTime().toMillis() + 999) / 1000);
         List<Limit> out = new ArrayList<>();
         out.add(new Limit("RLIMIT_CPU", cpu, cpu + 1));
-        out.add(addressSpace ? new Limit("RLIMIT_AS", l.memoryBytes(), l.memoryBytes())
-                : new Limit("RLIMIT_DATA", l.memoryBytes(), l.memoryBytes()));
+        if (addressSpace) {
+            out.add(new Limit("RLIMIT_AS", l.memoryBytes(), l.memoryBytes()));
+        } else if (!groupHoldsMemory) {
+            out.add(new Limit("RLIMIT_DATA", l.memoryBytes(), l.memoryBytes()));
+        }
         out.add(new Limit("RLIMIT_NPROC", l.maxProcesses(), l.maxProcesses()));
         out.add(new Limit("RLIMIT_FSIZE", l.maxFileBytes(), l.maxFileBytes()));
         out.add(new Limit("RLIMIT_NOFILE", OPEN_FILES, OPEN_FILES));
@@ -345,7 +358,7 @@ final class LaunchPlan {
         if (tools.prlimit() != null && s.prlimit()) {
             cmd.add(tools.prlimit().toString());
             // the same rlimits the pre-started bootstrap sets: --cpu=2:3, --as=N (soft and hard alike)...
-            for (Limit l : rlimits(s.limits(), s.addressSpaceLimit())) {
+            for (Limit l : rlimits(s.limits(), s.addressSpaceLimit(), s.group() != null)) {
                 String option = "--" + l.name().substring("RLIMIT_".length()).toLowerCase(java.util.Locale.ROOT) + "=";
                 cmd.add(option + l.soft() + (l.soft() == l.hard() ? "" : ":" + l.hard()));
             }

@@ -186,6 +186,12 @@ final class Run {
                     group != null && group.oomKilled(), usage.cpu(), stderr, null);
             v = CLASSIFIER.classify(facts, limits);
         }
+        if (group != null && kill == null && v.outcome() == Outcome.TIME_LIMIT) {
+            // the group saw the run stay within its CPU time: a SIGXCPU or SIGKILL the program sent itself is
+            // not a limit (the kernel's RLIMIT_CPU signal comes only past the limit, which the group then shows)
+            v = new Classification(Outcome.RUNTIME_ERROR, signal != null ? "killed by signal " + signal
+                    : "exited with status " + exitCode);
+        }
         if (v.outcome() == Outcome.SANDBOX_ERROR) {
             log.warn("process sandbox: {}", v.detail());
         }

@@ -99,7 +99,8 @@ final class Runner {
         files.put(request.program().mainFileName(), request.program().source());
         files.putAll(request.program().files());
         return WarmPool.job(plan.programArgv(binary, request), plan.environment(null), files,
-                LaunchPlan.rlimits(request.limits(), LaunchPlan.addressSpaceLimit(request.program().language())), request, nonce);
+                LaunchPlan.rlimits(request.limits(), LaunchPlan.addressSpaceLimit(request.program().language()), groups != null),
+                request, nonce);
     }
 
     private RunSpec supervisorSpec(long uid, ResourceLimits limits, RunGroup group) {

@@ -110,6 +110,8 @@ def main():
     sweep()
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
     report = json.dumps({'exit': None if sig else os.WEXITSTATUS(status), 'signal': sig})
+    # the pipe's file description is shared: the program may have left it non-blocking
+    os.set_blocking(2, True)
     os.write(2, marker + report.encode() + b'\n')
     os._exit(0)
 

@@ -47,6 +47,11 @@ public abstract class SandboxWholeRunAttackTest {
                 .withMemoryBytes(128 * ResourceLimits.MIB).withMaxProcesses(32).withMaxFileBytes(ResourceLimits.MIB);
     }
 
+    /** For the memory attacks: CPU time to spare, since a group at its limit spends CPU reclaiming before its OOM kill. */
+    private ResourceLimits memoryLimits() {
+        return limits().withCpuTime(Duration.ofSeconds(8));
+    }
+
     private Execution run(String python, ResourceLimits limits, String... args) {
         return sandbox().execute(new ExecutionRequest(new Program(Language.PYTHON, python), "", List.of(args), limits));
     }
@@ -93,7 +98,7 @@ public abstract class SandboxWholeRunAttackTest {
                 + "    kids.append(pid)\n"
                 + "print('all held', flush=True)\n"
                 + "time.sleep(30)\n";
-        Execution e = run(code, limits(), marker);
+        Execution e = run(code, memoryLimits(), marker);
         assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.MEMORY_LIMIT);
         assertThat(e.stdout().text()).doesNotContain("all held");
         assertNoSurvivors(marker);
@@ -115,7 +120,7 @@ public abstract class SandboxWholeRunAttackTest {
                 + "    ctypes.memset(a, 1, size)\n"
                 + "    libc.shmdt(ctypes.c_void_p(a))\n"
                 + "print('held 512 MiB of shm', flush=True)\n";
-        Execution e = run(code, limits(), marker);
+        Execution e = run(code, memoryLimits(), marker);
         assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.MEMORY_LIMIT);
         assertThat(e.stdout().text()).doesNotContain("held");
         assertNoSurvivors(marker);
@@ -134,7 +139,7 @@ public abstract class SandboxWholeRunAttackTest {
                 + "        os.write(fd, chunk)\n"
                 + "    fds.append(fd)\n"
                 + "print('held 512 MiB of memfd', flush=True)\n";
-        Execution e = run(code, limits().withMaxFileBytes(64 * ResourceLimits.MIB), marker);
+        Execution e = run(code, memoryLimits().withMaxFileBytes(64 * ResourceLimits.MIB), marker);
         assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.MEMORY_LIMIT);
         assertThat(e.stdout().text()).doesNotContain("held");
         assertNoSurvivors(marker);
@@ -162,7 +167,7 @@ public abstract class SandboxWholeRunAttackTest {
                 + "print('files', total // (1024 * 1024), 'MiB', flush=True)\n"
                 + "x = b'h' * (128 * 1024 * 1024 - total + 16 * 1024 * 1024)\n"
                 + "print('held', flush=True)\n";
-        Execution e = run(code, limits(), marker);
+        Execution e = run(code, memoryLimits(), marker);
         assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.MEMORY_LIMIT);
         assertThat(e.stdout().text()).doesNotContain("held");
         assertNoSurvivors(marker);
@@ -175,7 +180,7 @@ public abstract class SandboxWholeRunAttackTest {
         String code = "const held = [];\n"
                 + "for (let i = 0; i < 32; i++) held.push(Buffer.alloc(16 * 1024 * 1024, 1));\n"
                 + "console.log('held 512 MiB');\n";
-        Execution e = sandbox().execute(new ExecutionRequest(new Program(Language.JAVASCRIPT, code), "", List.of(), limits()));
+        Execution e = sandbox().execute(new ExecutionRequest(new Program(Language.JAVASCRIPT, code), "", List.of(), memoryLimits()));
         assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.MEMORY_LIMIT);
         assertThat(e.stdout().text()).doesNotContain("held");
     }
