@@ -37,10 +37,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Where the host allows it (root with bubblewrap and user namespaces) every execution also gets its
  * own unprivileged uid from a pool and runs under bubblewrap in its own user, pid, network, mount, ipc
- * and uts namespaces, seeing only a read-only /usr, a fresh /proc, a minimal /dev and size-capped
- * private tmpfs mounts for /work (its sources bound in) and /tmp. On a poorer host it falls back to
- * util-linux {@code unshare} or to plain rlimits, and {@link #isolation()} says what is missing. The host
- * is probed once, at construction, by running a tiny command through the chosen wrapping.
+ * and uts namespaces, seeing only a read-only /usr, a fresh /proc (host-identifying files masked, see
+ * {@link LaunchPlan#MASKED_PROC}), a minimal /dev and size-capped private tmpfs mounts for /work and /tmp,
+ * under a seccomp filter ({@link SeccompPolicy}). Its first process inside is a supervisor
+ * ({@code warm-bootstrap.py}), the namespace's init, which writes the program's files into the tmpfs (nothing
+ * writable is on the host's disk), runs the program and reports its real wait status behind a nonce. Where
+ * control groups can be had, every run has one ({@link RunGroups}), joined before anything of the run exists
+ * ({@link LaunchWrapper}): memory (every process, shm, memfd and tmpfs page, swap off), processes, and CPU time
+ * summed over every process, polled by {@link Run} and enforced; the reported CPU time and peak memory are
+ * the group's. On a poorer host it falls back to util-linux {@code unshare} or to plain rlimits, and
+ * {@link #isolation()} says what is missing. The host is probed once, at construction, by running a tiny
+ * command through the chosen wrapping.
  *
  * <p>Setting up namespaces costs more than an interpreter's start on a busy host, so once a sandbox has
  * run twice it keeps one single-use sandbox started ahead (see {@link WarmPool}; only while other cores

@@ -27,9 +27,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs executions: prepares a run (uid, work directory, measurement file), launches it through the
+ * Runs executions: prepares a run (uid, control group, and a nonce for the supervisor's report; on hosts
+ * without bubblewrap or Python a work directory and a measurement file instead), launches it through the
  * {@link LaunchPlan} (cold) or hands it to a pre-started sandbox (warm), and has its {@link Run} wait for the
- * program; then removes what the run left and gives its uid back. The single place that waits for a program.
+ * program; then removes what the run left (its group in the background, off the reply path) and gives its uid
+ * back. The single place that waits for a program.
  */
 final class Runner {
 

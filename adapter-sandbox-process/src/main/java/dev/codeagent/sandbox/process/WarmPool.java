@@ -19,22 +19,24 @@ import org.slf4j.LoggerFactory;
  * Pre-started, single-use sandboxes. Setting up the namespaces and the filesystem view costs more than
  * the interpreter's own start on a busy host (pivot_root and unmounting the old root wait for RCU grace
  * periods), so after an execution the sandbox starts the next one's sandbox in the background: its own
- * uid, namespaces and empty tmpfs /work, with a tiny Python bootstrap blocked on stdin.
+ * uid, namespaces, seccomp filter and empty tmpfs /work, already in a control group of its own (joining a
+ * group is a cgroup migration, the slow part of a group's cost), with the supervisor blocked on stdin.
  *
- * <p>An execution takes one and writes it a job — the program's files, the rlimits, the interpreter
- * command and environment — followed by the program's stdin. The bootstrap writes the files into its
- * private /work, lowers its rlimits to the job's and {@code execve}s the interpreter: the program gets a
- * fresh interpreter in a fresh sandbox, exactly as on the cold path; only the setup happened earlier.
- * Nothing is ever reused: a sandbox serves one execution and dies with it.
+ * <p>An execution takes one, sets its group to the request's limits ({@link Runner#warm}: two cgroupfs
+ * writes, a peak reset and one read of the CPU used so far, which is not the program's) and writes it a
+ * job — the program's files, the rlimits, the interpreter command and environment — followed by the
+ * program's stdin. The supervisor writes the files into its private /work, forks the program exactly as on
+ * the cold path and reports its wait status; only the setup happened earlier. Nothing is ever reused: a
+ * sandbox serves one execution and dies with it, and its group is removed after.
  *
- * <p>The job is in the supervisor wire format both tiers share ({@link SupervisorJob}); the bootstrap is
- * {@code warm-bootstrap.py} beside this class.
+ * <p>The job is in the supervisor wire format both tiers share ({@link SupervisorJob}); the supervisor is
+ * {@code warm-bootstrap.py} beside this class, which cold runs use too.
  */
 final class WarmPool implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
 
-    /** Reads the job without buffering past it (the program's stdin follows), then becomes the program. */
+    /** Reads the job without buffering past it (the program's stdin follows), runs the program, reports its status. */
     static final String BOOTSTRAP = SupervisorJob.script(WarmPool.class, "warm-bootstrap.py");
 
     /** One pre-started sandbox, already in its control group (null where cgroups cannot be had). */
