@@ -24,7 +24,7 @@ params = ctypes.create_string_buffer(120)
 log = ctypes.create_string_buffer(64)
 out = {
     "vsock": call(lambda: socket.socket(40, socket.SOCK_STREAM).close()),
-    "netlink": call(lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0).close()),
+    "netlink": call(lambda: socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 15).close()),
     "packet": call(lambda: socket.socket(17, socket.SOCK_RAW, 0).close()),
     "socketpair_vsock": raw(53, 40, 1, 0, ctypes.addressof(pair)),
     "unshare_user": raw(272, 0x10000000),

@@ -38,6 +38,15 @@ final class HostProbe {
      */
     static Choice choose(IsolationMode mode, HostTools tools, Interpreters interpreters, Path privateTime, UidPool uids,
             Path workRoot) {
+        return choose(mode, tools, interpreters, privateTime, uids, workRoot, null);
+    }
+
+    /**
+     * @param state the sandbox's root-owned state directory (seccomp filter, empty mask file), or null; a
+     *     bubblewrap probe then runs under the filter, so a filter the kernel refuses fails the probe
+     */
+    static Choice choose(IsolationMode mode, HostTools tools, Interpreters interpreters, Path privateTime, UidPool uids,
+            Path workRoot, Path state) {
         List<Path> prefixes = interpreterPrefixes(interpreters);
         List<String> reasons = new ArrayList<>();
         List<Mode> candidates = new ArrayList<>();
@@ -57,7 +66,7 @@ final class HostProbe {
             reasons.add("prlimit is not installed");
         }
         for (Mode m : candidates) {
-            LaunchPlan p = new LaunchPlan(m, tools, prefixes, privateTime);
+            LaunchPlan p = new LaunchPlan(m, tools, prefixes, privateTime, state);
             long uid = uids == null ? -1 : uids.acquire();
             IsolationProbe.Result r;
             try {

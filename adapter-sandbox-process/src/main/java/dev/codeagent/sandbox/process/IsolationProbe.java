@@ -24,12 +24,15 @@ final class IsolationProbe {
     /** Everything the process tier provides on a capable host, in the order they are reported. */
     static final List<IsolationFeature> ALL_FEATURES = List.of(IsolationFeature.RLIMITS, IsolationFeature.PID_NAMESPACE,
             IsolationFeature.NETWORK_NONE, IsolationFeature.MOUNT_NAMESPACE, IsolationFeature.IPC_NAMESPACE,
-            IsolationFeature.UTS_NAMESPACE, IsolationFeature.FS_VIEW, IsolationFeature.UNPRIVILEGED_UID);
+            IsolationFeature.UTS_NAMESPACE, IsolationFeature.FS_VIEW, IsolationFeature.UNPRIVILEGED_UID,
+            IsolationFeature.CGROUP_MEMORY, IsolationFeature.CGROUP_CPU, IsolationFeature.CGROUP_PIDS,
+            IsolationFeature.SECCOMP, IsolationFeature.TMPFS_ONLY, IsolationFeature.INIT);
 
     private static final Duration TIMEOUT = Duration.ofSeconds(15);
     private static final String SCRIPT = "ulimit -n; id -u; "
             + "for n in pid net mnt ipc uts; do readlink /proc/self/ns/$n || echo none; done; "
-            + "if [ -e /etc/passwd ] || [ -e /home ]; then echo view=host; else echo view=minimal; fi";
+            + "if [ -e /etc/passwd ] || [ -e /home ]; then echo view=host; else echo view=minimal; fi; "
+            + "if grep -q '^Seccomp:[[:space:]]*2' /proc/self/status; then echo seccomp=on; else echo seccomp=off; fi";
 
     /**
      * What a probe found.
@@ -118,6 +121,9 @@ final class IsolationProbe {
         }
         if (lines.get(7).equals("view=minimal") && plan.mode() == Mode.BWRAP) {
             f.add(IsolationFeature.FS_VIEW);
+        }
+        if (lines.size() > 8 && lines.get(8).equals("seccomp=on") && plan.filters()) {
+            f.add(IsolationFeature.SECCOMP);
         }
         return f;
     }

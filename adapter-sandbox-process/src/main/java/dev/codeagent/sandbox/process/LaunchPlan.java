@@ -31,12 +31,25 @@ final class LaunchPlan {
     private static final List<String> NETWORK_FILES = List.of("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
             "/etc/gai.conf", "/etc/ssl", "/etc/ca-certificates");
     static final int OPEN_FILES = 256;
+    static final String SECCOMP_FILE = "seccomp.bpf";
+    static final String EMPTY_FILE = "empty";
+    /**
+     * Host-identifying files of /proc that read as empty inside (as Docker masks them): the host's boot
+     * arguments, its keys, timers and scheduler state. Only those this kernel has: a bind needs its target.
+     * What stays visible: the kernel version (/proc/version, uname), CPU and memory totals (/proc/cpuinfo,
+     * /proc/meminfo), load and uptime; the pid namespace hides every host process.
+     */
+    static final List<String> MASKED_PROC = java.util.stream.Stream.of("/proc/cmdline", "/proc/keys", "/proc/timer_list",
+            "/proc/sched_debug", "/proc/latency_stats", "/proc/kallsyms", "/proc/modules", "/proc/config.gz",
+            "/proc/bootconfig").filter(f -> Files.exists(Path.of(f))).toList();
     static final String TIME_FORMAT = "%e %U %S %M";
 
     private final Mode mode;
     private final HostTools tools;
     private final List<String> viewArgs;
     private final Path privateTime;
+    private final Path seccomp;
+    private final Path empty;
 
     /**
      * @param extraReadOnly host directories besides /usr the interpreters need (their install prefixes)
@@ -53,10 +66,29 @@ final class LaunchPlan {
      *     from the host's view, as under unshare or plain, the copy was measured to stay ptraceable)
      */
     LaunchPlan(Mode mode, HostTools tools, Collection<Path> extraReadOnly, Path privateTime) {
+        this(mode, tools, extraReadOnly, privateTime, null);
+    }
+
+    /**
+     * @param state the sandbox's own root-owned directory, or null: its {@value #SECCOMP_FILE} (the compiled
+     *     {@link SeccompFilter}) is loaded by bubblewrap ({@code --seccomp 3}, the descriptor opened by
+     *     {@link LaunchWrapper}); its empty file {@value #EMPTY_FILE} masks host files of /proc (a bind of
+     *     /dev/null cannot be read: bubblewrap's binds in a user namespace are nodev)
+     */
+    LaunchPlan(Mode mode, HostTools tools, Collection<Path> extraReadOnly, Path privateTime, Path state) {
         this.mode = mode;
         this.tools = tools;
         this.viewArgs = mode == Mode.BWRAP ? systemView(extraReadOnly) : List.of();
         this.privateTime = mode == Mode.BWRAP ? privateTime : null;
+        this.seccomp = mode == Mode.BWRAP && state != null && Files.isRegularFile(state.resolve(SECCOMP_FILE))
+                ? state.resolve(SECCOMP_FILE) : null;
+        this.empty = mode == Mode.BWRAP && state != null && Files.isRegularFile(state.resolve(EMPTY_FILE))
+                ? state.resolve(EMPTY_FILE) : null;
+    }
+
+    /** Whether runs of this plan are under the seccomp filter. */
+    boolean filters() {
+        return seccomp != null;
     }
 
     Mode mode() {
@@ -118,11 +150,24 @@ final class LaunchPlan {
 
     /** The rlimits of a request, as prlimit sets them on the cold path and the bootstrap on the pre-started one. */
     static List<Limit> rlimits(ResourceLimits l, boolean addressSpace) {
+        return rlimits(l, addressSpace, false);
+    }
+
+    /**
+     * @param groupHoldsMemory whether the run's control group limits its memory: then a runtime that reserves
+     *     its address space up front (V8) gets no RLIMIT_DATA, whose failures ("Array buffer allocation failed")
+     *     read as the program's own error, and the group's OOM kill ends it as MEMORY_LIMIT; Python keeps
+     *     RLIMIT_AS, so a plain allocation fails with MemoryError before the group's limit is reached
+     */
+    static List<Limit> rlimits(ResourceLimits l, boolean addressSpace, boolean groupHoldsMemory) {
         long cpu = Math.max(1, (l.cpuTime().toMillis() + 999) / 1000);
         List<Limit> out = new ArrayList<>();
         out.add(new Limit("RLIMIT_CPU", cpu, cpu + 1));
-        out.add(addressSpace ? new Limit("RLIMIT_AS", l.memoryBytes(), l.memoryBytes())
-                : new Limit("RLIMIT_DATA", l.memoryBytes(), l.memoryBytes()));
+        if (addressSpace) {
+            out.add(new Limit("RLIMIT_AS", l.memoryBytes(), l.memoryBytes()));
+        } else if (!groupHoldsMemory) {
+            out.add(new Limit("RLIMIT_DATA", l.memoryBytes(), l.memoryBytes()));
+        }
         out.add(new Limit("RLIMIT_NPROC", l.maxProcesses(), l.maxProcesses()));
         out.add(new Limit("RLIMIT_FSIZE", l.maxFileBytes(), l.maxFileBytes()));
         out.add(new Limit("RLIMIT_NOFILE", OPEN_FILES, OPEN_FILES));
@@ -130,8 +175,19 @@ final class LaunchPlan {
         return out;
     }
 
-    /** The host command line of a run. */
+    /**
+     * The host command line of a run. With a control group or a seccomp filter it starts with the
+     * {@link LaunchWrapper}, which joins the group and opens the filter before anything of the run exists.
+     */
     List<String> command(RunSpec s) {
+        List<String> cmd = launch(s);
+        if (seccomp == null && s.group() == null) {
+            return cmd;
+        }
+        return LaunchWrapper.argv(seccomp, s.group() == null ? List.of() : s.group().procsFiles(), cmd);
+    }
+
+    private List<String> launch(RunSpec s) {
         List<String> cmd = new ArrayList<>();
         switch (mode) {
             case BWRAP:
@@ -180,7 +236,13 @@ final class LaunchPlan {
         }
         cmd.add("--die-with-parent");
         cmd.add("--new-session");
-        if (s.rusageHost() != null && tools.time() != null) {
+        if (seccomp != null) {
+            cmd.addAll(LaunchWrapper.bwrapSeccompArgs());
+        }
+        if (s.supervised()) {
+            // the supervisor is the namespace's init: out of the program's reach, and its end ends the run
+            cmd.add("--as-pid-1");
+        } else if (s.rusageHost() != null && tools.time() != null) {
             // GNU time becomes the namespace's init in place of bwrap's own reaper: the measurement then
             // costs an exec, not an extra process; when the program ends it exits and the kernel kills the rest
             cmd.add("--as-pid-1");
@@ -197,13 +259,20 @@ final class LaunchPlan {
         }
         cmd.add("--proc");
         cmd.add("/proc");
+        for (String f : empty == null ? List.<String>of() : MASKED_PROC) {
+            cmd.add("--ro-bind");
+            cmd.add(empty.toString());
+            cmd.add(f);
+        }
         cmd.add("--dev");
         cmd.add("/dev");
         tmpfs(cmd, "/tmp", Math.max(4 * ResourceLimits.MIB, l.memoryBytes() / 4));
         tmpfs(cmd, "/dev/shm", Math.max(ResourceLimits.MIB, l.memoryBytes() / 8));
         tmpfs(cmd, SANDBOX_WORK, Math.max(4 * ResourceLimits.MIB, l.memoryBytes() / 2));
         for (String f : s.files()) {
-            cmd.add("--bind");
+            // read-only: nothing writable in the view is backed by the host's disk (the supervised path
+            // binds nothing at all: its supervisor writes the files into the tmpfs)
+            cmd.add("--ro-bind");
             cmd.add(s.hostDir().resolve(f).toString());
             cmd.add(SANDBOX_WORK + "/" + f);
         }
@@ -289,7 +358,7 @@ final class LaunchPlan {
         if (tools.prlimit() != null && s.prlimit()) {
             cmd.add(tools.prlimit().toString());
             // the same rlimits the pre-started bootstrap sets: --cpu=2:3, --as=N (soft and hard alike)...
-            for (Limit l : rlimits(s.limits(), s.addressSpaceLimit())) {
+            for (Limit l : rlimits(s.limits(), s.addressSpaceLimit(), s.group() != null)) {
                 String option = "--" + l.name().substring("RLIMIT_".length()).toLowerCase(java.util.Locale.ROOT) + "=";
                 cmd.add(option + l.soft() + (l.soft() == l.hard() ? "" : ":" + l.hard()));
             }

@@ -55,6 +55,37 @@ final class OutputBuffer {
         return false;
     }
 
+    /**
+     * Takes the supervisor's report off the end of the stream: the line after the last {@code marker}, when
+     * the stream ends with it (the supervisor writes it after every other writer of the pipe is dead).
+     *
+     * @return the report's text without the marker and newline, or null when the stream does not end with one
+     */
+    synchronized String takeReport(byte[] marker) {
+        if (size == 0 || bytes[size - 1] != '\n') {
+            return null;
+        }
+        for (int i = size - marker.length - 1; i >= 0; i--) {
+            if (Arrays.equals(bytes, i, i + marker.length, marker, 0, marker.length)) {
+                String report = new String(bytes, i + marker.length, size - 1 - i - marker.length, StandardCharsets.US_ASCII);
+                if (report.indexOf('\n') >= 0) {
+                    return null;
+                }
+                size = i;
+                return report;
+            }
+        }
+        return null;
+    }
+
+    /** Applies the cap again after a report was taken off a stream that had room for it beyond the cap. */
+    synchronized void enforceCap(long finalCap) {
+        if (size > finalCap) {
+            size = (int) finalCap;
+            overflowed = true;
+        }
+    }
+
     synchronized boolean overflowed() {
         return overflowed;
     }

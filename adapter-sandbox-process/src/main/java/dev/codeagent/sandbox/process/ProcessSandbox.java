@@ -37,10 +37,17 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Where the host allows it (root with bubblewrap and user namespaces) every execution also gets its
  * own unprivileged uid from a pool and runs under bubblewrap in its own user, pid, network, mount, ipc
- * and uts namespaces, seeing only a read-only /usr, a fresh /proc, a minimal /dev and size-capped
- * private tmpfs mounts for /work (its sources bound in) and /tmp. On a poorer host it falls back to
- * util-linux {@code unshare} or to plain rlimits, and {@link #isolation()} says what is missing. The host
- * is probed once, at construction, by running a tiny command through the chosen wrapping.
+ * and uts namespaces, seeing only a read-only /usr, a fresh /proc (host-identifying files masked, see
+ * {@link LaunchPlan#MASKED_PROC}), a minimal /dev and size-capped private tmpfs mounts for /work and /tmp,
+ * under a seccomp filter ({@link SeccompPolicy}). Its first process inside is a supervisor
+ * ({@code warm-bootstrap.py}), the namespace's init, which writes the program's files into the tmpfs (nothing
+ * writable is on the host's disk), runs the program and reports its real wait status behind a nonce. Where
+ * control groups can be had, every run has one ({@link RunGroups}), joined before anything of the run exists
+ * ({@link LaunchWrapper}): memory (every process, shm, memfd and tmpfs page, swap off), processes, and CPU time
+ * summed over every process, polled by {@link Run} and enforced; the reported CPU time and peak memory are
+ * the group's. On a poorer host it falls back to util-linux {@code unshare} or to plain rlimits, and
+ * {@link #isolation()} says what is missing. The host is probed once, at construction, by running a tiny
+ * command through the chosen wrapping.
  *
  * <p>Setting up namespaces costs more than an interpreter's start on a busy host, so once a sandbox has
  * run twice it keeps one single-use sandbox started ahead (see {@link WarmPool}; only while other cores
@@ -74,7 +81,8 @@ public final class ProcessSandbox implements Sandbox {
     private final Runner runner;
     private final ExecutorService threads;
     private final WarmPool warm;
-    private final Path warmRoot;
+    private final Path state;
+    private final RunGroups groups;
     private final java.util.concurrent.atomic.AtomicLong executions = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong preStartedExecutions = new java.util.concurrent.atomic.AtomicLong();
     private Thread shutdownHook;
@@ -136,27 +144,43 @@ public final class ProcessSandbox implements Sandbox {
                 log.warn("process sandbox: could not make an execute-only copy of {} in {}; the program could ptrace "
                         + "GNU time, which runs as its uid without its rlimits", tools.time(), workRoot);
             }
-            HostProbe.Choice chosen = HostProbe.choose(mode, tools, interpreters, privateTime, uids, workRoot);
+            List<String> why = new ArrayList<>();
+            this.state = tools.bwrap() != null ? stateDir(workRoot, why) : null;
+            HostProbe.Choice chosen = HostProbe.choose(mode, tools, interpreters, privateTime, uids, workRoot, state);
             this.plan = chosen.plan();
+            Set<IsolationFeature> features = new LinkedHashSet<>(chosen.features());
+            this.groups = openGroups(why);
+            if (groups != null) {
+                features.addAll(List.of(IsolationFeature.CGROUP_MEMORY, IsolationFeature.CGROUP_CPU, IsolationFeature.CGROUP_PIDS));
+            }
+            Path supervisor = plan.mode() == Mode.BWRAP ? interpreters.binary(Language.PYTHON).orElse(null) : null;
+            if (supervisor != null) {
+                // the supervisor writes the files into the tmpfs and is the sandbox's init (see warm-bootstrap.py)
+                features.add(IsolationFeature.TMPFS_ONLY);
+                features.add(IsolationFeature.INIT);
+            } else {
+                why.add(plan.mode() == Mode.BWRAP ? "no Python for the in-sandbox supervisor"
+                        : "no bubblewrap: the program's files are on the host's disk and no supervisor is its init");
+            }
+            if (!chosen.features().contains(IsolationFeature.SECCOMP)) {
+                why.add(plan.mode() == Mode.BWRAP ? "the seccomp filter is not in force" : "no bubblewrap to load a seccomp filter");
+            }
             Set<IsolationFeature> missing = new LinkedHashSet<>(IsolationProbe.ALL_FEATURES);
-            missing.removeAll(chosen.features());
+            missing.removeAll(features);
             if (mode == IsolationMode.STRICT && !missing.isEmpty()) {
                 throw new SandboxUnavailableException("sandbox.isolation is strict but the process sandbox cannot provide "
                         + missing.stream().map(IsolationFeature::wireName).collect(Collectors.joining(", "))
-                        + " on this host (" + chosen.why() + "); install bubblewrap, run as root "
+                        + " on this host (" + chosen.why() + (why.isEmpty() ? "" : "; " + String.join("; ", why))
+                        + "); install bubblewrap, run as root "
                         + "with user namespaces enabled, or set sandbox.isolation: best-effort");
             }
-            this.isolation = Isolation.of(TIER, chosen.features(), missing);
+            this.isolation = Isolation.of(TIER, features, missing);
             this.isolationWithNetwork = isolation.without(IsolationFeature.NETWORK_NONE);
             Killer killer = new Killer(plan.mode() != Mode.PLAIN && chosen.features().contains(IsolationFeature.PID_NAMESPACE));
-            this.runner = new Runner(plan, uids, new Reaper(uids), killer, threads, workRoot);
-            if (preStarted > 0 && plan.mode() == Mode.BWRAP && interpreters.binary(Language.PYTHON).isPresent()) {
-                this.warmRoot = warmRoot(workRoot);
-                Path python = interpreters.binary(Language.PYTHON).orElseThrow();
-                this.warm = new WarmPool(preStarted, threads, memory -> runner.startWarm(memory, python, warmRoot),
-                        runner::discardWarm);
+            this.runner = new Runner(plan, uids, new Reaper(uids), killer, threads, workRoot, groups, supervisor);
+            if (preStarted > 0 && runner.supervised()) {
+                this.warm = new WarmPool(preStarted, threads, runner::startWarm, runner::discardWarm);
             } else {
-                this.warmRoot = null;
                 this.warm = null;
             }
         } catch (SandboxUnavailableException e) {
@@ -169,14 +193,43 @@ public final class ProcessSandbox implements Sandbox {
                 isolation.sortedFeatures(), isolation.sortedMissing(), interpreters.all(), warm == null ? 0 : preStarted);
     }
 
-    /** Where pre-started sandboxes keep their measurement files: searchable, not listable, by their uids. */
-    private static Path warmRoot(Path root) {
+    /**
+     * The sandbox's own directory, root-owned: the compiled seccomp filter ({@link SeccompFilter}, compiled
+     * once per sandbox, 0.2 ms) and an empty file that masks host files of /proc. Null, with the reason in
+     * {@code why}, when it cannot be made (the filter is then missing from {@code isolation}).
+     */
+    private static Path stateDir(Path root, List<String> why) {
+        Path dir = null;
         try {
-            return Files.createTempDirectory(root, "codeagent-warm-",
+            Files.createDirectories(root);
+            dir = Files.createTempDirectory(root, "codeagent-state-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+            Path empty = Files.createFile(dir.resolve(LaunchPlan.EMPTY_FILE));
+            Files.setPosixFilePermissions(empty, PosixFilePermissions.fromString("r--r--r--"));
+            java.util.Optional<SeccompFilter> filter = SeccompFilter.forHost();
+            if (filter.isPresent()) {
+                filter.get().writeTo(dir.resolve(LaunchPlan.SECCOMP_FILE));
+            } else {
+                why.add("no seccomp syscall table for " + System.getProperty("os.arch"));
+            }
+            return dir;
         } catch (IOException e) {
-            throw new SandboxUnavailableException("sandbox.process.workRoot: cannot create a directory in " + root + ": "
-                    + e.getMessage(), e);
+            why.add("cannot write the seccomp filter in " + root + ": " + e.getMessage());
+            Reaper.remove(dir, null);
+            return null;
+        }
+    }
+
+    /** Control groups for the runs, or null with the one-line reason in {@code why}. */
+    private static RunGroups openGroups(List<String> why) {
+        try {
+            return RunGroups.open(RunGroups.DEFAULT_PARENT);
+        } catch (RunGroups.Unavailable e) {
+            why.add(e.getMessage());
+            return null;
+        } catch (RuntimeException e) {
+            why.add("control groups: " + e.getMessage());
+            return null;
         }
     }
 
@@ -244,11 +297,14 @@ public final class ProcessSandbox implements Sandbox {
         boolean warmable = warm != null && !request.limits().network();
         WarmPool.Warm pre = warmable ? warm.take(memory) : null;
         try {
-            Execution e;
+            Execution e = null;
             if (pre != null) {
-                preStartedExecutions.incrementAndGet();
                 e = runner.warm(pre, request, binary, runIsolation);
-            } else {
+                if (e != null) {
+                    preStartedExecutions.incrementAndGet();
+                }
+            }
+            if (e == null) {
                 e = runner.cold(request, binary, runIsolation);
             }
             return closed ? e : runner.confirmWrapperFailure(e, binary);
@@ -286,8 +342,8 @@ public final class ProcessSandbox implements Sandbox {
             runner.close();
         }
         threads.shutdown();
-        if (warmRoot != null) {
-            Reaper.remove(warmRoot, null);
+        if (state != null) {
+            Reaper.remove(state, null);
         }
         if (uids != null) {
             uids.close();

@@ -37,9 +37,15 @@ final class Run {
 
     private static final OutcomeClassifier CLASSIFIER = new OutcomeClassifier();
 
+    /** How often the run's control group is read while the run lives: CPU time and OOM kills. */
+    static final Duration POLL = Duration.ofMillis(20);
+    /** Room beyond the stderr cap for the supervisor's report, which is taken off before the cap is applied. */
+    static final int REPORT_ROOM = 256;
+
     /** Why the sandbox itself ended a run, if it did. */
     enum Kill {
-        WALL_TIME(Enforced.WALL_TIME), OUTPUT(Enforced.OUTPUT), CANCELLED(null), CLOSED(Enforced.CLOSED);
+        WALL_TIME(Enforced.WALL_TIME), OUTPUT(Enforced.OUTPUT), CANCELLED(null), CLOSED(Enforced.CLOSED),
+        MEMORY(Enforced.MEMORY), CPU_TIME(null);
 
         final Enforced enforced;
 
@@ -54,6 +60,9 @@ final class Run {
     private final ExecutionRequest request;
     private final Isolation isolation;
     private final Killer killer;
+    private final RunGroup group;
+    private final long cpuBase;
+    private final byte[] marker;
     private volatile boolean clean = true;
     private volatile boolean cancelled;
 
@@ -63,12 +72,27 @@ final class Run {
      *     job for its bootstrap followed by the program's stdin)
      */
     Run(Launch launch, byte[] input, ExecutionRequest request, Isolation isolation, Killer killer) {
+        this(launch, input, request, isolation, killer, null, 0, null);
+    }
+
+    /**
+     * @param group the run's control group, or null: its CPU time (less {@code cpuBase}, what a pre-started
+     *     sandbox's supervisor used before the job) and OOM kills are polled and enforced, its figures reported
+     * @param nonce the secret behind which the in-sandbox supervisor reports the program's wait status, or
+     *     null when no supervisor runs (the status is then bubblewrap's or the shell's, which cannot tell
+     *     {@code exit 137} from SIGKILL)
+     */
+    Run(Launch launch, byte[] input, ExecutionRequest request, Isolation isolation, Killer killer, RunGroup group,
+            long cpuBase, String nonce) {
         this.launch = launch;
         this.spec = launch.spec;
         this.input = input;
         this.request = request;
         this.isolation = isolation;
         this.killer = killer;
+        this.group = group;
+        this.cpuBase = cpuBase;
+        this.marker = nonce == null ? null : ("\u0000codeagent:" + nonce + ":").getBytes(StandardCharsets.US_ASCII);
     }
 
     /** Whether nothing of the run is left (its uid may be reused). */
@@ -91,7 +115,7 @@ final class Run {
         OutputBuffer out = launch.out;
         OutputBuffer err = launch.err;
         out.cap(limits.maxOutputBytes());
-        err.cap(limits.maxOutputBytes());
+        err.cap(limits.maxOutputBytes() + (marker == null ? 0 : REPORT_ROOM));
         CompletableFuture<Integer> exit = launch.exit;
         long start = System.nanoTime();
         launch.streams.feed(input);
@@ -99,6 +123,7 @@ final class Run {
         Kill kill = watch(exit, start + limits.wallTime().toNanos());
         long end = System.nanoTime();
         if (kill != null) {
+            clean = killGroup() && clean;
             clean = killer.killAll(started(exit), spec.uid()) && clean;
         }
         Integer status = awaitExit(exit);
@@ -118,24 +143,98 @@ final class Run {
         if (status == null && kill == null) {
             return Execution.sandboxError(startFailure(exit), wall, isolation);
         }
-        Rusage usage = Rusage.read(spec.rusageHost());
-        Integer signal = kill != null ? Integer.valueOf(OutcomeClassifier.SIGKILL) : status == null ? null : signalOf(status);
-        Integer exitCode = kill != null || signal != null ? null : status;
+        Rusage usage = group != null ? groupUsage() : Rusage.read(spec.rusageHost());
+        Report report = null;
+        if (marker != null) {
+            String line = err.takeReport(marker);
+            err.enforceCap(limits.maxOutputBytes());
+            report = line == null ? null : Report.parse(line);
+        }
+        if (kill == null && group != null) {
+            // what the group says decides, also when the program ended before the next poll
+            kill = group.oomKilled() ? Kill.MEMORY : overCpu(usage.cpu(), limits) ? Kill.CPU_TIME : null;
+        }
+        Integer signal;
+        Integer exitCode;
+        if (kill != null && (report == null || kill != Kill.CPU_TIME)) {
+            signal = OutcomeClassifier.SIGKILL;
+            exitCode = null;
+        } else if (report != null) {
+            // the real wait status, as the supervisor saw it
+            signal = report.signal();
+            exitCode = report.exitCode();
+        } else if (marker != null && status != null) {
+            // the supervisor never reports nothing unless it failed before the program started: its status
+            signal = null;
+            exitCode = status;
+        } else {
+            signal = status == null ? null : signalOf(status);
+            exitCode = signal != null ? null : status;
+        }
         String stdout = out.capture().text();
         String stderr = err.capture().text();
         Classification v = kill == null && !out.overflowed() && !err.overflowed()
                 ? WrapperFailure.detail(exitCode, stdout, stderr).map(d -> new Classification(Outcome.SANDBOX_ERROR, d)).orElse(null)
                 : null;
+        if (v == null && kill == Kill.CPU_TIME && !out.overflowed() && !err.overflowed()) {
+            v = new Classification(Outcome.TIME_LIMIT, "the run's processes together used more than the CPU-time limit of "
+                    + OutcomeClassifier.duration(limits.cpuTime()));
+        }
         if (v == null) {
             Termination facts = new Termination(request.program().language(), exitCode, signal,
-                    kill == null ? null : kill.enforced, out.overflowed(), err.overflowed(), false, usage.cpu(), stderr, null);
+                    kill == null ? null : kill.enforced, out.overflowed(), err.overflowed(),
+                    group != null && group.oomKilled(), usage.cpu(), stderr, null);
             v = CLASSIFIER.classify(facts, limits);
+        }
+        if (group != null && kill == null && v.outcome() == Outcome.TIME_LIMIT) {
+            // the group saw the run stay within its CPU time: a SIGXCPU or SIGKILL the program sent itself is
+            // not a limit (the kernel's RLIMIT_CPU signal comes only past the limit, which the group then shows)
+            v = new Classification(Outcome.RUNTIME_ERROR, signal != null ? "killed by signal " + signal
+                    : "exited with status " + exitCode);
         }
         if (v.outcome() == Outcome.SANDBOX_ERROR) {
             log.warn("process sandbox: {}", v.detail());
         }
         return new Execution(v.outcome(), exitCode, signal, out.capture(), err.capture(), wall, usage.cpu(),
                 usage.peakBytes(), v.detail(), isolation);
+    }
+
+    private boolean killGroup() {
+        return group == null || group.killAll();
+    }
+
+    private Rusage groupUsage() {
+        return new Rusage(Duration.ofNanos(Math.max(0, group.cpuNanos() - cpuBase)), group.peakMemoryBytes());
+    }
+
+    private static boolean overCpu(Duration cpu, ResourceLimits limits) {
+        return cpu != null && cpu.compareTo(limits.cpuTime()) > 0;
+    }
+
+    /** Reads the group while the run lives; the reason to end the run, or null. */
+    private Kill poll(ResourceLimits limits) {
+        if (group.oomKilled()) {
+            return Kill.MEMORY;
+        }
+        return overCpu(Duration.ofNanos(group.cpuNanos() - cpuBase), limits) ? Kill.CPU_TIME : null;
+    }
+
+    /** The supervisor's report: the program's wait status. */
+    record Report(Integer exitCode, Integer signal) {
+
+        /** What the supervisor writes: {@code {"exit": 0, "signal": null}}, one of them a number. */
+        private static final java.util.regex.Pattern LINE = java.util.regex.Pattern.compile(
+                "\\{\"exit\": (\\d{1,3}|null), \"signal\": (\\d{1,2}|null)\\}");
+
+        static Report parse(String line) {
+            java.util.regex.Matcher m = LINE.matcher(line);
+            if (!m.matches()) {
+                return null;
+            }
+            Integer exit = m.group(1).equals("null") ? null : Integer.valueOf(m.group(1));
+            Integer signal = m.group(2).equals("null") ? null : Integer.valueOf(m.group(2));
+            return exit == null && signal == null ? null : new Report(exit, signal);
+        }
     }
 
     /** Exit status to signal number (129..159: death by signal status-128, the convention of bwrap, shells and Java), or null. */
@@ -172,9 +271,18 @@ final class Run {
             if (exit.isDone()) {
                 return null;
             }
+            if (group != null) {
+                Kill k = poll(request.limits());
+                if (k != null) {
+                    return k;
+                }
+            }
             long remaining = deadline - System.nanoTime();
             if (remaining <= 0) {
                 return Kill.WALL_TIME;
+            }
+            if (group != null) {
+                remaining = Math.min(remaining, POLL.toNanos());
             }
             try {
                 if (wake.isDone()) {

@@ -51,7 +51,12 @@ final class RunGroups {
     /** v1: controller -> the parent's directory in that controller's hierarchy; v2: "" -> the parent. */
     private final Map<String, Path> parents;
     private final long owner = ProcessHandle.current().pid();
-    private final AtomicLong next = new AtomicLong();
+    /**
+     * One counter per JVM, not per instance: several sandboxes in one JVM share the parent, so their group names
+     * must not collide, and one's stale-group sweep must not take another's live groups for an earlier
+     * process's (a number is taken before its directory exists, so every live group's number is at most this).
+     */
+    private static final AtomicLong NEXT = new AtomicLong();
 
     private RunGroups(Version version, Map<String, Path> parents) {
         this.version = version;
@@ -190,7 +195,7 @@ final class RunGroups {
      * @param maxProcesses processes and threads of the run together
      */
     RunGroup create(long memoryBytes, int maxProcesses) throws IOException {
-        String leaf = "run-" + owner + "-" + next.incrementAndGet();
+        String leaf = "run-" + owner + "-" + NEXT.incrementAndGet();
         if (version == Version.V2) {
             return CgroupV2Group.create(parents.get("").resolve(leaf), memoryBytes, maxProcesses);
         }
@@ -220,7 +225,7 @@ final class RunGroups {
                 if (pid == owner) {
                     // our own pid on a group we did not make: left by an earlier process that had this pid
                     long n = Long.parseLong(parts[2]);
-                    if (n <= next.get()) {
+                    if (n <= NEXT.get()) {
                         continue;
                     }
                 }

@@ -18,13 +18,23 @@ import java.util.Map;
  * @param rusageHost the host file GNU time writes CPU time and peak memory to, or null not to measure
  * @param prlimit whether the command sets the rlimits with prlimit (false when the sandbox's bootstrap
  *     sets them itself, see {@link WarmPool})
+ * @param group the run's control group, joined by the launcher before anything of the run exists, or null
+ * @param supervised whether {@code argv} is the in-sandbox supervisor ({@code warm-bootstrap.py}), which
+ *     becomes the sandbox's pid 1, receives the program's files on stdin and reports its wait status
  */
 record RunSpec(long uid, Path hostDir, List<String> files, List<String> argv, Map<String, String> env,
-        ResourceLimits limits, boolean addressSpaceLimit, Path rusageHost, boolean prlimit) {
+        ResourceLimits limits, boolean addressSpaceLimit, Path rusageHost, boolean prlimit, RunGroup group,
+        boolean supervised) {
 
     RunSpec {
         files = List.copyOf(files);
         argv = List.copyOf(argv);
         env = Map.copyOf(env);
+    }
+
+    /** A run without a control group or supervisor (the isolation probe, hosts without cgroups or Python). */
+    RunSpec(long uid, Path hostDir, List<String> files, List<String> argv, Map<String, String> env,
+            ResourceLimits limits, boolean addressSpaceLimit, Path rusageHost, boolean prlimit) {
+        this(uid, hostDir, files, argv, env, limits, addressSpaceLimit, rusageHost, prlimit, null, false);
     }
 }

@@ -27,9 +27,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Runs executions: prepares a run (uid, work directory, measurement file), launches it through the
+ * Runs executions: prepares a run (uid, control group, and a nonce for the supervisor's report; on hosts
+ * without bubblewrap or Python a work directory and a measurement file instead), launches it through the
  * {@link LaunchPlan} (cold) or hands it to a pre-started sandbox (warm), and has its {@link Run} wait for the
- * program; then removes what the run left and gives its uid back. The single place that waits for a program.
+ * program; then removes what the run left (its group in the background, off the reply path) and gives its uid
+ * back. The single place that waits for a program.
  */
 final class Runner {
 
@@ -41,16 +43,84 @@ final class Runner {
     private final Killer killer;
     private final ExecutorService threads;
     private final Path workRoot;
+    private final RunGroups groups;
+    private final Path supervisor;
     private final Set<Run> active = ConcurrentHashMap.newKeySet();
+    private final java.security.SecureRandom random = new java.security.SecureRandom();
     private volatile boolean closed;
 
+    /** Processes of a run that are not the program's: the launcher-turned-bubblewrap and the supervisor (pid 1). */
+    static final int INFRA_PROCESSES = 2;
+    /**
+     * Memory the group holds beyond the request's limit for the supervisor (a Python without site, measured
+     * at 9-10 MiB resident with ctypes loaded): the program gets its limit, tmpfs pages included.
+     */
+    static final long SUPERVISOR_MEMORY = 16 * ResourceLimits.MIB;
+
     Runner(LaunchPlan plan, UidPool uids, Reaper reaper, Killer killer, ExecutorService threads, Path workRoot) {
+        this(plan, uids, reaper, killer, threads, workRoot, null, null);
+    }
+
+    /**
+     * @param groups where each run's control group is made, or null where cgroups cannot be had
+     * @param supervisor the Python that runs the in-sandbox supervisor ({@code warm-bootstrap.py}) as the
+     *     sandbox's pid 1, or null (no bubblewrap, or no Python): runs then have their files bound in
+     *     read-only from the host and their exit status is bubblewrap's
+     */
+    Runner(LaunchPlan plan, UidPool uids, Reaper reaper, Killer killer, ExecutorService threads, Path workRoot,
+            RunGroups groups, Path supervisor) {
         this.plan = plan;
         this.uids = uids;
         this.reaper = reaper;
         this.killer = killer;
         this.threads = threads;
         this.workRoot = workRoot;
+        this.groups = groups;
+        this.supervisor = plan.mode() == Mode.BWRAP ? supervisor : null;
+    }
+
+    /** Whether runs start under the in-sandbox supervisor. */
+    boolean supervised() {
+        return supervisor != null;
+    }
+
+    private RunGroup newGroup(ResourceLimits limits) throws IOException {
+        return groups == null ? null
+                : groups.create(limits.memoryBytes() + SUPERVISOR_MEMORY, limits.maxProcesses() + INFRA_PROCESSES);
+    }
+
+    private String nonce() {
+        byte[] b = new byte[16];
+        random.nextBytes(b);
+        return java.util.HexFormat.of().formatHex(b);
+    }
+
+    /** The supervisor's job for a request, then its stdin. */
+    private byte[] job(ExecutionRequest request, Path binary, String nonce) {
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put(request.program().mainFileName(), request.program().source());
+        files.putAll(request.program().files());
+        return WarmPool.job(plan.programArgv(binary, request), plan.environment(null), files,
+                LaunchPlan.rlimits(request.limits(), LaunchPlan.addressSpaceLimit(request.program().language()), groups != null),
+                request, nonce);
+    }
+
+    private RunSpec supervisorSpec(long uid, ResourceLimits limits, RunGroup group) {
+        Map<String, String> env = Map.of("PATH", "/usr/bin:/bin", "LANG", "C.UTF-8");
+        return new RunSpec(uid, workRoot, List.of(), LaunchPlan.bootstrapArgv(supervisor), env, limits, true, null, false,
+                group, true);
+    }
+
+    /** Closes a run's group off the reply path: kill what is left, rmdir. */
+    private void closeLater(RunGroup group) {
+        if (group == null) {
+            return;
+        }
+        try {
+            threads.execute(group::close);
+        } catch (RejectedExecutionException closing) {
+            group.close();
+        }
     }
 
     /** How many runs are in flight. */
@@ -64,18 +134,29 @@ final class Runner {
         long uid = -1;
         WorkDir dir = null;
         Path rusage = null;
+        RunGroup group = null;
         Result result = new Result();
         try {
             uid = uids == null ? -1 : uids.acquire();
-            dir = WorkDir.create(workRoot, request.program(), uid);
-            if (plan.measures()) {
-                rusage = rusageFile(dir.path(), uid);
+            group = newGroup(request.limits());
+            if (supervisor != null) {
+                // nothing on the host's disk: the supervisor writes the files into the run's tmpfs
+                String nonce = nonce();
+                RunSpec spec = supervisorSpec(uid, request.limits(), group);
+                Launch launch = Launch.start(spec, plan.command(spec), threads);
+                run(new Run(launch, job(request, binary, nonce), request, isolation, killer, group, 0, nonce), result);
+            } else {
+                dir = WorkDir.create(workRoot, request.program(), uid);
+                if (plan.measures() && group == null) {
+                    rusage = rusageFile(dir.path(), uid);
+                }
+                RunSpec spec = new RunSpec(uid, dir.path(), dir.files(), plan.programArgv(binary, request),
+                        plan.environment(dir.path()), request.limits(),
+                        LaunchPlan.addressSpaceLimit(request.program().language()), rusage, true, group, false);
+                Launch launch = Launch.start(spec, plan.command(spec), threads);
+                run(new Run(launch, request.stdin().getBytes(StandardCharsets.UTF_8), request, isolation, killer, group, 0,
+                        null), result);
             }
-            RunSpec spec = new RunSpec(uid, dir.path(), dir.files(), plan.programArgv(binary, request),
-                    plan.environment(dir.path()), request.limits(),
-                    LaunchPlan.addressSpaceLimit(request.program().language()), rusage, true);
-            Launch launch = Launch.start(spec, plan.command(spec), threads);
-            run(new Run(launch, request.stdin().getBytes(StandardCharsets.UTF_8), request, isolation, killer), result);
         } catch (IOException | SandboxUnavailableException e) {
             log.warn("process sandbox could not prepare a run: {}", e.getMessage());
             result.execution = Execution.sandboxError("could not prepare the run: " + e.getMessage(),
@@ -83,24 +164,39 @@ final class Runner {
         } finally {
             Reaper.remove(dir == null ? null : dir.path(), rusage);
             reaper.release(uid, result.clean);
+            closeLater(group);
         }
         return result.finish();
     }
 
-    /** Runs the request in a pre-started sandbox: its bootstrap gets the job, then the program's stdin. */
+    /**
+     * Runs the request in a pre-started sandbox: its supervisor gets the job, then the program's stdin. Its
+     * group, made and joined at pre-start, is set to the request's limits first (a few cgroupfs writes); null
+     * when it cannot be (the sandbox is discarded and the caller runs the request cold).
+     */
     Execution warm(WarmPool.Warm pre, ExecutionRequest request, Path binary, Isolation isolation) {
+        long cpuBase = 0;
+        if (pre.group() != null) {
+            try {
+                ResourceLimits l = request.limits();
+                pre.group().limit(l.memoryBytes() + SUPERVISOR_MEMORY, l.maxProcesses() + INFRA_PROCESSES);
+                pre.group().resetPeak();
+                // what the supervisor used before the job is not the program's
+                cpuBase = pre.group().cpuNanos();
+            } catch (IOException | RuntimeException e) {
+                log.debug("process sandbox: cannot retarget a pre-started sandbox's group: {}", e.toString());
+                discardWarm(pre);
+                return null;
+            }
+        }
         Result result = new Result();
         try {
-            Map<String, String> files = new LinkedHashMap<>();
-            files.put(request.program().mainFileName(), request.program().source());
-            files.putAll(request.program().files());
-            byte[] job = WarmPool.job(plan.programArgv(binary, request), plan.environment(null), files,
-                    LaunchPlan.rlimits(request.limits(), LaunchPlan.addressSpaceLimit(request.program().language())), request);
-            run(new Run(pre.launch(), job, request, isolation, killer), result);
+            String nonce = nonce();
+            run(new Run(pre.launch(), job(request, binary, nonce), request, isolation, killer, pre.group(), cpuBase, nonce),
+                    result);
         } finally {
             reaper.release(pre.uid(), result.clean);
-            // holds only the measurement file, already read: the program's files died with its tmpfs
-            removeLater(pre.dir());
+            closeLater(pre.group());
         }
         return result.finish();
     }
@@ -140,22 +236,22 @@ final class Runner {
                 e.isolation());
     }
 
-    /** Pre-starts one sandbox with its bootstrap waiting for a job; null once closed. */
-    WarmPool.Warm startWarm(long memoryBytes, Path python, Path warmRoot) {
-        if (closed) {
+    /** Pre-starts one sandbox with its supervisor waiting for a job, in a group of its own; null once closed. */
+    WarmPool.Warm startWarm(long memoryBytes) {
+        if (closed || supervisor == null) {
             return null;
         }
         long uid = uids == null ? -1 : uids.acquire();
-        Path dir = null;
+        RunGroup group = null;
         try {
-            dir = WarmPool.rusageDir(warmRoot, uid);
-            Path rusage = plan.measures() ? rusageFile(dir.resolve("run"), uid) : null;
-            Map<String, String> env = Map.of("PATH", "/usr/bin:/bin", "LANG", "C.UTF-8");
-            RunSpec spec = new RunSpec(uid, dir, List.of(), LaunchPlan.bootstrapArgv(python), env,
-                    ResourceLimits.defaults().withMemoryBytes(memoryBytes), true, rusage, false);
-            return new WarmPool.Warm(Launch.start(spec, plan.command(spec), threads), uid, dir, rusage, memoryBytes);
+            ResourceLimits limits = ResourceLimits.defaults().withMemoryBytes(memoryBytes);
+            group = newGroup(limits);
+            RunSpec spec = supervisorSpec(uid, limits, group);
+            return new WarmPool.Warm(Launch.start(spec, plan.command(spec), threads), uid, group, memoryBytes);
         } catch (IOException | RuntimeException e) {
-            Reaper.remove(dir, null);
+            if (group != null) {
+                group.close();
+            }
             reaper.release(uid, true);
             throw new SandboxUnavailableException("could not pre-start a sandbox: " + e.getMessage(), e);
         }
@@ -172,9 +268,12 @@ final class Runner {
         } catch (ExecutionException | TimeoutException e) {
             p = null;
         }
-        boolean clean = killer.killAll(p, w.uid());
+        boolean clean = w.group() == null || w.group().killAll();
+        clean = killer.killAll(p, w.uid()) && clean;
         w.launch().streams.abandon();
-        Reaper.remove(w.dir(), null);
+        if (w.group() != null) {
+            w.group().close();
+        }
         reaper.release(w.uid(), clean);
     }
 
@@ -197,14 +296,6 @@ final class Runner {
                 Thread.currentThread().interrupt();
                 break;
             }
-        }
-    }
-
-    private void removeLater(Path dir) {
-        try {
-            threads.execute(() -> Reaper.remove(dir, null));
-        } catch (RejectedExecutionException closing) {
-            Reaper.remove(dir, null);
         }
     }
 

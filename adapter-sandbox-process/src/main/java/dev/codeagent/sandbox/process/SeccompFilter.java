@@ -2,6 +2,7 @@ package dev.codeagent.sandbox.process;
 
 import dev.codeagent.sandbox.process.SeccompPolicy.Action;
 import dev.codeagent.sandbox.process.SeccompPolicy.AllowOnly;
+import dev.codeagent.sandbox.process.SeccompPolicy.AllowOnlyOrPair;
 import dev.codeagent.sandbox.process.SeccompPolicy.Refuse;
 import dev.codeagent.sandbox.process.SeccompPolicy.RefuseIf;
 import dev.codeagent.sandbox.process.SeccompPolicy.RefuseIfAnyBit;
@@ -141,6 +142,19 @@ final class SeccompFilter {
             b.add(ret(RET_ERRNO | r.errno()));
         } else if (a instanceof AllowOnly o) {
             matchAny(b, o.arg(), o.allowed(), ret(RET_ERRNO | o.errno()), ret(RET_ALLOW));
+        } else if (a instanceof AllowOnlyOrPair o) {
+            // ld arg; jeq allowed_i -> allow; jeq also ? next : deny; ld arg2; jeq also2 ? allow : deny; deny; allow
+            b.add(loadArg(o.arg()));
+            List<Integer> sorted = new ArrayList<>(new TreeSet<>(o.allowed()));
+            int n = sorted.size();
+            for (int i = 0; i < n; i++) {
+                b.add(new Insn(BPF_JEQ_K, n + 3 - i, 0, sorted.get(i)));
+            }
+            b.add(new Insn(BPF_JEQ_K, 0, 2, o.also()));
+            b.add(loadArg(o.arg2()));
+            b.add(new Insn(BPF_JEQ_K, 1, 0, o.also2()));
+            b.add(ret(RET_ERRNO | o.errno()));
+            b.add(ret(RET_ALLOW));
         } else if (a instanceof RefuseIf o) {
             matchAny(b, o.arg(), o.refused(), ret(RET_ALLOW), ret(RET_ERRNO | o.errno()));
         } else if (a instanceof RefuseIfAnyBit o) {

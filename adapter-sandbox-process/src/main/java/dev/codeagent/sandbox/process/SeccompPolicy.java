@@ -23,6 +23,8 @@ final class SeccompPolicy {
     static final int AF_UNIX = 1;
     static final int AF_INET = 2;
     static final int AF_INET6 = 10;
+    static final int AF_NETLINK = 16;
+    static final int NETLINK_ROUTE = 0;
     static final int TIOCSTI = 0x5412;
     static final int TIOCLINUX = 0x541C;
     static final int PER_LINUX = 0;
@@ -50,6 +52,16 @@ final class SeccompPolicy {
      */
     record AllowOnly(int arg, Set<Integer> allowed, int errno) implements Action {
         AllowOnly {
+            allowed = Set.copyOf(allowed);
+        }
+    }
+
+    /**
+     * As {@link AllowOnly}, and also allowed when argument {@code arg} is {@code also} and argument {@code arg2}
+     * is {@code also2} (both low 32 bits): one family with one protocol.
+     */
+    record AllowOnlyOrPair(int arg, Set<Integer> allowed, int also, int arg2, int also2, int errno) implements Action {
+        AllowOnlyOrPair {
             allowed = Set.copyOf(allowed);
         }
     }
@@ -82,11 +94,13 @@ final class SeccompPolicy {
     }
 
     static final List<Rule> RULES = List.of(
-            new Rule("socket", 41, 198, new AllowOnly(0, INET_AND_UNIX, EPERM),
-                    "only local and IP sockets: AF_VSOCK's port space is shared with the host and every other run"
-                            + " (a covert channel, and the hypervisor on a VM host), AF_NETLINK, AF_PACKET, AF_ALG and the"
-                            + " rest are kernel attack surface no program here needs (Python and Node start without netlink;"
-                            + " glibc's getaddrinfo falls back when its netlink probe fails)"),
+            new Rule("socket", 41, 198, new AllowOnlyOrPair(0, INET_AND_UNIX, AF_NETLINK, 2, NETLINK_ROUTE, EPERM),
+                    "only local and IP sockets, and netlink's route protocol: AF_VSOCK's port space is shared with the"
+                            + " host and every other run (a covert channel, and the hypervisor on a VM host); AF_PACKET,"
+                            + " AF_ALG, the other netlink protocols (uevents, audit, sock_diag, xfrm...) and the rest are"
+                            + " kernel attack surface no program here needs. NETLINK_ROUTE stays because Python's"
+                            + " socket.if_nameindex(), Node's os.networkInterfaces() and getifaddrs() use it; in the run's"
+                            + " own network namespace it shows only lo (Docker allows every netlink protocol)"),
             new Rule("socketpair", 53, 199, new AllowOnly(0, INET_AND_UNIX, EPERM), "the same families as socket()"),
             refuse("io_uring_setup", 425, 425, "io_uring performs I/O that no syscall filter sees, and has been a"
                     + " steady source of kernel exploits (Docker and Google's kernels refuse it)"),

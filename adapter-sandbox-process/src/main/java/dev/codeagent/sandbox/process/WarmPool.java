@@ -4,11 +4,7 @@ import dev.codeagent.application.sandbox.SupervisorJob;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -23,26 +19,28 @@ import org.slf4j.LoggerFactory;
  * Pre-started, single-use sandboxes. Setting up the namespaces and the filesystem view costs more than
  * the interpreter's own start on a busy host (pivot_root and unmounting the old root wait for RCU grace
  * periods), so after an execution the sandbox starts the next one's sandbox in the background: its own
- * uid, namespaces and empty tmpfs /work, with a tiny Python bootstrap blocked on stdin.
+ * uid, namespaces, seccomp filter and empty tmpfs /work, already in a control group of its own (joining a
+ * group is a cgroup migration, the slow part of a group's cost), with the supervisor blocked on stdin.
  *
- * <p>An execution takes one and writes it a job — the program's files, the rlimits, the interpreter
- * command and environment — followed by the program's stdin. The bootstrap writes the files into its
- * private /work, lowers its rlimits to the job's and {@code execve}s the interpreter: the program gets a
- * fresh interpreter in a fresh sandbox, exactly as on the cold path; only the setup happened earlier.
- * Nothing is ever reused: a sandbox serves one execution and dies with it.
+ * <p>An execution takes one, sets its group to the request's limits ({@link Runner#warm}: two cgroupfs
+ * writes, a peak reset and one read of the CPU used so far, which is not the program's) and writes it a
+ * job — the program's files, the rlimits, the interpreter command and environment — followed by the
+ * program's stdin. The supervisor writes the files into its private /work, forks the program exactly as on
+ * the cold path and reports its wait status; only the setup happened earlier. Nothing is ever reused: a
+ * sandbox serves one execution and dies with it, and its group is removed after.
  *
- * <p>The job is in the supervisor wire format both tiers share ({@link SupervisorJob}); the bootstrap is
- * {@code warm-bootstrap.py} beside this class.
+ * <p>The job is in the supervisor wire format both tiers share ({@link SupervisorJob}); the supervisor is
+ * {@code warm-bootstrap.py} beside this class, which cold runs use too.
  */
 final class WarmPool implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
 
-    /** Reads the job without buffering past it (the program's stdin follows), then becomes the program. */
+    /** Reads the job without buffering past it (the program's stdin follows), runs the program, reports its status. */
     static final String BOOTSTRAP = SupervisorJob.script(WarmPool.class, "warm-bootstrap.py");
 
-    /** One pre-started sandbox. */
-    record Warm(Launch launch, long uid, Path dir, Path rusage, long memoryBytes) {
+    /** One pre-started sandbox, already in its control group (null where cgroups cannot be had). */
+    record Warm(Launch launch, long uid, RunGroup group, long memoryBytes) {
     }
 
     /** Starts a sandbox for the given memory size (its tmpfs sizes follow it); null when it cannot. */
@@ -154,10 +152,14 @@ final class WarmPool implements AutoCloseable {
         }
     }
 
-    /** The job for a pre-started sandbox's bootstrap, followed by the program's stdin. */
+    /**
+     * The job for a sandbox's supervisor, followed by the program's stdin.
+     *
+     * @param nonce the secret behind which the supervisor reports the program's wait status (see {@link Run})
+     */
     static byte[] job(List<String> argv, Map<String, String> env, Map<String, String> files, List<LaunchPlan.Limit> limits,
-            ExecutionRequest request) {
-        SupervisorJob job = new SupervisorJob(files, argv, env);
+            ExecutionRequest request, String nonce) {
+        SupervisorJob job = new SupervisorJob(files, argv, env).with("nonce", nonce);
         limits.forEach(l -> job.rlimit(l.name(), l.soft(), l.hard()));
         byte[] head = job.encode();
         byte[] stdin = request.stdin().getBytes(StandardCharsets.UTF_8);
@@ -165,15 +167,5 @@ final class WarmPool implements AutoCloseable {
         all.writeBytes(head);
         all.writeBytes(stdin);
         return all.toByteArray();
-    }
-
-    /** A private directory for a pre-started sandbox's measurement file, owned by its uid. */
-    static Path rusageDir(Path parent, long uid) throws IOException {
-        Path dir = Files.createTempDirectory(parent, "warm-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        if (uid >= 0) {
-            Files.setAttribute(dir, "unix:uid", (int) uid);
-        }
-        return dir;
     }
 }

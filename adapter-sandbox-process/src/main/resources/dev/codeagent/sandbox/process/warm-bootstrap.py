@@ -1,23 +1,63 @@
-# The process tier's pre-started sandbox (see WarmPool.java), run as `python3 -S -c <this file>` inside
-# its namespaces, as its uid, in its empty tmpfs /work. It blocks on stdin for one job in the supervisor
-# wire format (dev.codeagent.application.sandbox.SupervisorJob: "<bytes>\n" and a JSON object with files,
-# argv, env and rlimits), reading no byte past it: the program's stdin follows on the same pipe. It writes
-# the files, lowers its rlimits to the job's and execve()s the interpreter, becoming the program.
-# Anything going wrong before that is reported as "codeagent-boot: ..." with exit status 125.
+# The process tier's in-sandbox supervisor (see WarmPool.java and Runner.java), run as `python3 -S -c <this
+# file>` by bubblewrap with --as-pid-1: the sandbox's pid namespace's init, as the run's uid, in its empty
+# tmpfs /work, under the seccomp filter, in the run's control group. Cold runs get it with the job at once,
+# pre-started (warm) ones block on stdin for it. The job is in the supervisor wire format
+# (dev.codeagent.application.sandbox.SupervisorJob: "<bytes>\n" and a JSON object with files, argv, env,
+# rlimits and this tier's nonce); it reads no byte past it: the program's stdin follows on the same pipe.
+# It writes the files into the tmpfs (nothing of the program's is on the host's disk), forks; the child
+# lowers its rlimits and execve()s the interpreter; the supervisor waits for it, reaping the orphans that
+# come to pid 1 meanwhile, kills and reaps whatever is left, and writes the program's real wait status to
+# stderr behind a marker made from the nonce, after every other writer of that pipe is dead.
+# Why pid 1 and non-dumpable: the program has the supervisor's uid. The kernel drops signals from inside the
+# namespace to its init, so the program cannot kill or stop it; non-dumpable, the program cannot read its
+# memory (the nonce) or fds through /proc, and the seccomp filter refuses ptrace and process_vm_*. A
+# supervisor that cannot be both refuses to run the program, once a job arrives, so the host hears why.
+# Anything going wrong before the program starts is reported as "codeagent-boot: ..", exit status 125.
 import json
-import posix
+import os
 import resource
+import signal
+
+# Python's own SIGINT handler is the one signal the program could deliver to its init: ignore it
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+E = None
+try:
+    import ctypes
+    if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:
+        E = 'prctl(PR_SET_DUMPABLE) failed with errno %d' % ctypes.get_errno()
+except Exception as x:
+    E = 'cannot make the supervisor non-dumpable (%r)' % (x,)
+if os.getpid() != 1:
+    E = 'the supervisor is pid %d, not the sandbox init' % os.getpid()
+
+
+def fail(m):
+    os.write(2, ('codeagent-boot: ' + m + '\n').encode('utf-8', 'replace'))
+    os._exit(125)
 
 
 def read(n):
     b = b''
     while len(b) < n:
-        c = posix.read(0, n - len(b))
+        c = os.read(0, n - len(b))
         if not c:
             # nobody will send a job (the sandbox is being discarded)
-            posix._exit(0)
+            os._exit(0)
         b += c
     return b
+
+
+def sweep():
+    # every other process of the sandbox, killed and reaped until none is left (orphans come to pid 1)
+    while True:
+        try:
+            os.kill(-1, 9)
+        except OSError:
+            pass
+        try:
+            os.wait()
+        except ChildProcessError:
+            return
 
 
 def main():
@@ -25,28 +65,58 @@ def main():
     while not header.endswith(b'\n'):
         header += read(1)
         if len(header) > 24:
-            raise ValueError('bad job header')
+            fail('bad job header')
+    if E:
+        fail(E)
     job = json.loads(read(int(header)))
     for name, content in job['files'].items():
         parts = name.split('/')
         for j in range(1, len(parts)):
             try:
-                posix.mkdir('/'.join(parts[:j]), 0o755)
+                os.mkdir('/'.join(parts[:j]), 0o755)
             except FileExistsError:
                 pass
-        fd = posix.open(name, posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL, 0o644)
+        fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
         data = memoryview(content.encode('utf-8', 'replace'))
         while data:
-            data = data[posix.write(fd, data):]
-        posix.close(fd)
-    for name, (soft, hard) in job['rlimits'].items():
-        resource.setrlimit(getattr(resource, name), (soft, hard))
+            data = data[os.write(fd, data):]
+        os.close(fd)
     argv = job['argv']
-    posix.execve(argv[0], argv, job['env'])
+    marker = b'\x00codeagent:' + job['nonce'].encode('ascii') + b':'
+    pid = os.fork()
+    if pid == 0:
+        try:
+            # ignored signals stay ignored across execve: the program gets the defaults
+            for g in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
+                signal.signal(g, signal.SIG_DFL)
+            # the program, not its supervisor, is the OOM killer's first choice
+            try:
+                with open('/proc/self/oom_score_adj', 'w') as f:
+                    f.write('1000')
+            except OSError:
+                pass
+            for name, (soft, hard) in job['rlimits'].items():
+                resource.setrlimit(getattr(resource, name), (soft, hard))
+            os.execve(argv[0], argv, job['env'])
+        except BaseException as b:
+            os.write(2, ('codeagent-boot: cannot start the program: %r\n' % (b,)).encode())
+        os._exit(127)
+    del job
+    status = None
+    while status is None:
+        q, t = os.waitpid(-1, 0)
+        if q == pid:
+            status = t
+    sweep()
+    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
+    report = json.dumps({'exit': None if sig else os.WEXITSTATUS(status), 'signal': sig})
+    # the pipe's file description is shared: the program may have left it non-blocking
+    os.set_blocking(2, True)
+    os.write(2, marker + report.encode() + b'\n')
+    os._exit(0)
 
 
 try:
     main()
 except BaseException as e:
-    posix.write(2, ('codeagent-boot: ' + repr(e) + '\n').encode())
-    posix._exit(125)
+    fail(repr(e))

@@ -44,6 +44,12 @@ final class HostSupport {
         }
     }
 
+    /** A host on which the process tier must give runs a control group, the filter and its supervisor. */
+    static void requireRootBwrapAndCgroups() {
+        bwrap();
+        runGroups();
+    }
+
     static Path bwrap() {
         Path bwrap = HostTools.find("bwrap");
         require(bwrap != null, "bubblewrap");

@@ -33,7 +33,10 @@ class LaunchPlanTest {
         assertThat(cmd).contains("--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session",
                 "--clearenv").doesNotContain("--share-net");
         assertThat(Collections.indexOfSubList(cmd, List.of("--ro-bind", "/usr", "/usr"))).isPositive();
-        assertThat(Collections.indexOfSubList(cmd, List.of("--bind", "/tmp/run-1/pkg/a.py", "/work/pkg/a.py"))).isPositive();
+        // read-only: nothing writable in the view is the host's disk
+        assertThat(Collections.indexOfSubList(cmd, List.of("--ro-bind", "/tmp/run-1/pkg/a.py", "/work/pkg/a.py"))).isPositive();
+        // the one rw bind left is GNU time's file, on hosts without a supervisor (tmpfs-only is then missing)
+        assertThat(cmd.get(cmd.indexOf("--bind") + 2)).isEqualTo("/.rusage");
         assertThat(Collections.indexOfSubList(cmd, List.of("--remount-ro", "/"))).isPositive();
         assertThat(Collections.indexOfSubList(cmd, List.of("--setenv", "HOME", "/work"))).isPositive();
         assertThat(cmd).noneMatch(a -> a.startsWith("/etc") || a.equals("/home") || a.equals("/root"));
@@ -41,6 +44,33 @@ class LaunchPlanTest {
         assertThat(cmd.subList(sep + 1, cmd.size())).containsExactly("/usr/bin/python3.11", "-S", "main.py", "x");
         assertThat(cmd).contains("--as-pid-1", "/usr/bin/time", "/.rusage", "--nproc=64", "--as=268435456", "--fsize=16777216", "--core=0",
                 "--nofile=256");
+    }
+
+    @Test
+    void aSupervisedRunJoinsItsGroupLoadsTheFilterMasksProcAndBindsNothingWritable(@org.junit.jupiter.api.io.TempDir Path state)
+            throws java.io.IOException {
+        java.nio.file.Files.write(state.resolve(LaunchPlan.SECCOMP_FILE), new byte[8]);
+        java.nio.file.Files.createFile(state.resolve(LaunchPlan.EMPTY_FILE));
+        LaunchPlan plan = new LaunchPlan(Mode.BWRAP, ROOT, List.of(), null, state);
+        RunSpec s = new RunSpec(200_007, Path.of("/tmp"), List.of(), LaunchPlan.bootstrapArgv(Path.of("/usr/bin/python3")),
+                Map.of("PATH", "/usr/bin:/bin"), ResourceLimits.defaults(), true, null, false, null, true);
+        List<String> cmd = plan.command(s);
+        // the wrapper opens the filter as fd 3 before setpriv; bubblewrap loads it and closes it
+        assertThat(cmd.subList(0, 5)).containsExactly("/bin/sh", "-c", cmd.get(2), "codeagent-launch",
+                state.resolve(LaunchPlan.SECCOMP_FILE).toString());
+        assertThat(Collections.indexOfSubList(cmd, List.of("--seccomp", "3"))).isPositive();
+        assertThat(cmd).contains("--as-pid-1").doesNotContain("--bind", "/usr/bin/time", "/.rusage", "/usr/bin/prlimit");
+        for (String masked : LaunchPlan.MASKED_PROC) {
+            assertThat(Collections.indexOfSubList(cmd, List.of("--ro-bind", state.resolve(LaunchPlan.EMPTY_FILE).toString(), masked)))
+                    .isPositive();
+        }
+        assertThat(LaunchPlan.MASKED_PROC).contains("/proc/cmdline");
+        int sep = cmd.lastIndexOf("--");
+        assertThat(cmd.subList(sep + 1, cmd.size())).containsExactly(LaunchPlan.bootstrapArgv(Path.of("/usr/bin/python3"))
+                .toArray(String[]::new));
+        // outside bubblewrap there is nothing to load the filter: no wrapper without a group either
+        assertThat(new LaunchPlan(Mode.PLAIN, ROOT, List.of(), null, state).command(spec(200_007, ResourceLimits.defaults(), true))
+                .get(0)).isEqualTo("/usr/bin/setpriv");
     }
 
     @Test

@@ -105,7 +105,11 @@ class SeccompFilterTest {
         assertThat(x86(41, 2, 1)).isEqualTo(RET_ALLOW);
         assertThat(x86(41, 10, 2)).isEqualTo(RET_ALLOW);
         assertThat(x86(41, 40, 1)).as("AF_VSOCK").isEqualTo(EPERM);
-        assertThat(x86(41, 16, 3)).as("AF_NETLINK").isEqualTo(EPERM);
+        assertThat(x86(41, 16, 3, 15)).as("AF_NETLINK uevents").isEqualTo(EPERM);
+        assertThat(x86(41, 16, 3, 4)).as("AF_NETLINK sock_diag").isEqualTo(EPERM);
+        assertThat(x86(41, 16, 3, 0)).as("AF_NETLINK route").isEqualTo(RET_ALLOW);
+        assertThat(x86(41, 40, 1, 0)).as("AF_VSOCK with protocol 0").isEqualTo(EPERM);
+        assertThat(x86(41, 3, 1, 0)).as("AF_AX25 with protocol 0").isEqualTo(EPERM);
         assertThat(x86(41, 17, 3)).as("AF_PACKET").isEqualTo(EPERM);
         assertThat(x86(53, 40, 1)).as("socketpair AF_VSOCK").isEqualTo(EPERM);
         assertThat(x86(53, 1, 1)).as("socketpair AF_UNIX").isEqualTo(RET_ALLOW);
