@@ -504,4 +504,32 @@ public abstract class SandboxAttackTest {
         planted.add(file);
         return file;
     }
+
+    // ---- limits over the whole run (issue 11) ---------------------------------------------------
+
+    @Test
+    void holdsTheCpuLimitOverEveryProcessOfTheRun() {
+        // each child spins half a second, under any per-process CPU limit; only a sum over the run stops this
+        org.junit.jupiter.api.Assumptions.assumeTrue(sandbox().isolation().has(IsolationFeature.CGROUP_CPU),
+                "the tier does not claim cgroup-cpu");
+        String marker = HostProbe.marker("spinners");
+        // far above what the spinners need on a loaded machine, so that only the CPU limit can end the run
+        Duration wallLimit = Duration.ofSeconds(60);
+        Execution e = run("import os, time\n"
+                + "while True:\n"
+                + "    if os.fork() == 0:\n"
+                + "        t = time.process_time()\n"
+                + "        while time.process_time() - t < 0.5: pass\n"
+                + "        os._exit(0)\n"
+                + "    os.wait()\n"
+                + "    print('spun', flush=True)\n",
+                limits().withCpuTime(Duration.ofSeconds(1)).withWallTime(wallLimit), marker);
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.TIME_LIMIT);
+        assertThat(e.detail()).as(why(e)).contains("CPU");
+        assertThat(e.wallTime()).as("ended by the CPU limit, not the wall clock").isLessThan(wallLimit.dividedBy(2));
+        assertThat(e.cpuTime()).as("the run's CPU time is the whole group's").isNotNull()
+                .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+        assertThat(e.stdout().text()).as("some spinners ran before the limit").contains("spun");
+        assertNoSurvivors(marker);
+    }
 }
