@@ -40,7 +40,7 @@ final class DockerContainers {
      * at creation, so a pooled container serves only requests with the same {@link #key()}.
      */
     record Spec(String image, long memoryBytes, int maxProcesses, double cpus, long tmpfsBytes, Map<String, String> labels,
-            Duration idle) {
+            Duration idle, String runtime, boolean seccomp) {
 
         Spec {
             Objects.requireNonNull(image, "image");
@@ -58,12 +58,20 @@ final class DockerContainers {
          */
         static Spec of(String image, ResourceLimits limits, double cpus, long tmpfsBytes, Map<String, String> labels) {
             return new Spec(image, limits.memoryBytes() + SUPERVISOR_MEMORY, limits.maxProcesses() + SUPERVISOR_PROCESSES,
-                    cpus, tmpfsBytes, labels, DEFAULT_IDLE);
+                    cpus, tmpfsBytes, labels, DEFAULT_IDLE, null, true);
         }
 
         /** The same shape with another idle time (after which an unclaimed container ends itself). */
         Spec withIdle(Duration idle) {
-            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle);
+            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp);
+        }
+
+        /**
+         * The same shape on an OCI runtime of the engine ({@code null}: its default), with or without codeagent's
+         * seccomp profile ({@link SeccompProfile}; without, the engine's default applies).
+         */
+        Spec on(String runtime, boolean seccomp) {
+            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp);
         }
 
         /** The container-level limits; requests whose limits give the same key can use this container. */
@@ -79,7 +87,9 @@ final class DockerContainers {
             HostConfig host = HostConfig.newHostConfig()
                     .withNetworkMode("none")
                     .withCapDrop(Capability.ALL)
-                    .withSecurityOpts(List.of("no-new-privileges"))
+                    .withSecurityOpts(seccomp ? List.of("no-new-privileges", "seccomp=" + SeccompProfile.JSON)
+                            : List.of("no-new-privileges"))
+                    .withRuntime(runtime)
                     .withReadonlyRootfs(true)
                     .withTmpFs(tmpfs)
                     .withShmSize(Math.min(tmpfsBytes, 64L * 1024 * 1024))

@@ -81,6 +81,8 @@ public final class DockerSandbox implements Sandbox {
     private final String ownerId;
     private final Map<String, String> labels;
     private final Isolation isolation;
+    private final String runtime;
+    private final boolean seccomp;
     private final Set<Language> languages;
     private final ContainerKeeper keeper;
     private volatile boolean closed;
@@ -112,14 +114,47 @@ public final class DockerSandbox implements Sandbox {
                     + " and set sandbox.docker.image)");
         }
         this.languages = languagesOf(imageLabels.get());
-        this.isolation = isolationOf(info);
+        this.runtime = config.runtime();
+        Optional<List<String>> runtimeArgs = runtimeArgs(info, runtime);
+        if (runtimeArgs.isEmpty()) {
+            throw new SandboxUnavailableException("sandbox.docker.runtime is " + runtime + " but the Docker engine at "
+                    + engine.host() + " has no such runtime; " + (config.gvisor() ? REGISTER_RUNSC : "use runc"));
+        }
+        this.isolation = isolationOf(info, config.gvisor(), runtimeArgs.get());
+        this.seccomp = isolation.has(IsolationFeature.SECCOMP);
         if (mode == IsolationMode.STRICT && !isolation.missing().isEmpty()) {
             throw new SandboxUnavailableException("strict isolation: the Docker engine at " + engine.host()
                     + " cannot enforce " + String.join(", ", isolation.sortedMissing()));
         }
         removeStrays();
         this.keeper = new ContainerKeeper(engine,
-                DockerContainers.Spec.of(image, poolLimits, cpus, tmpfsBytes, labels), config.poolSize(), ownerId);
+                spec(poolLimits), config.poolSize(), ownerId);
+    }
+
+    /** What to do when runsc is asked for and the engine does not have it: one line. */
+    static final String REGISTER_RUNSC = "install gVisor (apt-get install runsc), add"
+            + " {\"runtimes\":{\"runsc\":{\"path\":\"/usr/bin/runsc\",\"runtimeArgs\":[\"--network=none\",\"--oci-seccomp\"]}}}"
+            + " to /etc/docker/daemon.json and reload the engine (sudo kill -HUP $(pidof dockerd)), or set sandbox.docker.runtime: runc";
+
+    private DockerContainers.Spec spec(ResourceLimits limits) {
+        return DockerContainers.Spec.of(image, limits, cpus, tmpfsBytes, labels).on(runtime, seccomp);
+    }
+
+    /** The arguments the engine runs {@code runtime} with, or empty when it has no runtime of that name. */
+    @SuppressWarnings("unchecked")
+    static Optional<List<String>> runtimeArgs(Info info, String runtime) {
+        Map<String, Object> raw = info.getRawValues();
+        Object runtimes = raw == null ? null : raw.get("Runtimes");
+        if (!(runtimes instanceof Map)) {
+            // an engine that does not list its runtimes: only its own can be assumed
+            return DockerSandboxConfig.RUNC.equals(runtime) ? Optional.of(List.of()) : Optional.empty();
+        }
+        Object entry = ((Map<String, Object>) runtimes).get(runtime);
+        if (!(entry instanceof Map)) {
+            return Optional.empty();
+        }
+        Object args = ((Map<String, Object>) entry).get("runtimeArgs");
+        return Optional.of(args instanceof List ? ((List<Object>) args).stream().map(String::valueOf).toList() : List.of());
     }
 
     /**
@@ -226,7 +261,7 @@ public final class DockerSandbox implements Sandbox {
             return Execution.sandboxError("the docker sandbox is closed", elapsed(t0), isolation);
         }
         ResourceLimits limits = request.limits();
-        DockerContainers.Spec spec = DockerContainers.Spec.of(image, limits, cpus, tmpfsBytes, labels);
+        DockerContainers.Spec spec = spec(limits);
         String id = keeper.takeWarm(spec.key());
         if (id == null) {
             try {
@@ -459,7 +494,7 @@ public final class DockerSandbox implements Sandbox {
         engine.close();
     }
 
-    private Isolation isolationOf(Info info) {
+    static Isolation isolationOf(Info info, boolean gvisor, List<String> runtimeArgs) {
         Set<IsolationFeature> features = EnumSet.of(IsolationFeature.CONTAINER, IsolationFeature.PID_NAMESPACE,
                 IsolationFeature.MOUNT_NAMESPACE, IsolationFeature.IPC_NAMESPACE, IsolationFeature.UTS_NAMESPACE,
                 IsolationFeature.NETWORK_NONE, IsolationFeature.FS_VIEW, IsolationFeature.CAP_DROP_ALL,
@@ -471,8 +506,14 @@ public final class DockerSandbox implements Sandbox {
         (Boolean.TRUE.equals(info.getMemoryLimit()) && Boolean.TRUE.equals(info.getSwapLimit()) ? features : missing)
                 .add(IsolationFeature.CGROUP_MEMORY);
         List<String> security = Optional.ofNullable(info.getSecurityOptions()).orElse(List.of());
-        boolean seccomp = security.stream().anyMatch(s -> s.contains("name=seccomp") && !s.contains("profile=unconfined"));
+        // codeagent's profile (SeccompProfile) contains Docker's default; gVisor applies it only with --oci-seccomp
+        boolean seccomp = security.stream().anyMatch(s -> s.contains("name=seccomp"))
+                && (!gvisor || runtimeArgs.stream().anyMatch(a -> a.matches("--?oci-seccomp(=true)?")));
         (seccomp ? features : missing).add(IsolationFeature.SECCOMP_DEFAULT);
+        (seccomp ? features : missing).add(IsolationFeature.SECCOMP);
+        if (gvisor) {
+            features.add(IsolationFeature.GVISOR);
+        }
         if (security.stream().anyMatch(s -> s.contains("name=apparmor"))) {
             features.add(IsolationFeature.APPARMOR);
         }

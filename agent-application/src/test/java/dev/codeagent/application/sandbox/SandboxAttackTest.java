@@ -532,4 +532,40 @@ public abstract class SandboxAttackTest {
         assertThat(e.stdout().text()).as("some spinners ran before the limit").contains("spun");
         assertNoSurvivors(marker);
     }
+
+    // ---- the tier's own seccomp filter (issue 11) ------------------------------------------------
+
+    @Test
+    void refusesSocketFamiliesOtherThanLocalAndIp() {
+        // AF_VSOCK reaches the hypervisor on a VM host whatever the network namespace says; AF_NETLINK and
+        // AF_PACKET are kernel surface. Python itself must still get its local and IP sockets.
+        org.junit.jupiter.api.Assumptions.assumeTrue(sandbox().isolation().has(IsolationFeature.SECCOMP),
+                "the tier does not claim a seccomp filter of its own");
+        Execution e = run("import errno, socket\n"
+                + "for name, family, kind in [('vsock', 40, socket.SOCK_STREAM), ('netlink', 16, socket.SOCK_RAW),\n"
+                + "                           ('packet', 17, socket.SOCK_RAW), ('unix', 1, socket.SOCK_STREAM),\n"
+                + "                           ('inet', 2, socket.SOCK_STREAM), ('inet6', 10, socket.SOCK_DGRAM)]:\n"
+                + "    try:\n"
+                + "        socket.socket(family, kind).close()\n"
+                + "        print(name, 'open')\n"
+                + "    except OSError as x:\n"
+                + "        print(name, errno.errorcode.get(x.errno, x.errno))\n", limits());
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.OK);
+        assertThat(e.stdout().text().lines().toList()).as(why(e))
+                .containsExactly("vsock EPERM", "netlink EPERM", "packet EPERM", "unix open", "inet open", "inet6 open");
+    }
+
+    @Test
+    void refusesIoUring() {
+        // io_uring does I/O no syscall filter sees; a refused io_uring_setup fails with EPERM, a working one gives an fd
+        org.junit.jupiter.api.Assumptions.assumeTrue(sandbox().isolation().has(IsolationFeature.SECCOMP),
+                "the tier does not claim a seccomp filter of its own");
+        Execution e = run("import ctypes\n"
+                + "libc = ctypes.CDLL(None, use_errno=True)\n"
+                + "params = ctypes.create_string_buffer(120)\n"
+                + "fd = libc.syscall(425, 4, params)\n"
+                + "print('io_uring_setup', fd, ctypes.get_errno())\n", limits());
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.OK);
+        assertThat(e.stdout().text()).as(why(e)).isEqualTo("io_uring_setup -1 1\n");
+    }
 }
