@@ -115,7 +115,7 @@ public final class DockerSandbox implements Sandbox {
         }
         this.languages = languagesOf(imageLabels.get());
         this.runtime = config.runtime();
-        Optional<List<String>> runtimeArgs = runtimeArgs(info, runtime);
+        Optional<List<String>> runtimeArgs = runtimeArgs(info.getRawValues(), runtime);
         if (runtimeArgs.isEmpty()) {
             throw new SandboxUnavailableException("sandbox.docker.runtime is " + runtime + " but the Docker engine at "
                     + engine.host() + " has no such runtime; " + (config.gvisor() ? REGISTER_RUNSC : "use runc"));
@@ -142,8 +142,7 @@ public final class DockerSandbox implements Sandbox {
 
     /** The arguments the engine runs {@code runtime} with, or empty when it has no runtime of that name. */
     @SuppressWarnings("unchecked")
-    static Optional<List<String>> runtimeArgs(Info info, String runtime) {
-        Map<String, Object> raw = info.getRawValues();
+    static Optional<List<String>> runtimeArgs(Map<String, Object> raw, String runtime) {
         Object runtimes = raw == null ? null : raw.get("Runtimes");
         if (!(runtimes instanceof Map)) {
             // an engine that does not list its runtimes: only its own can be assumed
