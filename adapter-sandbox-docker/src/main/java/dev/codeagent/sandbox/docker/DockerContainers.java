@@ -29,6 +29,12 @@ final class DockerContainers {
     static final long SUPERVISOR_MEMORY = 16L * 1024 * 1024;
     /** The bootstrap, added to the program's process limit. */
     static final int SUPERVISOR_PROCESSES = 1;
+    /**
+     * Host threads and processes of gVisor itself (its kernel, file proxy and, on the ptrace platform, one
+     * stub per address space): about 38 idle here, and runsc fails to start a sandbox under a pids limit
+     * of 33. Under runsc the container's pids limit is the program's plus this.
+     */
+    static final int GVISOR_PROCESSES = 64;
     /** How long a started container waits for its program before its bootstrap gives up and exits. */
     static final Duration DEFAULT_IDLE = Duration.ofMinutes(15);
 
@@ -79,6 +85,26 @@ final class DockerContainers {
             return memoryBytes + "/" + maxProcesses;
         }
 
+        private boolean gvisor() {
+            return "runsc".equals(runtime);
+        }
+
+        /**
+         * Under gVisor the process limit is RLIMIT_NPROC, which its kernel counts per uid inside the sandbox,
+         * where uid 65534 has only this run's processes (on the host every container shares that uid, so runc
+         * relies on the pids cgroup alone); the cgroup then also has room for gVisor's own threads.
+         */
+        private List<Ulimit> ulimits() {
+            List<Ulimit> limits = new java.util.ArrayList<>(List.of(
+                    new Ulimit("nofile", OPEN_FILES, OPEN_FILES),
+                    new Ulimit("fsize", tmpfsBytes, tmpfsBytes),
+                    new Ulimit("core", 0L, 0L)));
+            if (gvisor()) {
+                limits.add(new Ulimit("nproc", (long) maxProcesses, (long) maxProcesses));
+            }
+            return limits;
+        }
+
         void applyTo(CreateContainerCmd cmd) {
             String tmpfsOptions = "rw,nosuid,nodev,size=" + tmpfsBytes + ",mode=1777";
             Map<String, String> tmpfs = new LinkedHashMap<>();
@@ -97,11 +123,8 @@ final class DockerContainers {
                     .withMemorySwap(memoryBytes)
                     .withMemorySwappiness(0L)
                     .withNanoCPUs((long) Math.ceil(cpus * 1_000_000_000L))
-                    .withPidsLimit((long) maxProcesses)
-                    .withUlimits(List.of(
-                            new Ulimit("nofile", OPEN_FILES, OPEN_FILES),
-                            new Ulimit("fsize", tmpfsBytes, tmpfsBytes),
-                            new Ulimit("core", 0L, 0L)))
+                    .withPidsLimit((long) maxProcesses + (gvisor() ? GVISOR_PROCESSES : 0))
+                    .withUlimits(ulimits())
                     .withLogConfig(new LogConfig(LogConfig.LoggingType.NONE))
                     // no docker-init: the bootstrap must be pid 1 itself (see Bootstrap), since an init
                     // running as the program's uid could be ptraced and taken over by it

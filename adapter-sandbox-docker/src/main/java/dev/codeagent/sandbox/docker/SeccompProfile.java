@@ -13,8 +13,10 @@ import java.io.UncheckedIOException;
  * rule's {@code comment}). Docker 20.10's built-in default lets both AF_VSOCK — on a VM host, a path to the
  * hypervisor from a "no network" container — and io_uring through.
  *
- * <p>Under gVisor the profile holds inside gVisor's kernel only when runsc runs with {@code --oci-seccomp};
- * the tier reports {@code seccomp} accordingly.
+ * <p>Under gVisor the profile holds inside gVisor's kernel only when runsc runs with {@code --oci-seccomp}, and
+ * the tier reports {@code seccomp} accordingly; runsc 0.0~20221219 with that flag refuses select() under any
+ * profile, so it is not registered so. The program's calls then reach gVisor's kernel, not the host's: there
+ * AF_VSOCK does not exist, netlink and io_uring are gVisor's own implementations.
  */
 final class SeccompProfile {
 

@@ -66,7 +66,7 @@ class DockerSandboxTest {
         assertThat(DockerSandbox.runtimeArgs(info, "runc")).contains(java.util.List.of());
         assertThat(DockerSandbox.runtimeArgs(Map.of("Runtimes", Map.of("runc", Map.of())), "runsc")).isEmpty();
         assertThat(DockerSandbox.runtimeArgs(Map.of(), "runc")).as("an engine that lists none has its own").isPresent();
-        assertThat(DockerSandbox.REGISTER_RUNSC).contains("/etc/docker/daemon.json", "--oci-seccomp", "apt-get install runsc")
+        assertThat(DockerSandbox.REGISTER_RUNSC).contains("/etc/docker/daemon.json", "--network=none", "apt-get install runsc")
                 .doesNotContain("\n");
     }
 
