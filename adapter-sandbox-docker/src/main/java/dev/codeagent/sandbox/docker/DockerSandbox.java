@@ -82,6 +82,7 @@ public final class DockerSandbox implements Sandbox {
     private final Map<String, String> labels;
     private final Isolation isolation;
     private final String runtime;
+    private final boolean gvisor;
     private final boolean seccomp;
     private final Set<Language> languages;
     private final ContainerKeeper keeper;
@@ -115,6 +116,7 @@ public final class DockerSandbox implements Sandbox {
         }
         this.languages = languagesOf(imageLabels.get());
         this.runtime = config.runtime();
+        this.gvisor = config.gvisor();
         Optional<List<String>> runtimeArgs = runtimeArgs(info.getRawValues(), runtime);
         if (runtimeArgs.isEmpty()) {
             throw new SandboxUnavailableException("sandbox.docker.runtime is " + runtime + " but the Docker engine at "
@@ -435,7 +437,8 @@ public final class DockerSandbox implements Sandbox {
     /**
      * Whether the engine saw the out-of-memory killer strike in the container; false when it cannot say.
      * The engine hears of the OOM kill before it hears of the container's end, so once it shows the
-     * container stopped its OOM flag is final; the stream may end a little before that.
+     * container stopped its OOM flag is final (with runc; under runsc it can come after); the stream may end
+     * a little before that.
      */
     private boolean oomKilled(String id) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofMillis(OOM_VERDICT_MILLIS).toNanos();
@@ -445,7 +448,8 @@ public final class DockerSandbox implements Sandbox {
                 if (Boolean.TRUE.equals(state.getOOMKilled())) {
                     return true;
                 }
-                if (!Boolean.TRUE.equals(state.getRunning()) || System.nanoTime() > deadline) {
+                // under gVisor the engine may hear of the OOM kill after the container's end: wait it out
+                if (!gvisor && !Boolean.TRUE.equals(state.getRunning()) || System.nanoTime() > deadline) {
                     return false;
                 }
                 Thread.sleep(20);

@@ -20,7 +20,9 @@ import org.junit.jupiter.api.Tag;
 
 /**
  * The same attacks as {@link DockerSandboxAttackIT}, against the docker tier on gVisor (runsc): the whole
- * suite, plus proof that the program talks to gVisor's kernel rather than the host's.
+ * suite, plus proof that the program talks to gVisor's kernel rather than the host's. The pool is larger than
+ * runc's: a runsc container takes seconds to start on a loaded host, and the timed attacks measure from the
+ * call, so a cold start in one of them would be counted against the limit it tests.
  */
 @Tag("docker")
 class DockerRunscAttackIT extends SandboxAttackTest {
@@ -30,7 +32,7 @@ class DockerRunscAttackIT extends SandboxAttackTest {
     @BeforeAll
     static void start() {
         DockerTestSupport.assumeDocker();
-        sandbox = DockerTestSupport.runscSandbox(2, ResourceLimits.defaults()
+        sandbox = DockerTestSupport.runscSandbox(4, ResourceLimits.defaults()
                 .withMemoryBytes(128 * ResourceLimits.MIB).withMaxProcesses(32));
         // the attacks meet warm containers, as requests do: a cold start on a loaded host is not what the
         // wall-clock tests time (the limit starts with the program; see DockerSandbox.START_UP)
