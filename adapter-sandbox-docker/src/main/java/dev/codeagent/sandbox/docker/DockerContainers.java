@@ -32,9 +32,10 @@ final class DockerContainers {
     /**
      * Host threads and processes of gVisor itself (its kernel, file proxy and, on the ptrace platform, one
      * stub per address space): about 38 idle here, and runsc fails to start a sandbox under a pids limit
-     * of 33. Under runsc the container's pids limit is the program's plus this.
+     * of 33; its kernel adds host threads as the program forks (a fork bomb under RLIMIT_NPROC 33 still broke a
+     * limit of 97). Under runsc the container's pids limit is the program's plus this.
      */
-    static final int GVISOR_PROCESSES = 64;
+    static final int GVISOR_PROCESSES = 256;
     /** How long a started container waits for its program before its bootstrap gives up and exits. */
     static final Duration DEFAULT_IDLE = Duration.ofMinutes(15);
 
