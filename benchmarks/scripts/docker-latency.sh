@@ -5,6 +5,7 @@
 #
 #   benchmarks/scripts/docker-latency.sh [ITERATIONS] [WARMUP]     (defaults 40 and 5)
 #   CODEAGENT_SANDBOX_IMAGE=name   the image (default codeagent-sandbox:latest; built if missing)
+#   CODEAGENT_DOCKER_RUNTIME=runsc  gVisor, for the tier and `docker run --runtime` alike (default runc)
 #   SKIP_BUILD=1                   reuse benchmarks/target as it is
 set -euo pipefail
 

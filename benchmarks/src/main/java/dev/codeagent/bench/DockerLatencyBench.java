@@ -26,7 +26,8 @@ import java.util.function.LongSupplier;
  * to show what a sustained stream faster than the refill gets. Prints p50/p95 and the ratios.
  *
  * <p>Usage: {@code DockerLatencyBench [iterations] [warm-up]} (defaults 40 and 5); the image is
- * {@code $CODEAGENT_SANDBOX_IMAGE} or {@code codeagent-sandbox:latest}.
+ * {@code $CODEAGENT_SANDBOX_IMAGE} or {@code codeagent-sandbox:latest}; the runtime {@code $CODEAGENT_DOCKER_RUNTIME}
+ * ({@code runc}, the default, or {@code runsc}).
  */
 public final class DockerLatencyBench {
 
@@ -39,11 +40,13 @@ public final class DockerLatencyBench {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 40;
         int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 5;
         String image = System.getenv().getOrDefault("CODEAGENT_SANDBOX_IMAGE", "codeagent-sandbox:latest");
+        // runc or runsc (gVisor): the tier and `docker run --runtime` alike
+        String runtime = System.getenv().getOrDefault("CODEAGENT_DOCKER_RUNTIME", DockerSandboxConfig.RUNC);
         ResourceLimits limits = ResourceLimits.defaults();
         ExecutionRequest request = ExecutionRequest.of(Language.PYTHON, "print(1)");
-        try (DockerSandbox pooled = DockerSandbox.create(new DockerSandboxConfig(null, image, 2, 1.0, ByteSize.ofMiB(64)), limits,
+        try (DockerSandbox pooled = DockerSandbox.create(new DockerSandboxConfig(null, image, 2, 1.0, ByteSize.ofMiB(64), runtime), limits,
                 IsolationMode.BEST_EFFORT);
-                DockerSandbox unpooled = DockerSandbox.create(new DockerSandboxConfig(null, image, 0, 1.0, ByteSize.ofMiB(64)),
+                DockerSandbox unpooled = DockerSandbox.create(new DockerSandboxConfig(null, image, 0, 1.0, ByteSize.ofMiB(64), runtime),
                         limits, IsolationMode.BEST_EFFORT)) {
             LongSupplier viaPool = () -> {
                 settle(pooled);
@@ -55,7 +58,7 @@ public final class DockerLatencyBench {
                 settle(unpooled);
                 return Latencies.time(() -> Latencies.check(unpooled.execute(request), "unpooled"));
             };
-            List<String> dockerRun = List.of("docker", "run", "--rm", image, "python3", "-c", "print(1)");
+            List<String> dockerRun = List.of("docker", "run", "--rm", "--runtime=" + runtime, image, "python3", "-c", "print(1)");
             LongSupplier viaDockerRun = () -> {
                 settle(pooled);
                 settle(unpooled);
@@ -96,11 +99,11 @@ public final class DockerLatencyBench {
                 burst[i] = Latencies.time(() -> Latencies.check(pooled.execute(request), "pooled back to back"));
             }
 
-            System.out.printf(Locale.ROOT, "docker tier latency, print(1), image %s, %d runs each after %d warm-up, %d cores%n",
-                    image, n, warmup, Runtime.getRuntime().availableProcessors());
+            System.out.printf(Locale.ROOT, "docker tier latency, print(1), image %s, runtime %s, %d runs each after %d warm-up, %d cores%n",
+                    image, runtime, n, warmup, Runtime.getRuntime().availableProcessors());
             System.out.println("isolation: " + pooled.isolation().sortedFeatures() + "  missing: " + pooled.isolation().sortedMissing());
             System.out.printf(Locale.ROOT, "%-52s %9s %9s %9s%n", "", "p50 ms", "p95 ms", "mean ms");
-            Latencies.row("docker run --rm " + image + " python3 -c ...", 52, d);
+            Latencies.row("docker run --rm --runtime=" + runtime + " python3 -c ...", 52, d);
             Latencies.row("DockerSandbox, no pool (poolSize 0)", 52, u);
             Latencies.row("DockerSandbox, warm pool (poolSize 2)", 52, p);
             Latencies.row("DockerSandbox, pool, back to back (no settling)", 52, burst);

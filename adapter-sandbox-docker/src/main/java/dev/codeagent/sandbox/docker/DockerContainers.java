@@ -29,6 +29,13 @@ final class DockerContainers {
     static final long SUPERVISOR_MEMORY = 16L * 1024 * 1024;
     /** The bootstrap, added to the program's process limit. */
     static final int SUPERVISOR_PROCESSES = 1;
+    /**
+     * Host threads and processes of gVisor itself (its kernel, file proxy and, on the ptrace platform, one
+     * stub per address space): about 38 idle here, and runsc fails to start a sandbox under a pids limit
+     * of 33; its kernel adds host threads as the program forks (a fork bomb under RLIMIT_NPROC 33 still broke a
+     * limit of 97). Under runsc the container's pids limit is the program's plus this.
+     */
+    static final int GVISOR_PROCESSES = 256;
     /** How long a started container waits for its program before its bootstrap gives up and exits. */
     static final Duration DEFAULT_IDLE = Duration.ofMinutes(15);
 
@@ -40,7 +47,7 @@ final class DockerContainers {
      * at creation, so a pooled container serves only requests with the same {@link #key()}.
      */
     record Spec(String image, long memoryBytes, int maxProcesses, double cpus, long tmpfsBytes, Map<String, String> labels,
-            Duration idle) {
+            Duration idle, String runtime, boolean seccomp) {
 
         Spec {
             Objects.requireNonNull(image, "image");
@@ -58,17 +65,45 @@ final class DockerContainers {
          */
         static Spec of(String image, ResourceLimits limits, double cpus, long tmpfsBytes, Map<String, String> labels) {
             return new Spec(image, limits.memoryBytes() + SUPERVISOR_MEMORY, limits.maxProcesses() + SUPERVISOR_PROCESSES,
-                    cpus, tmpfsBytes, labels, DEFAULT_IDLE);
+                    cpus, tmpfsBytes, labels, DEFAULT_IDLE, null, true);
         }
 
         /** The same shape with another idle time (after which an unclaimed container ends itself). */
         Spec withIdle(Duration idle) {
-            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle);
+            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp);
+        }
+
+        /**
+         * The same shape on an OCI runtime of the engine ({@code null}: its default), with or without codeagent's
+         * seccomp profile ({@link SeccompProfile}; without, the engine's default applies).
+         */
+        Spec on(String runtime, boolean seccomp) {
+            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp);
         }
 
         /** The container-level limits; requests whose limits give the same key can use this container. */
         String key() {
             return memoryBytes + "/" + maxProcesses;
+        }
+
+        private boolean gvisor() {
+            return "runsc".equals(runtime);
+        }
+
+        /**
+         * Under gVisor the process limit is RLIMIT_NPROC, which its kernel counts per uid inside the sandbox,
+         * where uid 65534 has only this run's processes (on the host every container shares that uid, so runc
+         * relies on the pids cgroup alone); the cgroup then also has room for gVisor's own threads.
+         */
+        private List<Ulimit> ulimits() {
+            List<Ulimit> limits = new java.util.ArrayList<>(List.of(
+                    new Ulimit("nofile", OPEN_FILES, OPEN_FILES),
+                    new Ulimit("fsize", tmpfsBytes, tmpfsBytes),
+                    new Ulimit("core", 0L, 0L)));
+            if (gvisor()) {
+                limits.add(new Ulimit("nproc", (long) maxProcesses, (long) maxProcesses));
+            }
+            return limits;
         }
 
         void applyTo(CreateContainerCmd cmd) {
@@ -79,7 +114,9 @@ final class DockerContainers {
             HostConfig host = HostConfig.newHostConfig()
                     .withNetworkMode("none")
                     .withCapDrop(Capability.ALL)
-                    .withSecurityOpts(List.of("no-new-privileges"))
+                    .withSecurityOpts(seccomp ? List.of("no-new-privileges", "seccomp=" + SeccompProfile.JSON)
+                            : List.of("no-new-privileges"))
+                    .withRuntime(runtime)
                     .withReadonlyRootfs(true)
                     .withTmpFs(tmpfs)
                     .withShmSize(Math.min(tmpfsBytes, 64L * 1024 * 1024))
@@ -87,11 +124,8 @@ final class DockerContainers {
                     .withMemorySwap(memoryBytes)
                     .withMemorySwappiness(0L)
                     .withNanoCPUs((long) Math.ceil(cpus * 1_000_000_000L))
-                    .withPidsLimit((long) maxProcesses)
-                    .withUlimits(List.of(
-                            new Ulimit("nofile", OPEN_FILES, OPEN_FILES),
-                            new Ulimit("fsize", tmpfsBytes, tmpfsBytes),
-                            new Ulimit("core", 0L, 0L)))
+                    .withPidsLimit((long) maxProcesses + (gvisor() ? GVISOR_PROCESSES : 0))
+                    .withUlimits(ulimits())
                     .withLogConfig(new LogConfig(LogConfig.LoggingType.NONE))
                     // no docker-init: the bootstrap must be pid 1 itself (see Bootstrap), since an init
                     // running as the program's uid could be ptraced and taken over by it

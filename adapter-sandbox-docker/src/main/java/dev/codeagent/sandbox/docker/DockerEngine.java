@@ -12,6 +12,8 @@ import com.github.dockerjava.api.exception.NotModifiedException;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.Info;
+import com.github.dockerjava.api.model.Statistics;
+import com.github.dockerjava.core.InvocationBuilder;
 import com.github.dockerjava.core.DefaultDockerClientConfig;
 import com.github.dockerjava.core.DockerClientConfig;
 import com.github.dockerjava.core.DockerClientImpl;
@@ -145,6 +147,24 @@ final class DockerEngine implements AutoCloseable {
 
     InspectContainerResponse inspect(String id) {
         return call("inspect container", () -> control.inspectContainerCmd(id).exec());
+    }
+
+    /** The container's CPU time as the engine's stats report it (one sample, no stream). */
+    long cpuUsageNanos(String id) {
+        return call("read container stats", () -> {
+            try (InvocationBuilder.AsyncResultCallback<Statistics> cb = new InvocationBuilder.AsyncResultCallback<>()) {
+                control.statsCmd(id).withNoStream(true).exec(cb);
+                Statistics s = cb.awaitResult();
+                Long total = s == null || s.getCpuStats() == null || s.getCpuStats().getCpuUsage() == null
+                        ? null : s.getCpuStats().getCpuUsage().getTotalUsage();
+                if (total == null) {
+                    throw new IllegalStateException("the engine's stats have no CPU usage");
+                }
+                return total;
+            } catch (java.io.IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        });
     }
 
     List<Container> listByLabels(Map<String, String> labels) {

@@ -67,6 +67,12 @@ public final class DockerSandbox implements Sandbox {
     private static final long DRAIN_MILLIS = 2_000;
     /** How long a container that ended without a report may take to show the engine's verdict on it. */
     private static final long OOM_VERDICT_MILLIS = 2_000;
+    /**
+     * How long a container may take from attach to starting the program, apart from the wall-clock limit
+     * (which starts then): generous, since only a host under heavy load is this slow; passing it is a
+     * {@link Outcome#SANDBOX_ERROR}, not the program's fault.
+     */
+    static final Duration START_UP = Duration.ofSeconds(30);
 
     private final DockerEngine engine;
     private final String image;
@@ -75,6 +81,9 @@ public final class DockerSandbox implements Sandbox {
     private final String ownerId;
     private final Map<String, String> labels;
     private final Isolation isolation;
+    private final String runtime;
+    private final boolean gvisor;
+    private final boolean seccomp;
     private final Set<Language> languages;
     private final ContainerKeeper keeper;
     private volatile boolean closed;
@@ -106,14 +115,47 @@ public final class DockerSandbox implements Sandbox {
                     + " and set sandbox.docker.image)");
         }
         this.languages = languagesOf(imageLabels.get());
-        this.isolation = isolationOf(info);
+        this.runtime = config.runtime();
+        this.gvisor = config.gvisor();
+        Optional<List<String>> runtimeArgs = runtimeArgs(info.getRawValues(), runtime);
+        if (runtimeArgs.isEmpty()) {
+            throw new SandboxUnavailableException("sandbox.docker.runtime is " + runtime + " but the Docker engine at "
+                    + engine.host() + " has no such runtime; " + (config.gvisor() ? REGISTER_RUNSC : "use runc"));
+        }
+        this.isolation = isolationOf(info, config.gvisor(), runtimeArgs.get());
+        this.seccomp = isolation.has(IsolationFeature.SECCOMP);
         if (mode == IsolationMode.STRICT && !isolation.missing().isEmpty()) {
             throw new SandboxUnavailableException("strict isolation: the Docker engine at " + engine.host()
                     + " cannot enforce " + String.join(", ", isolation.sortedMissing()));
         }
         removeStrays();
         this.keeper = new ContainerKeeper(engine,
-                DockerContainers.Spec.of(image, poolLimits, cpus, tmpfsBytes, labels), config.poolSize(), ownerId);
+                spec(poolLimits), config.poolSize(), ownerId);
+    }
+
+    /** What to do when runsc is asked for and the engine does not have it: one line. */
+    static final String REGISTER_RUNSC = "install gVisor (apt-get install runsc), add"
+            + " {\"runtimes\":{\"runsc\":{\"path\":\"/usr/bin/runsc\",\"runtimeArgs\":[\"--network=none\"]}}}"
+            + " to /etc/docker/daemon.json and reload the engine (sudo kill -HUP $(pidof dockerd)), or set sandbox.docker.runtime: runc";
+
+    private DockerContainers.Spec spec(ResourceLimits limits) {
+        return DockerContainers.Spec.of(image, limits, cpus, tmpfsBytes, labels).on(runtime, seccomp);
+    }
+
+    /** The arguments the engine runs {@code runtime} with, or empty when it has no runtime of that name. */
+    @SuppressWarnings("unchecked")
+    static Optional<List<String>> runtimeArgs(Map<String, Object> raw, String runtime) {
+        Object runtimes = raw == null ? null : raw.get("Runtimes");
+        if (!(runtimes instanceof Map)) {
+            // an engine that does not list its runtimes: only its own can be assumed
+            return DockerSandboxConfig.RUNC.equals(runtime) ? Optional.of(List.of()) : Optional.empty();
+        }
+        Object entry = ((Map<String, Object>) runtimes).get(runtime);
+        if (!(entry instanceof Map)) {
+            return Optional.empty();
+        }
+        Object args = ((Map<String, Object>) entry).get("runtimeArgs");
+        return Optional.of(args instanceof List ? ((List<Object>) args).stream().map(String::valueOf).toList() : List.of());
     }
 
     /**
@@ -220,7 +262,7 @@ public final class DockerSandbox implements Sandbox {
             return Execution.sandboxError("the docker sandbox is closed", elapsed(t0), isolation);
         }
         ResourceLimits limits = request.limits();
-        DockerContainers.Spec spec = DockerContainers.Spec.of(image, limits, cpus, tmpfsBytes, labels);
+        DockerContainers.Spec spec = spec(limits);
         String id = keeper.takeWarm(spec.key());
         if (id == null) {
             try {
@@ -248,22 +290,32 @@ public final class DockerSandbox implements Sandbox {
         boolean removed = false;
         boolean removeNow = true;
         try {
+            // the group's CPU time before the program: a pooled container's idle bootstrap (and under gVisor,
+            // its kernel's boot) is not the program's
+            GroupCpu meter = GroupCpu.of(id, engine);
+            long cpuBefore = meter.nanos();
             long start = System.nanoTime();
             engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce), session);
-            long wallNanos = limits.wallTime().toNanos();
-            AttachSession.End end = session.await(wallNanos);
+            Watch watch = watch(session, meter, cpuBefore, limits, start);
+            AttachSession.End end = watch.end();
             if (end == null) {
-                // the wall-clock limit: kill and remove, then keep what the stream still delivers
+                // a limit passed: kill and remove, then keep what the stream still delivers
                 Duration wall = elapsed(start);
                 boolean killed = kill(id);
                 removed = killed;
                 session.drain(DRAIN_MILLIS);
                 AttachSession.Captured out = session.snapshot();
                 if (!killed) {
-                    return sandboxError("the wall-clock limit passed but the Docker engine did not kill the container", out, t0);
+                    return sandboxError("a limit passed but the Docker engine did not kill the container", out, t0);
                 }
                 if (!session.started()) {
-                    return sandboxError("the container did not start the program within the wall-clock limit", out, t0);
+                    return sandboxError("the container did not start the program within " + START_UP.toSeconds()
+                            + " s (the wall-clock limit starts when it does)", out, t0);
+                }
+                if (watch.cpu() != null) {
+                    // the whole group went past the CPU-time limit: killed as RLIMIT_CPU's hard limit would have been
+                    return classified(Termination.ended(language, null, OutcomeClassifier.SIGKILL, watch.cpu(),
+                            out.stderr().text()), limits, out, wall, watch.cpu(), null);
                 }
                 return classified(Termination.enforced(language, Enforced.WALL_TIME, false, false, out.stderr().text()),
                         limits, out, wall, null, null);
@@ -309,9 +361,13 @@ public final class DockerSandbox implements Sandbox {
             }
             // the bootstrap killed all the program left behind before reporting and exits now: removal can trail
             removeNow = false;
-            Duration cpu = Duration.ofNanos((long) (report.cpuSeconds() * 1e9));
+            Duration cpu = groupCpu(meter, cpuBefore).orElse(Duration.ofNanos((long) (report.cpuSeconds() * 1e9)));
             Long peak = report.maxRssBytes() > 0 ? report.maxRssBytes() : null;
-            Termination facts = Termination.ended(language, report.exitCode(), report.signal(), cpu, out.stderr().text())
+            // a run whose group went past the CPU-time limit between two readings is over it all the same
+            boolean overCpu = cpu.compareTo(limits.cpuTime()) > 0 && report.signal() == null;
+            Termination facts = (overCpu
+                    ? Termination.ended(language, null, OutcomeClassifier.SIGKILL, cpu, out.stderr().text())
+                    : Termination.ended(language, report.exitCode(), report.signal(), cpu, out.stderr().text()))
                     .withOomKilled(report.oomKills() > 0).withWritableBytes(tmpfsBytes);
             if (log.isTraceEnabled()) {
                 log.trace("timing: to attach {} ms, ack {} ms, end {} ms", (start - t0) / 1e6,
@@ -337,10 +393,52 @@ public final class DockerSandbox implements Sandbox {
         }
     }
 
+    /** How the waiting for a run ended: with the stream's end, or (null) at a limit; the group's CPU time when that limit was CPU. */
+    private record Watch(AttachSession.End end, Duration cpu) {
+    }
+
+    /**
+     * Waits for the run to end while holding its limits: a start-up deadline until the supervisor says the
+     * program started, the wall-clock limit from then on (so a loaded host's slow attach costs the program
+     * nothing), and the CPU-time limit over the container's whole group, read every {@link GroupCpu#poll()}.
+     */
+    private static Watch watch(AttachSession session, GroupCpu meter, long cpuBefore, ResourceLimits limits, long start)
+            throws InterruptedException {
+        long wallNanos = limits.wallTime().toNanos();
+        long startDeadline = start + START_UP.toNanos();
+        long pollNanos = meter.poll().toNanos();
+        long nextPoll = System.nanoTime() + pollNanos;
+        while (true) {
+            long now = System.nanoTime();
+            long deadline = session.started() ? session.startedAtNanos() + wallNanos : startDeadline;
+            if (now - deadline >= 0) {
+                return new Watch(null, null);
+            }
+            AttachSession.End end = session.await(Math.min(deadline - now, Math.max(0, nextPoll - now)));
+            if (end != null) {
+                return new Watch(end, null);
+            }
+            if (System.nanoTime() - nextPoll >= 0) {
+                Optional<Duration> cpu = groupCpu(meter, cpuBefore);
+                if (cpu.isPresent() && cpu.get().compareTo(limits.cpuTime()) > 0) {
+                    return new Watch(null, cpu.get());
+                }
+                nextPoll = System.nanoTime() + pollNanos;
+            }
+        }
+    }
+
+    /** The group's CPU time since {@code before}, when both readings were had. */
+    private static Optional<Duration> groupCpu(GroupCpu meter, long before) {
+        long now = before < 0 ? -1 : meter.nanos();
+        return now < 0 ? Optional.empty() : Optional.of(Duration.ofNanos(Math.max(0, now - before)));
+    }
+
     /**
      * Whether the engine saw the out-of-memory killer strike in the container; false when it cannot say.
      * The engine hears of the OOM kill before it hears of the container's end, so once it shows the
-     * container stopped its OOM flag is final; the stream may end a little before that.
+     * container stopped its OOM flag is final (with runc; under runsc it can come after); the stream may end
+     * a little before that.
      */
     private boolean oomKilled(String id) throws InterruptedException {
         long deadline = System.nanoTime() + Duration.ofMillis(OOM_VERDICT_MILLIS).toNanos();
@@ -350,7 +448,8 @@ public final class DockerSandbox implements Sandbox {
                 if (Boolean.TRUE.equals(state.getOOMKilled())) {
                     return true;
                 }
-                if (!Boolean.TRUE.equals(state.getRunning()) || System.nanoTime() > deadline) {
+                // under gVisor the engine may hear of the OOM kill after the container's end: wait it out
+                if (!gvisor && !Boolean.TRUE.equals(state.getRunning()) || System.nanoTime() > deadline) {
                     return false;
                 }
                 Thread.sleep(20);
@@ -398,18 +497,27 @@ public final class DockerSandbox implements Sandbox {
         engine.close();
     }
 
-    private Isolation isolationOf(Info info) {
+    static Isolation isolationOf(Info info, boolean gvisor, List<String> runtimeArgs) {
         Set<IsolationFeature> features = EnumSet.of(IsolationFeature.CONTAINER, IsolationFeature.PID_NAMESPACE,
                 IsolationFeature.MOUNT_NAMESPACE, IsolationFeature.IPC_NAMESPACE, IsolationFeature.UTS_NAMESPACE,
                 IsolationFeature.NETWORK_NONE, IsolationFeature.FS_VIEW, IsolationFeature.CAP_DROP_ALL,
                 IsolationFeature.NO_NEW_PRIVILEGES, IsolationFeature.UNPRIVILEGED_UID, IsolationFeature.READ_ONLY_ROOT,
-                IsolationFeature.TMPFS_SIZE_CAP, IsolationFeature.RLIMITS, IsolationFeature.INIT);
+                IsolationFeature.TMPFS_SIZE_CAP, IsolationFeature.RLIMITS, IsolationFeature.INIT,
+                // the run's CPU time is its container's group's, read from the cgroupfs or the engine (GroupCpu)
+                IsolationFeature.CGROUP_CPU);
         Set<IsolationFeature> missing = EnumSet.noneOf(IsolationFeature.class);
         (Boolean.TRUE.equals(info.getMemoryLimit()) && Boolean.TRUE.equals(info.getSwapLimit()) ? features : missing)
                 .add(IsolationFeature.CGROUP_MEMORY);
         List<String> security = Optional.ofNullable(info.getSecurityOptions()).orElse(List.of());
-        boolean seccomp = security.stream().anyMatch(s -> s.contains("name=seccomp") && !s.contains("profile=unconfined"));
+        // codeagent's profile (SeccompProfile) contains Docker's default; gVisor applies it only with --oci-seccomp,
+        // which in runsc 0.0~20221219 breaks select() (EPERM under any profile): .ci/run does not set it
+        boolean seccomp = security.stream().anyMatch(s -> s.contains("name=seccomp"))
+                && (!gvisor || runtimeArgs.stream().anyMatch(a -> a.matches("--?oci-seccomp(=true)?")));
         (seccomp ? features : missing).add(IsolationFeature.SECCOMP_DEFAULT);
+        (seccomp ? features : missing).add(IsolationFeature.SECCOMP);
+        if (gvisor) {
+            features.add(IsolationFeature.GVISOR);
+        }
         if (security.stream().anyMatch(s -> s.contains("name=apparmor"))) {
             features.add(IsolationFeature.APPARMOR);
         }

@@ -12,8 +12,15 @@ import java.util.Objects;
  * @param poolSize warm containers kept started; 0 disables the pool
  * @param cpus CPU quota of one container, in cores
  * @param tmpfsSize size cap of the container's writable work dir and /tmp
+ * @param runtime the engine's OCI runtime for sandbox containers: {@code runc} (the default) or {@code runsc}
+ *     (gVisor: the program talks to a user-space kernel, never to the host's)
  */
-public record DockerSandboxConfig(String host, String image, int poolSize, double cpus, ByteSize tmpfsSize) {
+public record DockerSandboxConfig(String host, String image, int poolSize, double cpus, ByteSize tmpfsSize, String runtime) {
+
+    /** The engine's own runtime. */
+    public static final String RUNC = "runc";
+    /** gVisor's runtime, as registered in the engine's daemon.json. */
+    public static final String RUNSC = "runsc";
 
     /** Where these settings live in the config. */
     public static final ConfigSection<DockerSandboxConfig> SECTION =
@@ -30,6 +37,25 @@ public record DockerSandboxConfig(String host, String image, int poolSize, doubl
             throw new IllegalArgumentException("sandbox.docker.cpus must be positive, was " + cpus);
         }
         Objects.requireNonNull(tmpfsSize, "sandbox.docker.tmpfsSize");
+        runtime = runtime == null || runtime.isBlank() ? RUNC : runtime.trim();
+        if (!runtime.equals(RUNC) && !runtime.equals(RUNSC)) {
+            throw new IllegalArgumentException("sandbox.docker.runtime must be runc or runsc, was " + runtime);
+        }
+    }
+
+    /** Settings on the engine's own runtime, runc. */
+    public DockerSandboxConfig(String host, String image, int poolSize, double cpus, ByteSize tmpfsSize) {
+        this(host, image, poolSize, cpus, tmpfsSize, RUNC);
+    }
+
+    /** The same settings on another runtime. */
+    public DockerSandboxConfig withRuntime(String runtime) {
+        return new DockerSandboxConfig(host, image, poolSize, cpus, tmpfsSize, runtime);
+    }
+
+    /** Whether the program runs under gVisor. */
+    public boolean gvisor() {
+        return RUNSC.equals(runtime);
     }
 
     public static DockerSandboxConfig defaults() {

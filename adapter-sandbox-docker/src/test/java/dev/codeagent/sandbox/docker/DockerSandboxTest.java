@@ -49,6 +49,28 @@ class DockerSandboxTest {
     }
 
     @Test
+    void runsOnRuncUnlessRunscIsAskedForAndRefusesAnyOtherRuntime() {
+        assertThat(DockerSandboxConfig.defaults().runtime()).isEqualTo("runc");
+        assertThat(DockerSandboxConfig.defaults().withRuntime(null).runtime()).isEqualTo("runc");
+        assertThat(DockerSandboxConfig.defaults().withRuntime("runsc").gvisor()).isTrue();
+        assertThatThrownBy(() -> DockerSandboxConfig.defaults().withRuntime("kata"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("sandbox.docker.runtime must be runc or runsc, was kata");
+    }
+
+    @Test
+    void findsTheArgumentsTheEngineRunsARuntimeWithAndSaysHowToRegisterRunsc() {
+        Map<String, Object> info = Map.of("Runtimes", Map.of("runc", Map.of("path", "runc"),
+                "runsc", Map.of("path", "/usr/bin/runsc", "runtimeArgs", java.util.List.of("--network=none", "--oci-seccomp"))));
+        assertThat(DockerSandbox.runtimeArgs(info, "runsc")).contains(java.util.List.of("--network=none", "--oci-seccomp"));
+        assertThat(DockerSandbox.runtimeArgs(info, "runc")).contains(java.util.List.of());
+        assertThat(DockerSandbox.runtimeArgs(Map.of("Runtimes", Map.of("runc", Map.of())), "runsc")).isEmpty();
+        assertThat(DockerSandbox.runtimeArgs(Map.of(), "runc")).as("an engine that lists none has its own").isPresent();
+        assertThat(DockerSandbox.REGISTER_RUNSC).contains("/etc/docker/daemon.json", "--network=none", "apt-get install runsc")
+                .doesNotContain("\n");
+    }
+
+    @Test
     void runsPythonAlwaysAndWhatTheImageSaysItCarries() {
         assertThat(DockerSandbox.languagesOf(Map.of())).containsExactly(Language.PYTHON);
         assertThat(DockerSandbox.languagesOf(Map.of(DockerSandbox.LABEL_LANGUAGES, "python,bash,cobol")))

@@ -98,6 +98,24 @@ final class DockerTestSupport {
         return DockerSandbox.create(config(poolSize), poolLimits, IsolationMode.BEST_EFFORT);
     }
 
+    /**
+     * A sandbox on gVisor. Skips without runsc registered in the engine (fails under {@code CI=true}, where
+     * .ci/run registers it).
+     */
+    static DockerSandbox runscSandbox(int poolSize, ResourceLimits poolLimits) {
+        assumeDocker();
+        try {
+            return DockerSandbox.create(config(poolSize).withRuntime(DockerSandboxConfig.RUNSC), poolLimits,
+                    IsolationMode.BEST_EFFORT);
+        } catch (dev.codeagent.domain.execution.SandboxUnavailableException e) {
+            if ("true".equalsIgnoreCase(System.getenv("CI"))) {
+                fail("CI=true but the runsc tier cannot be tested: " + e.getMessage());
+            }
+            Assumptions.abort("runsc tests skipped: " + e.getMessage());
+            throw e;
+        }
+    }
+
     /** Containers carrying codeagent's label that this JVM made and nobody removed, as "id name status". */
     static List<String> leftovers() {
         try (DockerEngine engine = engine()) {

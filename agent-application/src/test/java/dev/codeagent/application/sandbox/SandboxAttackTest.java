@@ -504,4 +504,69 @@ public abstract class SandboxAttackTest {
         planted.add(file);
         return file;
     }
+
+    // ---- limits over the whole run (issue 11) ---------------------------------------------------
+
+    @Test
+    void holdsTheCpuLimitOverEveryProcessOfTheRun() {
+        // each child spins half a second, under any per-process CPU limit; only a sum over the run stops this
+        org.junit.jupiter.api.Assumptions.assumeTrue(sandbox().isolation().has(IsolationFeature.CGROUP_CPU),
+                "the tier does not claim cgroup-cpu");
+        String marker = HostProbe.marker("spinners");
+        // far above what the spinners need on a loaded machine, so that only the CPU limit can end the run
+        Duration wallLimit = Duration.ofSeconds(60);
+        Execution e = run("import os, time\n"
+                + "while True:\n"
+                + "    if os.fork() == 0:\n"
+                + "        t = time.process_time()\n"
+                + "        while time.process_time() - t < 0.5: pass\n"
+                + "        os._exit(0)\n"
+                + "    os.wait()\n"
+                + "    print('spun', flush=True)\n",
+                limits().withCpuTime(Duration.ofSeconds(1)).withWallTime(wallLimit), marker);
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.TIME_LIMIT);
+        assertThat(e.detail()).as(why(e)).contains("CPU");
+        assertThat(e.wallTime()).as("ended by the CPU limit, not the wall clock").isLessThan(wallLimit.dividedBy(2));
+        assertThat(e.cpuTime()).as("the run's CPU time is the whole group's").isNotNull()
+                .isGreaterThanOrEqualTo(Duration.ofSeconds(1));
+        assertThat(e.stdout().text()).as("some spinners ran before the limit").contains("spun");
+        assertNoSurvivors(marker);
+    }
+
+    // ---- the tier's own seccomp filter (issue 11) ------------------------------------------------
+
+    @Test
+    void refusesSocketFamiliesOtherThanLocalAndIp() {
+        // AF_VSOCK reaches the hypervisor on a VM host whatever the network namespace says; netlink beyond
+        // NETLINK_ROUTE (here NETLINK_AUDIT, 9) and AF_PACKET are kernel surface. Python must still get its
+        // local and IP sockets.
+        org.junit.jupiter.api.Assumptions.assumeTrue(sandbox().isolation().has(IsolationFeature.SECCOMP),
+                "the tier does not claim a seccomp filter of its own");
+        Execution e = run("import errno, socket\n"
+                + "for name, family, kind in [('vsock', 40, socket.SOCK_STREAM), ('netlink-audit', 16, socket.SOCK_RAW),\n"
+                + "                           ('packet', 17, socket.SOCK_RAW), ('unix', 1, socket.SOCK_STREAM),\n"
+                + "                           ('inet', 2, socket.SOCK_STREAM), ('inet6', 10, socket.SOCK_DGRAM)]:\n"
+                + "    try:\n"
+                + "        socket.socket(family, kind, 9 if family == 16 else 0).close()\n"
+                + "        print(name, 'open')\n"
+                + "    except OSError as x:\n"
+                + "        print(name, errno.errorcode.get(x.errno, x.errno))\n", limits());
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.OK);
+        assertThat(e.stdout().text().lines().toList()).as(why(e))
+                .containsExactly("vsock EPERM", "netlink-audit EPERM", "packet EPERM", "unix open", "inet open", "inet6 open");
+    }
+
+    @Test
+    void refusesIoUring() {
+        // io_uring does I/O no syscall filter sees; a refused io_uring_setup fails with EPERM, a working one gives an fd
+        org.junit.jupiter.api.Assumptions.assumeTrue(sandbox().isolation().has(IsolationFeature.SECCOMP),
+                "the tier does not claim a seccomp filter of its own");
+        Execution e = run("import ctypes\n"
+                + "libc = ctypes.CDLL(None, use_errno=True)\n"
+                + "params = ctypes.create_string_buffer(120)\n"
+                + "fd = libc.syscall(425, 4, params)\n"
+                + "print('io_uring_setup', fd, ctypes.get_errno())\n", limits());
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.OK);
+        assertThat(e.stdout().text()).as(why(e)).isEqualTo("io_uring_setup -1 1\n");
+    }
 }
