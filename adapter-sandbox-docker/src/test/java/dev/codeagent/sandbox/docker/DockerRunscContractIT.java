@@ -30,6 +30,13 @@ class DockerRunscContractIT extends SandboxContractTest {
     }
 
     @Override
+    protected java.util.Map<String, String> knownGaps() {
+        return java.util.Map.of("interruptingTheCallerCancelsAndKillsTheRun", "the test waits for the program's argv in the"
+                + " host's /proc, but under gVisor the program's processes live in gVisor's kernel and never appear there;"
+                + " what holds is that the container is removed (checked after every suite)");
+    }
+
+    @Override
     protected Sandbox sandbox() {
         return sandbox;
     }

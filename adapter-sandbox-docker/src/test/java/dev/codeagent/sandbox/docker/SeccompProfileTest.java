@@ -93,8 +93,12 @@ class SeccompProfileTest {
     @Test
     void allowsOnlyTheSameSocketFamiliesAndPersonalities() throws IOException {
         for (PolicyRule rule : processTierRules()) {
-            if (!rule.source().contains("new AllowOnly(")) {
+            if (!allowList(rule)) {
                 continue;
+            }
+            if (rule.source().contains("new AllowOnlyOrPair(")) {
+                // the process tier's socket rule also lets (AF_NETLINK, NETLINK_ROUTE) through: so does the profile
+                assertThat(entriesFor(rule.syscall())).as(rule.syscall()).anyMatch(SeccompProfileTest::isNetlinkRoute);
             }
             Set<Long> values = rule.source().contains("INET_AND_UNIX") ? Set.of(1L, 2L, 10L) : Set.of(0L, 0xFFFFFFFFL);
             List<JsonNode> entries = entriesFor(rule.syscall()).stream().filter(e -> !isNetlinkRoute(e)).collect(Collectors.toList());
@@ -111,7 +115,12 @@ class SeccompProfileTest {
         }
     }
 
-    /** The one allowance beyond the process tier: NETLINK_ROUTE sockets, which glibc's if_nameindex() needs. */
+    /** An allow-list rule of the process tier: one argument's values, optionally with one (value, value) pair. */
+    private static boolean allowList(PolicyRule rule) {
+        return rule.source().contains("new AllowOnly(") || rule.source().contains("new AllowOnlyOrPair(");
+    }
+
+    /** NETLINK_ROUTE sockets, which glibc's if_nameindex() needs: allowed by both tiers, for socket only. */
     private static boolean isNetlinkRoute(JsonNode e) {
         return e.path("args").size() == 2 && e.path("args").path(0).path("value").asLong() == 16
                 && e.path("args").path(1).path("index").asInt() == 2 && e.path("args").path(1).path("value").asLong() == 0;
@@ -128,7 +137,7 @@ class SeccompProfileTest {
     void leavesOnlyTheNamedRulesToDockersDefault() throws IOException {
         Set<String> others = processTierRules().stream()
                 .filter(r -> !r.source().startsWith("refuse(") && !r.source().contains("new Refuse(")
-                        && !r.source().contains("new AllowOnly("))
+                        && !allowList(r))
                 .map(PolicyRule::syscall).collect(Collectors.toSet());
         assertThat(others).isEqualTo(LEFT_TO_DOCKER);
         // Docker's own: unshare only with CAP_SYS_ADMIN (dropped), clone only without namespace flags

@@ -126,6 +126,19 @@ public abstract class SandboxAttackTest {
 
     // ---- runaway CPU / sleep ------------------------------------------------------------------
 
+    /**
+     * Guarantees this tier is known not to hold yet, by test method name, with why: such a test is reported
+     * skipped with that reason instead of passing or hiding. Every entry is a gap the docs name.
+     */
+    protected java.util.Map<String, String> knownGaps() {
+        return java.util.Map.of();
+    }
+
+    private void skipIfKnownGap(String test) {
+        String why = knownGaps().get(test);
+        org.junit.jupiter.api.Assumptions.assumeTrue(why == null, () -> "a known gap of this tier: " + why);
+    }
+
     @Test
     void killsARunawayLoopAtTheWallLimit() {
         String marker = HostProbe.marker("spin");
@@ -202,6 +215,7 @@ public abstract class SandboxAttackTest {
 
     @Test
     void containsAForkBomb() throws Exception {
+        skipIfKnownGap("containsAForkBomb");
         String marker = HostProbe.marker("forkbomb");
         String code = "import os, time\n"
                 + "n = 0\n"

@@ -70,6 +70,19 @@ public abstract class SandboxContractTest {
         return sandbox().execute(new ExecutionRequest(new Program(Language.PYTHON, python), stdin, limits));
     }
 
+    /**
+     * Guarantees this tier is known not to hold yet, by test method name, with why: such a test is reported
+     * skipped with that reason instead of passing or hiding. Every entry is a gap the docs name.
+     */
+    protected java.util.Map<String, String> knownGaps() {
+        return java.util.Map.of();
+    }
+
+    private void skipIfKnownGap(String test) {
+        String why = knownGaps().get(test);
+        org.junit.jupiter.api.Assumptions.assumeTrue(why == null, () -> "a known gap of this tier: " + why);
+    }
+
     @Test
     void describesItself() {
         assertThat(sandbox().tier()).isNotBlank();
@@ -296,6 +309,7 @@ public abstract class SandboxContractTest {
 
     @Test
     void interruptingTheCallerCancelsAndKillsTheRun() throws Exception {
+        skipIfKnownGap("interruptingTheCallerCancelsAndKillsTheRun");
         String marker = HostProbe.marker("cancel");
         AtomicReference<Throwable> thrown = new AtomicReference<>();
         AtomicBoolean interruptedAfter = new AtomicBoolean();
