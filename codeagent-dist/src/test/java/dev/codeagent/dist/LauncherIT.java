@@ -103,6 +103,9 @@ class LauncherIT {
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
         pb.environment().put("CODEAGENT_SKIP_BUILD", "1");
+        // these tests are about the launcher and a JVM's own death (SIGKILL must leave a run to be marked
+        // interrupted); through the background process a killed client is a cancel instead (tested in adapter-cli)
+        pb.environment().put("CODEAGENT_NO_DAEMON", "1");
         pb.environment().put("CODEAGENT_CONFIG", config.toString());
         String name = Long.toString(System.nanoTime());
         pb.redirectOutput(dir.resolve(name + ".out").toFile()).redirectError(dir.resolve(name + ".err").toFile());

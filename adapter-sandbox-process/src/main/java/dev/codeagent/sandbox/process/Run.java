@@ -177,8 +177,12 @@ final class Run {
                 ? WrapperFailure.detail(exitCode, stdout, stderr).map(d -> new Classification(Outcome.SANDBOX_ERROR, d)).orElse(null)
                 : null;
         if (v == null && kill == Kill.CPU_TIME && !out.overflowed() && !err.overflowed()) {
-            v = new Classification(Outcome.TIME_LIMIT, "the run's processes together used more than the CPU-time limit of "
-                    + OutcomeClassifier.duration(limits.cpuTime()));
+            // the classifier decides whether the runtime had already run out of memory before it spun to the limit
+            Classification c = CLASSIFIER.classify(new Termination(request.program().language(), null, 9, null, false, false,
+                    false, usage.cpu() != null ? usage.cpu() : limits.cpuTime(), stderr, null), limits);
+            v = c.outcome() == Outcome.MEMORY_LIMIT ? c
+                    : new Classification(Outcome.TIME_LIMIT, "the run's processes together used more than the CPU-time limit of "
+                            + OutcomeClassifier.duration(limits.cpuTime()));
         }
         if (v == null) {
             Termination facts = new Termination(request.program().language(), exitCode, signal,

@@ -109,6 +109,12 @@ public final class OutcomeClassifier {
             return new Classification(Outcome.SANDBOX_ERROR, "the sandbox was closed while the program ran");
         }
         if (t.enforced() == Enforced.WALL_TIME) {
+            // a runtime that reported running out of memory and then never finished (at the memory group's edge
+            // exit can stall in reclaim) ran out of memory first; printing the words instead gains a program nothing
+            if (outOfMemory(t.language(), tail(t.stderr()))) {
+                return new Classification(Outcome.MEMORY_LIMIT, "ran out of its memory limit of " + bytes(limits.memoryBytes())
+                        + " and was then killed at the wall-time limit of " + duration(limits.wallTime()));
+            }
             return new Classification(Outcome.TIME_LIMIT, "killed at the wall-time limit of " + duration(limits.wallTime()));
         }
         if (t.stdoutOverflowed() || t.stderrOverflowed() || t.enforced() == Enforced.OUTPUT) {
@@ -129,6 +135,10 @@ public final class OutcomeClassifier {
         }
         boolean cpuAtLimit = t.cpuTime() != null && t.cpuTime().plus(CPU_SLACK).compareTo(limits.cpuTime()) >= 0;
         if (signal != null && (signal == SIGXCPU || signal == SIGKILL && cpuAtLimit)) {
+            if (outOfMemory(t.language(), tail(t.stderr()))) {
+                return new Classification(Outcome.MEMORY_LIMIT, "ran out of its memory limit of " + bytes(limits.memoryBytes())
+                        + " and was then killed at the CPU-time limit of " + duration(limits.cpuTime()));
+            }
             return new Classification(Outcome.TIME_LIMIT, "killed at the CPU-time limit of " + duration(limits.cpuTime()));
         }
         if (signal != null && signal == SIGXFSZ) {
