@@ -17,6 +17,8 @@ import java.util.Objects;
  * @param detail a short human explanation of the outcome where there is one (which limit, why the sandbox
  *     failed), or null
  * @param isolation the sandbox that ran it and what isolation it achieved
+ * @param judgement for a judged request, what the judge process reported over the sandbox's own channel; null
+ *     when the request was not judged or the judge reported nothing (killed with the run, crashed)
  */
 public record Execution(
         Outcome outcome,
@@ -28,7 +30,8 @@ public record Execution(
         Duration cpuTime,
         Long peakMemoryBytes,
         String detail,
-        Isolation isolation) {
+        Isolation isolation,
+        JudgeReport judgement) {
 
     public Execution {
         Objects.requireNonNull(outcome, "outcome");
@@ -36,6 +39,16 @@ public record Execution(
         Objects.requireNonNull(stderr, "stderr");
         Objects.requireNonNull(wallTime, "wallTime");
         Objects.requireNonNull(isolation, "isolation");
+    }
+
+    public Execution(Outcome outcome, Integer exitCode, Integer signal, CapturedOutput stdout, CapturedOutput stderr,
+            Duration wallTime, Duration cpuTime, Long peakMemoryBytes, String detail, Isolation isolation) {
+        this(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail, isolation, null);
+    }
+
+    public Execution withJudgement(JudgeReport report) {
+        return new Execution(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail,
+                isolation, report);
     }
 
     /** An execution that never started because the sandbox failed. */

@@ -10,8 +10,10 @@ import java.util.Objects;
  * @param stdin the program's standard input; empty means the program reads end-of-file at once
  * @param args command-line arguments passed to the program after its file name
  * @param limits what the run may consume
+ * @param judging tests a judge process runs against the program, or null to run it plainly; a judged program
+ *     must be Python and its main file holds only the code under test
  */
-public record ExecutionRequest(Program program, String stdin, List<String> args, ResourceLimits limits) {
+public record ExecutionRequest(Program program, String stdin, List<String> args, ResourceLimits limits, JudgeJob judging) {
 
     public ExecutionRequest {
         Objects.requireNonNull(program, "program");
@@ -23,6 +25,14 @@ public record ExecutionRequest(Program program, String stdin, List<String> args,
                 throw new IllegalArgumentException("argument contains a NUL byte");
             }
         }
+        if (judging != null && program.language() != Language.PYTHON) {
+            throw new IllegalArgumentException("only Python programs can be judged by the split judge, not "
+                    + program.language().id());
+        }
+    }
+
+    public ExecutionRequest(Program program, String stdin, List<String> args, ResourceLimits limits) {
+        this(program, stdin, args, limits, null);
     }
 
     public ExecutionRequest(Program program, String stdin, ResourceLimits limits) {
@@ -34,6 +44,14 @@ public record ExecutionRequest(Program program, String stdin, List<String> args,
     }
 
     public ExecutionRequest withLimits(ResourceLimits newLimits) {
-        return new ExecutionRequest(program, stdin, args, newLimits);
+        return new ExecutionRequest(program, stdin, args, newLimits, judging);
+    }
+
+    public ExecutionRequest withJudging(JudgeJob job) {
+        return new ExecutionRequest(program, stdin, args, limits, job);
+    }
+
+    public boolean judged() {
+        return judging != null;
     }
 }

@@ -25,6 +25,13 @@ public interface Sandbox extends AutoCloseable {
      * <p>The program's own failures (non-zero exit, limits, crashes) are outcomes, not exceptions.
      * When the sandbox itself fails the result has outcome {@link Outcome#SANDBOX_ERROR}.
      *
+     * <p>A {@linkplain ExecutionRequest#judged() judged} request runs the program through {@code candidate.py}
+     * and the request's tests in a judge process under another uid that the program cannot read, signal, trace,
+     * limit or write to; the limits bound the candidate (the judge has its own), the program's stdin, stdout and
+     * stderr are its own as for a plain run and hold nothing of the judge's, and the judge's report comes back as
+     * {@link Execution#judgement()} (null when it reported nothing). A tier that cannot judge this way returns
+     * {@link Outcome#SANDBOX_ERROR} saying so; it never falls back to running the tests in the program's process.
+     *
      * @throws UnsupportedLanguageException when {@link #languages()} lacks the program's language
      * @throws ExecutionCancelledException when the calling thread is interrupted; the program has been
      *     killed and cleaned up before this is thrown, and the thread's interrupt flag is set again
