@@ -3,7 +3,6 @@ package dev.codeagent.cli.daemon;
 import dev.codeagent.cli.CliContext;
 import dev.codeagent.cli.CodeAgentCli;
 import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
@@ -38,6 +37,8 @@ final class CliCall {
     private final Function<dev.codeagent.application.config.CodeAgentConfig, dev.codeagent.application.CodeAgent> agents;
     private final BlockingQueue<byte[]> input = new LinkedBlockingQueue<>();
     private volatile boolean clientGone;
+    /** The thread running the command while it runs; null before and after, so that no interrupt outlives it. */
+    private Thread command;
 
     CliCall(InputStream in, OutputStream out, String build,
             Function<dev.codeagent.application.config.CodeAgentConfig, dev.codeagent.application.CodeAgent> agents) {
@@ -85,6 +86,8 @@ final class CliCall {
 
     /** Serves the call to its end. Never throws: a broken connection just ends the call. */
     void serve() {
+        // a pooled thread: nothing of an earlier call may reach this one (an interrupt would close the channel)
+        Thread.interrupted();
         Request request;
         try {
             request = readRequest(in);
@@ -100,8 +103,10 @@ final class CliCall {
         } catch (IOException | RuntimeException e) {
             return;
         }
-        Thread command = Thread.currentThread();
-        Thread reader = new Thread(() -> readClient(command), "codeagent-call-reader");
+        synchronized (this) {
+            command = Thread.currentThread();
+        }
+        Thread reader = new Thread(this::readClient, "codeagent-call-reader");
         reader.setDaemon(true);
         reader.start();
         int status;
@@ -113,6 +118,9 @@ final class CliCall {
         } finally {
             stdout.flush();
             stderr.flush();
+            synchronized (this) {
+                command = null;
+            }
             Thread.interrupted();
         }
         try {
@@ -122,25 +130,32 @@ final class CliCall {
         }
     }
 
-    /** Stdin frames to the input queue; a signal or the client leaving interrupts the command. */
-    private void readClient(Thread command) {
+    /**
+     * Stdin frames to the input queue; a signal or the client leaving interrupts the command — only while it
+     * runs: the client closes the connection once it has the exit status, and by then the thread may be serving
+     * the next call, whose channel an interrupt would close.
+     */
+    private void readClient() {
         try {
             while (true) {
                 CliProtocol.Frame f = CliProtocol.read(in);
                 if (f.type() == CliProtocol.INPUT) {
                     input.add(f.payload());
                 } else if (f.type() == CliProtocol.SIGNAL) {
-                    command.interrupt();
+                    interruptCommand();
                 }
             }
-        } catch (EOFException e) {
-            clientGone = true;
-            command.interrupt();
         } catch (IOException | RuntimeException e) {
             clientGone = true;
-            command.interrupt();
+            interruptCommand();
         } finally {
             input.add(new byte[0]);
+        }
+    }
+
+    private synchronized void interruptCommand() {
+        if (command != null) {
+            command.interrupt();
         }
     }
 
