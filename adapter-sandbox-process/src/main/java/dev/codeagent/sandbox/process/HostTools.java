@@ -18,8 +18,14 @@ import java.util.Optional;
  * @param unshare util-linux unshare, or null
  * @param setsid util-linux setsid, or null
  * @param time GNU time (for CPU time and peak memory), or null
+ * @param cgroups whether to look for control groups at all; false stands for a host that has none to give
+ *     (no root, no delegation), so tests can see the tier say so on a host that has them
  */
-record HostTools(boolean root, Path bwrap, Path setpriv, Path prlimit, Path unshare, Path setsid, Path time) {
+record HostTools(boolean root, Path bwrap, Path setpriv, Path prlimit, Path unshare, Path setsid, Path time, boolean cgroups) {
+
+    HostTools(boolean root, Path bwrap, Path setpriv, Path prlimit, Path unshare, Path setsid, Path time) {
+        this(root, bwrap, setpriv, prlimit, unshare, setsid, time, true);
+    }
 
     private static final List<String> SYSTEM_DIRS = List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin");
 
@@ -29,19 +35,23 @@ record HostTools(boolean root, Path bwrap, Path setpriv, Path prlimit, Path unsh
     }
 
     HostTools withoutBwrap() {
-        return new HostTools(root, null, setpriv, prlimit, unshare, setsid, time);
+        return new HostTools(root, null, setpriv, prlimit, unshare, setsid, time, cgroups);
     }
 
     HostTools withoutUnshare() {
-        return new HostTools(root, bwrap, setpriv, prlimit, null, setsid, time);
+        return new HostTools(root, bwrap, setpriv, prlimit, null, setsid, time, cgroups);
     }
 
     HostTools withoutRoot() {
-        return new HostTools(false, bwrap, setpriv, prlimit, unshare, setsid, time);
+        return new HostTools(false, bwrap, setpriv, prlimit, unshare, setsid, time, cgroups);
     }
 
     HostTools withoutTime() {
-        return new HostTools(root, bwrap, setpriv, prlimit, unshare, setsid, null);
+        return new HostTools(root, bwrap, setpriv, prlimit, unshare, setsid, null, cgroups);
+    }
+
+    HostTools withoutCgroups() {
+        return new HostTools(root, bwrap, setpriv, prlimit, unshare, setsid, time, false);
     }
 
     static Path find(String name) {

@@ -149,7 +149,10 @@ public final class ProcessSandbox implements Sandbox {
             HostProbe.Choice chosen = HostProbe.choose(mode, tools, interpreters, privateTime, uids, workRoot, state);
             this.plan = chosen.plan();
             Set<IsolationFeature> features = new LinkedHashSet<>(chosen.features());
-            this.groups = openGroups(why);
+            this.groups = tools.cgroups() ? openGroups(why) : null;
+            if (!tools.cgroups()) {
+                why.add("control groups are not available to this sandbox");
+            }
             if (groups != null) {
                 features.addAll(List.of(IsolationFeature.CGROUP_MEMORY, IsolationFeature.CGROUP_CPU, IsolationFeature.CGROUP_PIDS));
             }

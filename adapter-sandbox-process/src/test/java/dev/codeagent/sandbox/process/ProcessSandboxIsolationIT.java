@@ -6,7 +6,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.codeagent.application.spi.IsolationMode;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -51,6 +55,31 @@ class ProcessSandboxIsolationIT {
         assertThatThrownBy(() -> new ProcessSandbox(CONFIG, IsolationMode.STRICT, HOST.withoutRoot()).close())
                 .isInstanceOf(SandboxUnavailableException.class)
                 .hasMessageContaining("unprivileged-uid");
+    }
+
+    @Test
+    void strictModeRefusesWithoutControlGroupsAndSaysWhichGuaranteesAreMissing() {
+        assumeThat(capableHost()).as("root with bubblewrap, setpriv and prlimit").isTrue();
+        assertThatThrownBy(() -> new ProcessSandbox(CONFIG, IsolationMode.STRICT, HOST.withoutCgroups()).close())
+                .isInstanceOf(SandboxUnavailableException.class)
+                .hasMessageContaining("strict")
+                .hasMessageContaining("cgroup-memory").hasMessageContaining("cgroup-cpu").hasMessageContaining("cgroup-pids")
+                .hasMessageContaining("control groups are not available")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
+    }
+
+    @Test
+    void withoutControlGroupsBestEffortSaysSoAndStillRuns() {
+        assumeThat(capableHost()).as("root with bubblewrap, setpriv and prlimit").isTrue();
+        try (ProcessSandbox s = new ProcessSandbox(CONFIG, IsolationMode.BEST_EFFORT, HOST.withoutCgroups())) {
+            assertThat(s.isolation().missing()).containsExactlyInAnyOrder(IsolationFeature.CGROUP_MEMORY,
+                    IsolationFeature.CGROUP_CPU, IsolationFeature.CGROUP_PIDS);
+            assertThat(s.isolation().features()).doesNotContain(IsolationFeature.CGROUP_MEMORY);
+            Execution e = s.execute(ExecutionRequest.of(Language.PYTHON, "print(6 * 7)"));
+            assertThat(e.outcome()).as(String.valueOf(e.detail())).isEqualTo(Outcome.OK);
+            assertThat(e.stdout().text()).isEqualTo("42\n");
+            assertThat(e.isolation().missing()).contains(IsolationFeature.CGROUP_MEMORY);
+        }
     }
 
     @Test
