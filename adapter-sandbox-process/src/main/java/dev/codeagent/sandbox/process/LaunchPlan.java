@@ -276,6 +276,11 @@ final class LaunchPlan {
             cmd.add(s.hostDir().resolve(f).toString());
             cmd.add(SANDBOX_WORK + "/" + f);
         }
+        for (RunSpec.Bind b : s.binds()) {
+            cmd.add("--ro-bind");
+            cmd.add(b.host().toString());
+            cmd.add(b.sandbox());
+        }
         if (s.rusageHost() != null) {
             cmd.add("--bind");
             cmd.add(s.rusageHost().toString());

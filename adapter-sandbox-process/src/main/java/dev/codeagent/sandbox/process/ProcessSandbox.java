@@ -82,6 +82,7 @@ public final class ProcessSandbox implements Sandbox {
     private final ExecutorService threads;
     private final WarmPool warm;
     private final Path state;
+    private Path judgeScripts;
     private final RunGroups groups;
     private final java.util.concurrent.atomic.AtomicLong executions = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong preStartedExecutions = new java.util.concurrent.atomic.AtomicLong();
@@ -296,6 +297,9 @@ public final class ProcessSandbox implements Sandbox {
         if (closed) {
             return Execution.sandboxError("the process sandbox is closed", Duration.ZERO, runIsolation);
         }
+        if (request.judged()) {
+            return judged(request, binary, runIsolation);
+        }
         long memory = request.limits().memoryBytes();
         boolean warmable = warm != null && !request.limits().network();
         WarmPool.Warm pre = warmable ? warm.take(memory) : null;
@@ -319,6 +323,33 @@ public final class ProcessSandbox implements Sandbox {
                 warm.refill(memory);
             }
         }
+    }
+
+    /**
+     * A judged run needs the supervised sandbox (bubblewrap and Python: each side's files in its own tmpfs, the
+     * real exit status) and two pool uids; without them there is no judging here, and the run says so rather
+     * than running the tests where the code could reach them.
+     */
+    private Execution judged(ExecutionRequest request, Path binary, Isolation runIsolation) {
+        Path scripts = judgeScripts();
+        if (!runner.supervised() || uids == null || scripts == null) {
+            return Execution.sandboxError("this process sandbox cannot judge: a judged run needs bubblewrap, Python "
+                    + "for the in-sandbox supervisor and root (two uids of its own)", Duration.ZERO, runIsolation);
+        }
+        Execution e = runner.judged(request, binary, runIsolation, scripts);
+        return closed ? e : runner.confirmWrapperFailure(e, binary);
+    }
+
+    /** The judge's scripts, written once into the sandbox's own root-owned directory; null when they cannot be. */
+    private synchronized Path judgeScripts() {
+        if (judgeScripts == null && state != null) {
+            try {
+                judgeScripts = JudgeChannel.writeScripts(state);
+            } catch (IOException e) {
+                log.warn("process sandbox: cannot write the judge's scripts into {}: {}", state, e.getMessage());
+            }
+        }
+        return judgeScripts;
     }
 
     /** Kills executions in flight and releases the uids and threads. */

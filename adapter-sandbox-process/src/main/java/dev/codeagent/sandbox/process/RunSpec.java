@@ -21,15 +21,33 @@ import java.util.Map;
  * @param group the run's control group, joined by the launcher before anything of the run exists, or null
  * @param supervised whether {@code argv} is the in-sandbox supervisor ({@code warm-bootstrap.py}), which
  *     becomes the sandbox's pid 1, receives the program's files on stdin and reports its wait status
+ * @param binds host paths bound read-only into the sandbox (a judged run's channel FIFOs, which stay writable
+ *     as FIFOs, and the judge's scripts); empty for a plain run
  */
 record RunSpec(long uid, Path hostDir, List<String> files, List<String> argv, Map<String, String> env,
         ResourceLimits limits, boolean addressSpaceLimit, Path rusageHost, boolean prlimit, RunGroup group,
-        boolean supervised) {
+        boolean supervised, List<Bind> binds) {
+
+    /** {@code host} bound read-only at {@code sandbox} (an absolute path inside the sandbox). */
+    record Bind(Path host, String sandbox) {
+    }
 
     RunSpec {
         files = List.copyOf(files);
         argv = List.copyOf(argv);
         env = Map.copyOf(env);
+        binds = List.copyOf(binds);
+    }
+
+    RunSpec(long uid, Path hostDir, List<String> files, List<String> argv, Map<String, String> env,
+            ResourceLimits limits, boolean addressSpaceLimit, Path rusageHost, boolean prlimit, RunGroup group,
+            boolean supervised) {
+        this(uid, hostDir, files, argv, env, limits, addressSpaceLimit, rusageHost, prlimit, group, supervised, List.of());
+    }
+
+    RunSpec withBinds(List<Bind> more) {
+        return new RunSpec(uid, hostDir, files, argv, env, limits, addressSpaceLimit, rusageHost, prlimit, group,
+                supervised, more);
     }
 
     /** A run without a control group or supervisor (the isolation probe, hosts without cgroups or Python). */

@@ -4,6 +4,11 @@ import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.JudgeReport;
+import dev.codeagent.domain.execution.JudgeScripts;
+import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.LanguageProfile;
+import dev.codeagent.application.sandbox.JudgeReportJson;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
@@ -13,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -168,6 +174,182 @@ final class Runner {
         }
         return result.finish();
     }
+
+    /** How long the judge may take to report once the candidate's run has ended (it sees the end at once). */
+    static final Duration JUDGE_GRACE = Duration.ofSeconds(3);
+    /** The judge's own memory: the tests' data and the values that crossed, not the candidate's heap. */
+    static final long JUDGE_MEMORY = 256 * ResourceLimits.MIB;
+
+    /**
+     * Runs a judged request: the candidate ({@code candidate.py} running the code) in one sandbox as one pool
+     * uid, the judge ({@code judge.py} running the tests) in a second sandbox as another, both cold and
+     * supervised, joined only by the channel's two FIFOs. The candidate's sandbox holds the request's limits;
+     * the judge's its own ({@link #judgeLimits}). The judge's verdict is the one line it writes, behind a nonce
+     * the candidate never sees, to the stdout of its own sandbox, which only this JVM reads.
+     */
+    Execution judged(ExecutionRequest request, Path binary, Isolation isolation, Path scripts) {
+        long started = System.nanoTime();
+        JudgeJob job = request.judging();
+        long candidateUid = -1;
+        long judgeUid = -1;
+        RunGroup candidateGroup = null;
+        RunGroup judgeGroup = null;
+        Path channel = null;
+        Result result = new Result();
+        Result judgeResult = new Result();
+        Run judgeRun = null;
+        java.util.concurrent.Future<?> judging = null;
+        String verdictNonce = nonce();
+        try {
+            candidateUid = uids == null ? -1 : uids.acquire();
+            judgeUid = uids == null ? -1 : uids.acquire();
+            channel = JudgeChannel.create(workRoot);
+            List<RunSpec.Bind> binds = JudgeChannel.binds(channel, scripts);
+            ResourceLimits judgeLimits = judgeLimits(request.limits());
+            candidateGroup = newGroup(request.limits());
+            judgeGroup = newGroup(judgeLimits);
+
+            ExecutionRequest judgeRequest = new ExecutionRequest(request.program(), "", List.of(), judgeLimits);
+            RunSpec judgeSpec = supervisorSpec(judgeUid, judgeLimits, judgeGroup).withBinds(binds);
+            String judgeNonce = nonce();
+            Run jr = new Run(Launch.start(judgeSpec, plan.command(judgeSpec), threads),
+                    judgeJob(judgeRequest, job, binary, judgeNonce, verdictNonce), judgeRequest, isolation, killer,
+                    judgeGroup, 0, judgeNonce);
+            judgeRun = jr;
+            judging = threads.submit(() -> run(jr, judgeResult));
+
+            String nonce = nonce();
+            RunSpec spec = supervisorSpec(candidateUid, request.limits(), candidateGroup).withBinds(binds);
+            Launch launch = Launch.start(spec, plan.command(spec), threads);
+            run(new Run(launch, candidateJob(request, binary, nonce), request, isolation, killer, candidateGroup, 0, nonce),
+                    result);
+            if (!result.cancelled) {
+                awaitJudge(judging, jr);
+            }
+        } catch (IOException | SandboxUnavailableException e) {
+            log.warn("process sandbox could not prepare a judged run: {}", e.getMessage());
+            result.execution = Execution.sandboxError("could not prepare the judged run: " + e.getMessage(),
+                    Duration.ofNanos(System.nanoTime() - started), isolation);
+        } finally {
+            if (judging != null && !judging.isDone()) {
+                judgeRun.cancelFromClose();
+                awaitJudge(judging, null);
+            }
+            Reaper.remove(channel, null);
+            reaper.release(candidateUid, result.clean);
+            reaper.release(judgeUid, judgeResult.clean);
+            closeLater(candidateGroup);
+            closeLater(judgeGroup);
+        }
+        Execution e = result.finish();
+        return e == null ? null : e.withJudgement(verdict(judgeResult.execution, verdictNonce));
+    }
+
+    /** Waits for the judge's run to end, the grace at most; then (when {@code run} is given) ends it. */
+    private static void awaitJudge(java.util.concurrent.Future<?> judging, Run run) {
+        try {
+            judging.get(JUDGE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            return;
+        } catch (TimeoutException e) {
+            if (run == null) {
+                return;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | java.util.concurrent.CancellationException e) {
+            return;
+        }
+        if (run != null) {
+            run.cancelFromClose();
+            boolean interrupted = Thread.interrupted();
+            try {
+                judging.get(JUDGE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException | ExecutionException | TimeoutException | java.util.concurrent.CancellationException e) {
+                // it was killed; its clean-up is the run's own
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    /** The judge's report in its stdout: the line behind the nonce, or null when there is none. */
+    static JudgeReport verdict(Execution judge, String nonce) {
+        if (judge == null) {
+            return null;
+        }
+        for (String line : judge.stdout().text().split("\n")) {
+            if (line.startsWith(nonce)) {
+                JudgeReport r = JudgeReportJson.parse(line.substring(nonce.length())).orElse(null);
+                if (r != null) {
+                    return r;
+                }
+            }
+        }
+        log.debug("process sandbox: the judge reported nothing ({}; stderr ends: {})", judge.outcome(),
+                tail(judge.stderr().text()));
+        return null;
+    }
+
+    private static String tail(String s) {
+        return s.length() > 500 ? s.substring(s.length() - 500) : s;
+    }
+
+    /**
+     * The judge's limits: as long as the candidate may take plus a grace (it waits for the candidate the whole
+     * time, and the candidate waits for it while the tests run), a memory of its own, no network.
+     */
+    static ResourceLimits judgeLimits(ResourceLimits candidate) {
+        Duration wall = candidate.wallTime().plus(JUDGE_GRACE);
+        return new ResourceLimits(wall, wall, Math.max(JUDGE_MEMORY, candidate.memoryBytes()), 16,
+                ResourceLimits.MIB, ResourceLimits.MIB, false);
+    }
+
+    /** The candidate's job: {@code candidate.py} running the program's main file, with its files and stdin. */
+    private byte[] candidateJob(ExecutionRequest request, Path binary, String nonce) {
+        List<String> argv = new ArrayList<>();
+        argv.add(binary.toString());
+        argv.addAll(LanguageProfile.of(request.program().language()).interpreterArgs(request.limits()));
+        argv.add(JudgeChannel.SANDBOX_LIB + "/" + JudgeScripts.CANDIDATE);
+        argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_CANDIDATE);
+        argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_JUDGE);
+        argv.add(request.program().mainFileName());
+        argv.addAll(request.args());
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put(request.program().mainFileName(), request.program().source());
+        files.putAll(request.program().files());
+        return WarmPool.job(argv, plan.environment(null), files,
+                LaunchPlan.rlimits(request.limits(), true, groups != null), request, nonce);
+    }
+
+    /** The judge's job: {@code judge.py} with its own copy of the code, the tests and the prelude. */
+    private byte[] judgeJob(ExecutionRequest judgeRequest, JudgeJob job, Path binary, String nonce, String verdictNonce) {
+        String main = judgeRequest.program().mainFileName();
+        List<String> argv = new ArrayList<>();
+        argv.add(binary.toString());
+        argv.addAll(LanguageProfile.of(judgeRequest.program().language()).interpreterArgs(judgeRequest.limits()));
+        argv.add(JudgeChannel.SANDBOX_LIB + "/" + JudgeScripts.JUDGE);
+        argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_JUDGE);
+        argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_CANDIDATE);
+        argv.add(main);
+        argv.add(JUDGE_TESTS);
+        argv.add(job.prelude() == null ? "-" : JUDGE_PRELUDE);
+        argv.add(String.join(",", job.entryPoints()));
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put(main, judgeRequest.program().source());
+        files.put(JUDGE_TESTS, job.tests());
+        if (job.prelude() != null) {
+            files.put(JUDGE_PRELUDE, job.prelude());
+        }
+        Map<String, String> env = new java.util.HashMap<>(plan.environment(null));
+        env.put("CODEAGENT_JUDGE_NONCE", verdictNonce);
+        return WarmPool.job(argv, env, files, LaunchPlan.rlimits(judgeRequest.limits(), true, groups != null),
+                judgeRequest, nonce);
+    }
+
+    private static final String JUDGE_TESTS = "tests.py";
+    private static final String JUDGE_PRELUDE = "prelude.py";
 
     /**
      * Runs the request in a pre-started sandbox: its supervisor gets the job, then the program's stdin. Its

@@ -1,6 +1,6 @@
 """The candidate side of codeagent's judge: runs the code under test and answers the judge's calls.
 
-Usage: candidate.py IN OUT CODE_FILE    (IN, OUT: inherited descriptor numbers, or FIFO paths)
+Usage: candidate.py IN OUT CODE_FILE [ARG...]    (IN, OUT: inherited descriptor numbers, or FIFO paths)
 
 Runs CODE_FILE as the program's __main__ module, then reports what it defined and serves calls
 from the judge, read from IN_FD, answering on OUT_FD, until the judge says bye or closes. The
@@ -28,21 +28,23 @@ _MAX_TEXT = 2000
 
 
 def main(argv):
-    if len(argv) != 4:
-        sys.stderr.write("usage: candidate.py IN OUT CODE_FILE\n")
+    if len(argv) < 4:
+        sys.stderr.write("usage: candidate.py IN OUT CODE_FILE [ARG...]\n")
         return 2
     rfd, wfd = wire.open_channel(argv[1], argv[2], read_first=True)
     path = argv[3]
     # the judge's channel is not the program's: children it starts do not inherit it
     os.set_inheritable(rfd, False)
     os.set_inheritable(wfd, False)
-    del sys.path[0]
-    return Candidate(rfd, wfd, path).run()
+    # as `python3 CODE_FILE ARG...` would have it: the code's directory first on the path, its own argv
+    sys.path[0] = os.path.dirname(os.path.abspath(path))
+    return Candidate(rfd, wfd, path, argv[4:]).run()
 
 
 class Candidate:
-    def __init__(self, rfd, wfd, path):
+    def __init__(self, rfd, wfd, path, args=()):
         self.rfd, self.wfd, self.path = rfd, wfd, path
+        self.args = list(args)
         self.refs = {}
         self.next_ref = 1
 
@@ -51,7 +53,7 @@ class Candidate:
         module.__file__ = self.path
         module.__builtins__ = __builtins__
         sys.modules["__main__"] = module
-        sys.argv = [self.path]
+        sys.argv = [self.path] + self.args
         try:
             with open(self.path, encoding="utf-8") as f:
                 source = f.read()

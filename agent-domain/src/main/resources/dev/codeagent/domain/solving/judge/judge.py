@@ -417,15 +417,22 @@ def main(argv):
     if len(argv) not in (5, 7):
         sys.stderr.write("usage: judge.py IN OUT CODE_FILE TESTS_FILE [PRELUDE_FILE|- ENTRY[,ENTRY...]]\n")
         return 2
+    # The verdict goes to the descriptor that was stdout, prefixed by a nonce from the sandbox when it gave
+    # one: the tests' own prints (which may hold strings the candidate returned) go to stderr, so nothing
+    # printed while judging can end up looking like the verdict line.
+    nonce = os.environ.pop("CODEAGENT_JUDGE_NONCE", "")
+    verdict_fd = os.dup(1)
+    os.set_inheritable(verdict_fd, False)
+    os.dup2(2, 1)
     rfd, wfd = wire.open_channel(argv[1], argv[2], read_first=False)
     with open(argv[4], encoding="utf-8") as f:
         _tests_source[:] = f.read().splitlines()
-    prelude, entries = (argv[5], argv[6].split(",")) if len(argv) == 7 else (None, ())
+    prelude, entries = (argv[5], [e for e in argv[6].split(",") if e]) if len(argv) == 7 else (None, ())
     prelude = None if prelude == "-" else prelude
     verdict = Judge(rfd, wfd).run(argv[3], argv[4], prelude, entries)
-    out = sys.__stdout__
-    out.write(json.dumps(verdict) + "\n")
-    out.flush()
+    data = memoryview((nonce + json.dumps(verdict) + "\n").encode("utf-8"))
+    while data:
+        data = data[os.write(verdict_fd, data):]
     return 0
 
 
