@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.JudgeReport;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Attempt;
@@ -67,6 +68,17 @@ class RunJsonTest {
     }
 
     @Test
+    void readsARowStoredBeforeJudgingExistedAsUnjudged() throws Exception {
+        ObjectNode row = (ObjectNode) golden("attempt-full.json");
+        ((ObjectNode) row.get("execution")).remove("judgement");
+        assertThat(json.attempt(mapper.writeValueAsString(row)).execution().judgement()).isNull();
+
+        ((ObjectNode) row.get("execution")).putObject("judgement").put("outcome", "bribed");
+        assertThatThrownBy(() -> json.attempt(mapper.writeValueAsString(row)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("attempt.execution.judgement is not a judge report");
+    }
+
+    @Test
     void ignoresKeysANewerVersionAdded() throws Exception {
         ObjectNode row = (ObjectNode) golden("task-full.json");
         row.put("priority", "high");
@@ -81,17 +93,20 @@ class RunJsonTest {
         JsonNode attempt = golden("attempt-full.json");
         JsonNode execution = attempt.get("execution");
         JsonNode verdict = attempt.get("verdict");
-        Map<Class<? extends Record>, JsonNode> stored = Map.of(
-                Task.class, task,
-                ResourceLimits.class, task.get("limits"),
-                Attempt.class, attempt,
-                Execution.class, execution,
-                CapturedOutput.class, execution.get("stdout"),
-                Isolation.class, execution.get("isolation"),
-                Verdict.class, verdict,
-                ErrorReport.class, verdict.get("error"),
-                Frame.class, verdict.get("error").get("frames").get(0),
-                OutputDifference.class, verdict.get("difference"));
+        Map<Class<? extends Record>, JsonNode> stored = Map.ofEntries(
+                Map.entry(Task.class, task),
+                Map.entry(ResourceLimits.class, task.get("limits")),
+                Map.entry(Attempt.class, attempt),
+                Map.entry(Execution.class, execution),
+                Map.entry(CapturedOutput.class, execution.get("stdout")),
+                Map.entry(Isolation.class, execution.get("isolation")),
+                Map.entry(Verdict.class, verdict),
+                Map.entry(ErrorReport.class, verdict.get("error")),
+                Map.entry(Frame.class, verdict.get("error").get("frames").get(0)),
+                Map.entry(OutputDifference.class, verdict.get("difference")),
+                Map.entry(JudgeReport.class, execution.get("judgement")),
+                Map.entry(JudgeReport.RaisedError.class, execution.get("judgement").get("error")),
+                Map.entry(JudgeReport.ReportedFrame.class, execution.get("judgement").get("error").get("frames").get(0)));
         for (var e : stored.entrySet()) {
             assertThat(e.getValue().size()).as("stored keys of " + e.getKey().getSimpleName() + " (map the new component in RunJson)")
                     .isEqualTo(e.getKey().getRecordComponents().length);

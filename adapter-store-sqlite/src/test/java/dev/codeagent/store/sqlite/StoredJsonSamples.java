@@ -2,6 +2,7 @@ package dev.codeagent.store.sqlite;
 
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.JudgeReport;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Outcome;
@@ -31,7 +32,11 @@ final class StoredJsonSamples {
         Execution e = new Execution(Outcome.RUNTIME_ERROR, 1, 9,
                 new CapturedOutput("partial out\u0000\r\n", true),
                 new CapturedOutput("Traceback (most recent call last):\n  File \"main.py\", line 3\nZeroDivisionError: division by zero\n", false),
-                Duration.ofNanos(123_456_789), Duration.ofMillis(98), 12_345_678L, "exited with status 1", isolation());
+                Duration.ofNanos(123_456_789), Duration.ofMillis(98), 12_345_678L, "exited with status 1", isolation())
+                .withJudgement(new JudgeReport(JudgeReport.Outcome.RAISED, "ZeroDivisionError: division by zero", 4,
+                        "    assert candidate(1, 0) == 0", List.of("candidate(1, 0)"),
+                        new JudgeReport.RaisedError("ZeroDivisionError", "division by zero",
+                                List.of(new JudgeReport.ReportedFrame("main.py", 3, "f", "    return a / b")))));
         ErrorReport error = new ErrorReport("ZeroDivisionError", "division by zero", 3, "    return a / b",
                 List.of(new Frame("main.py", 5, "<module>", "print(f(1, 0))", 5),
                         new Frame("/usr/lib/python3/x.py", 3, "f", null, null)));

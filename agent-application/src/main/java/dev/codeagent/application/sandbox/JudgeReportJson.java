@@ -2,6 +2,8 @@ package dev.codeagent.application.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.domain.execution.JudgeReport;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,7 +30,15 @@ public final class JudgeReportJson {
             return Optional.empty();
         }
         try {
-            JsonNode n = JSON.readTree(line);
+            return read(JSON.readTree(line));
+        } catch (java.io.IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The report in {@code n} (the same shape as judge.py's line), or empty when it is not one. */
+    public static Optional<JudgeReport> read(JsonNode n) {
+        try {
             if (n == null || !n.isObject() || !n.path("outcome").isTextual()) {
                 return Optional.empty();
             }
@@ -51,8 +61,35 @@ public final class JudgeReportJson {
             return Optional.of(new JudgeReport(JudgeReport.Outcome.fromWire(n.get("outcome").asText()),
                     n.path("message").asText(""), line0.isInt() ? line0.intValue() : null,
                     n.path("testSource").isTextual() ? n.get("testSource").asText() : null, calls, error));
-        } catch (java.io.IOException | IllegalArgumentException e) {
+        } catch (IllegalArgumentException e) {
             return Optional.empty();
         }
+    }
+
+    /** {@code report} in the shape judge.py writes, so a stored report is read back by {@link #read}. */
+    public static ObjectNode write(JudgeReport report) {
+        ObjectNode n = JSON.createObjectNode();
+        n.put("outcome", report.outcome().wireName());
+        n.put("message", report.message());
+        n.put("testLine", report.testLine());
+        n.put("testSource", report.testSource());
+        ArrayNode calls = n.putArray("calls");
+        report.calls().forEach(calls::add);
+        if (report.error() == null) {
+            n.putNull("error");
+        } else {
+            ObjectNode e = n.putObject("error");
+            e.put("type", report.error().type());
+            e.put("message", report.error().message());
+            ArrayNode frames = e.putArray("frames");
+            for (JudgeReport.ReportedFrame f : report.error().frames()) {
+                ObjectNode fn = frames.addObject();
+                fn.put("file", f.file());
+                fn.put("line", f.line());
+                fn.put("function", f.function());
+                fn.put("source", f.source());
+            }
+        }
+        return n;
     }
 }

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.JudgeReport;
+import dev.codeagent.application.sandbox.JudgeReportJson;
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
@@ -126,6 +128,8 @@ public final class RunJson {
         n.put("peakMemoryBytes", e.peakMemoryBytes());
         n.put("detail", e.detail());
         n.set("isolation", isolation(e.isolation()));
+        // the judge's own report, in the shape judge.py writes it: the verdict can be re-derived from the stored row
+        n.set("judgement", e.judgement() == null ? n.nullNode() : JudgeReportJson.write(e.judgement()));
         return n;
     }
 
@@ -215,7 +219,17 @@ public final class RunJson {
                 n.optionalInteger("signal"), output(n.object("stdout")), output(n.object("stderr")), n.duration("wallTime"),
                 n.isNull("cpuTime") ? null : n.duration("cpuTime"),
                 n.isNull("peakMemoryBytes") ? null : n.longValue("peakMemoryBytes"), n.optionalText("detail"),
-                isolation(n.object("isolation")));
+                isolation(n.object("isolation")), judgement(n));
+    }
+
+    /** Rows stored before judging existed have no key; a stored report that no longer reads is an error. */
+    private static JudgeReport judgement(Node n) {
+        Node stored = n.optionalObject("judgement");
+        if (stored == null) {
+            return null;
+        }
+        return JudgeReportJson.read(stored.json()).orElseThrow(
+                () -> new IllegalArgumentException(stored.path() + " is not a judge report"));
     }
 
     private static CapturedOutput output(Node n) {
