@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.codeagent.application.sandbox.SupervisorJob;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.JudgeScripts;
 import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.nio.charset.StandardCharsets;
@@ -104,15 +106,17 @@ final class Bootstrap {
      * @param cpuSeconds user + system CPU time of the program and the children it waited for
      * @param maxRssBytes the program's peak resident memory
      * @param oomKills the container's OOM-kill count, or -1 when the cgroup could not be read
+     * @param judge for a judged run, the judge's verdict line as it wrote it to the supervisor's own pipe, or null
      */
-    record Report(Integer exitCode, Integer signal, double cpuSeconds, long maxRssBytes, int oomKills) {
+    record Report(Integer exitCode, Integer signal, double cpuSeconds, long maxRssBytes, int oomKills, String judge) {
 
         static Report parse(byte[] line) {
             try {
                 com.fasterxml.jackson.databind.JsonNode n = JSON.readTree(line);
                 return new Report(n.path("exit").isNumber() ? n.path("exit").asInt() : null,
                         n.path("signal").isNumber() ? n.path("signal").asInt() : null,
-                        n.path("cpu").asDouble(), n.path("maxrss").asLong(), n.path("oom").asInt(-1));
+                        n.path("cpu").asDouble(), n.path("maxrss").asLong(), n.path("oom").asInt(-1),
+                        n.path("judge").isTextual() ? n.path("judge").asText() : null);
             } catch (java.io.IOException e) {
                 return null;
             }
@@ -152,6 +156,10 @@ final class Bootstrap {
         Map<String, String> files = new LinkedHashMap<>(request.program().files());
         files.put(request.program().mainFileName(), request.program().source());
         List<String> argv = new ArrayList<>(interpreter(request.program().language(), limits));
+        if (request.judged()) {
+            // the supervisor puts candidate.py and the ends of the judge's pipes in these places
+            argv.addAll(List.of("\u0000candidate", "\u0000in", "\u0000out"));
+        }
         argv.add(request.program().mainFileName());
         argv.addAll(request.args());
         // RLIMIT_CPU counts whole seconds; round up so a 500 ms limit still lets the program start
@@ -164,6 +172,19 @@ final class Bootstrap {
                 .with("stdin", request.stdin())
                 .with("backstop", backstopSeconds)
                 .with("nonce", nonce)
+                .with("judge", request.judged() ? judge(request) : null)
                 .encode();
+    }
+
+    /** What the supervisor's judge needs: its scripts, its own copy of the code, the tests, the prelude. */
+    private static Map<String, Object> judge(ExecutionRequest request) {
+        JudgeJob job = request.judging();
+        Map<String, Object> judge = new LinkedHashMap<>();
+        judge.put("scripts", JudgeScripts.files());
+        judge.put("code", request.program().source());
+        judge.put("tests", job.tests());
+        judge.put("prelude", job.prelude());
+        judge.put("entries", job.entryPoints());
+        return judge;
     }
 }

@@ -23,7 +23,14 @@ final class DockerContainers {
     /** host:pid:start-instant of the JVM that made it, so a later start can tell strays from live containers. */
     static final String LABEL_PROCESS = "dev.codeagent.process";
 
-    static final String USER = "65534:65534";
+    /**
+     * The container starts as root with no capability but CAP_SETUID, CAP_SETGID and CAP_KILL (see
+     * {@link #applyTo}): its supervisor (pid 1) runs the program as {@link #PROGRAM_UID} and a judge as another
+     * uid, and can end them; the program itself never has a capability.
+     */
+    static final String USER = "0:0";
+    /** The uid (and gid) every program runs as. */
+    static final int PROGRAM_UID = 65534;
     static final long OPEN_FILES = 256;
     /** Memory of the bootstrap (the container's init and the program's supervisor), added to the program's limit. */
     static final long SUPERVISOR_MEMORY = 16L * 1024 * 1024;
@@ -101,7 +108,11 @@ final class DockerContainers {
                     new Ulimit("fsize", tmpfsBytes, tmpfsBytes),
                     new Ulimit("core", 0L, 0L)));
             if (gvisor()) {
-                limits.add(new Ulimit("nproc", (long) maxProcesses, (long) maxProcesses));
+                // the program's uid has only the program's tasks (the supervisor is root), and under gVisor a
+                // program that execve()d from the supervisor's child reaches two tasks more than its
+                // RLIMIT_NPROC (measured with a thread bomb: 31 gives 33): maxProcesses in all
+                long nproc = Math.max(1, maxProcesses - 2L);
+                limits.add(new Ulimit("nproc", nproc, nproc));
             }
             return limits;
         }
@@ -114,6 +125,7 @@ final class DockerContainers {
             HostConfig host = HostConfig.newHostConfig()
                     .withNetworkMode("none")
                     .withCapDrop(Capability.ALL)
+                    .withCapAdd(Capability.SETUID, Capability.SETGID, Capability.KILL)
                     .withSecurityOpts(seccomp ? List.of("no-new-privileges", "seccomp=" + SeccompProfile.JSON)
                             : List.of("no-new-privileges"))
                     .withRuntime(runtime)

@@ -4,6 +4,7 @@ import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.Info;
+import dev.codeagent.application.sandbox.JudgeReportJson;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
@@ -374,7 +375,9 @@ public final class DockerSandbox implements Sandbox {
                         (session.startedAtNanos() - start) / 1e6, wall.toNanos() / 1e6);
             }
             // a file can be no larger than the tmpfs that holds it
-            return classified(facts, limits.withMaxFileBytes(Math.min(limits.maxFileBytes(), tmpfsBytes)), out, wall, cpu, peak);
+            Execution e = classified(facts, limits.withMaxFileBytes(Math.min(limits.maxFileBytes(), tmpfsBytes)), out, wall, cpu, peak);
+            // the judge's line came over the supervisor's own pipe, never from the program's streams
+            return report.judge() == null ? e : e.withJudgement(JudgeReportJson.parse(report.judge()).orElse(null));
         } catch (InterruptedException e) {
             removed = kill(id);
             session.close();

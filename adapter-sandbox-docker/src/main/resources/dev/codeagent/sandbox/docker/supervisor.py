@@ -3,6 +3,11 @@
 # (dev.codeagent.application.sandbox.SupervisorJob: "<bytes>\n" and a JSON object with files, argv, env,
 # rlimits, and this tier's stdin, nonce and backstop), starts the program, waits for it, kills what it
 # left, and reports how it ended on stdout behind a marker made from the nonce.
+# Started as root with only CAP_SETUID and CAP_SETGID (DockerContainers), it runs the program as 65534, which
+# then has no capability and cannot signal, trace or prlimit its root supervisor. A judged job ("judge" in the
+# payload) also forks the judge (judge.py) as 65533 with the tests in a directory only it can read, joined to
+# the candidate (candidate.py running the program) by two pipes; the judge's verdict comes back on a third
+# pipe only this process reads and goes into the report.
 # Exit statuses of its own: 121 it could not start the program (Bootstrap.FAILED), 122 it ended the run at
 # its backstop (Bootstrap.BACKSTOP). CODEAGENT_IDLE_SECONDS (Bootstrap.IDLE_ENV): how long a pooled one waits.
 import os,sys,json,resource,signal,select,time
@@ -17,6 +22,18 @@ try:
   if L.prctl(4,0,0,0,0)!=0:E='prctl(PR_SET_DUMPABLE) failed with errno %d'%ctypes.get_errno()
 except Exception as x:E='cannot make the supervisor non-dumpable (%r)'%(x,)
 if os.getpid()!=1:E='the supervisor is pid %d, not the container init (was the container made with --init?)'%os.getpid()
+R=os.getuid()==0;U=65534;J=65533
+def euid(u):
+  # files the program may change are its own: made with its uid as the effective one (root keeps the saved uid)
+  if R:
+    if u:os.setegid(u);os.seteuid(u)
+    else:os.seteuid(0);os.setegid(0)
+def become(u):
+  if R:os.setgroups([]);os.setresgid(u,u,u);os.setresuid(u,u,u)
+def put(p,v,mode=0o644):
+  d=os.path.dirname(p)
+  if d:os.makedirs(d,exist_ok=True)
+  with open(os.open(p,os.O_WRONLY|os.O_CREAT|os.O_TRUNC,mode),'w',encoding='utf-8',errors='replace',newline='') as f:f.write(v)
 def fail(m):
   os.write(2,b'codeagent-bootstrap: '+m.encode('utf-8','replace')+b'\n');os._exit(121)
 def rd(n):
@@ -52,10 +69,21 @@ while not h.endswith(b'\n'):
 if E:fail(E)
 try:
   r=json.loads(rd(int(h)))
-  for k,v in r['files'].items():
-    p=os.path.join('/work',k);d=os.path.dirname(p)
-    if d:os.makedirs(d,exist_ok=True)
-    with open(p,'w',encoding='utf-8',errors='replace',newline='') as f:f.write(v)
+  jg=r.get('judge')
+  if jg and not R:fail('a judged run needs the container to start as root with CAP_SETUID and CAP_SETGID')
+  euid(U)
+  for k,v in r['files'].items():put(os.path.join('/work',k),v)
+  if jg:
+    lib='/tmp/.codeagent-candidate'
+    for k in ('candidate.py','codeagent_wire.py'):put(lib+'/'+k,jg['scripts'][k])
+  euid(0)
+  if jg:
+    # the tests where only the judge's uid can read them
+    euid(J);jd='/tmp/.codeagent-judge';os.mkdir(jd,0o700)
+    for k in ('judge.py','codeagent_wire.py'):put(jd+'/'+k,jg['scripts'][k],0o600)
+    put(jd+'/main.py',jg['code'],0o600);put(jd+'/tests.py',jg['tests'],0o600)
+    if jg.get('prelude') is not None:put(jd+'/prelude.py',jg['prelude'],0o600)
+    euid(0)
   s=r['stdin'].encode('utf-8','replace')
   if s:
     try:fd=os.memfd_create('stdin',0)
@@ -77,10 +105,37 @@ except Exception as e:fail(repr(e))
 # SIGCHLD blocked, so that sigtimedwait below hears of every child's end (pid 1 would drop it otherwise)
 signal.pthread_sigmask(signal.SIG_BLOCK,[signal.SIGCHLD])
 os.write(1,b'\x00codeagent:go\n')
+jp=None;vr=None
+if jg:
+  j2c=os.pipe();c2j=os.pipe();vp=os.pipe()
+  jp=os.fork()
+  if jp==0:
+    try:
+      signal.pthread_sigmask(signal.SIG_SETMASK,[])
+      become(J)
+      try:L.prctl(4,0,0,0,0)
+      except Exception:pass
+      n=os.open('/dev/null',os.O_RDWR);os.dup2(n,0);os.dup2(vp[1],1);os.dup2(n,2)
+      for f in (c2j[0],j2c[1]):os.set_inheritable(f,True)
+      os.chdir(jd)
+      for g in (signal.SIGPIPE,signal.SIGXFSZ):signal.signal(g,signal.SIG_DFL)
+      for n0,(s0,h0) in r['rlimits'].items():
+        if n0!='RLIMIT_FSIZE':resource.setrlimit(getattr(resource,n0),(s0,h0))
+      os.execve(sys.executable,[sys.executable,'-I',jd+'/judge.py',str(c2j[0]),str(j2c[1]),'main.py','tests.py',
+        'prelude.py' if jg.get('prelude') is not None else '-',','.join(jg['entries'])],{'PATH':e['PATH'],'LANG':'C.UTF-8'})
+    except BaseException:pass
+    os._exit(127)
+  vr=vp[0];os.close(vp[1]);os.close(c2j[0]);os.close(j2c[1])
+  ci,co=j2c[0],c2j[1]
+  a=[{'\x00candidate':lib+'/candidate.py','\x00in':str(ci),'\x00out':str(co)}.get(w,w) for w in a]
 p=os.fork()
 if p==0:
   try:
     signal.pthread_sigmask(signal.SIG_SETMASK,[])
+    if jg:
+      os.close(vr)
+      for f in (ci,co):os.set_inheritable(f,True)
+    become(U)
     # ignored signals stay ignored across execve: the program gets the defaults, not the Python runtime's
     for g in (signal.SIGPIPE,signal.SIGXFSZ):signal.signal(g,signal.SIG_DFL)
     os.dup2(fd,0);os.close(fd)
@@ -95,6 +150,7 @@ if p==0:
 for g in (signal.SIGINT,signal.SIGTERM,signal.SIGHUP,signal.SIGQUIT,signal.SIGUSR1,signal.SIGUSR2,signal.SIGALRM,signal.SIGPIPE):
   signal.signal(g,signal.SIG_IGN)
 os.close(fd)
+if jg:os.close(ci);os.close(co)
 # wait for the program, reaping the orphans that come to pid 1 meanwhile; past the backstop
 # (the host kills at the wall-clock limit, so only a host that is gone lets it come) end it all
 D=time.monotonic()+B;st=None
@@ -109,10 +165,21 @@ while st is None:
       sweep();os.write(2,b'codeagent-bootstrap: ended at the backstop\n');os._exit(122)
     signal.sigtimedwait([signal.SIGCHLD],min(w,60))
 t,u=st
+# the judge sees the program's end at once (its pipes close) and says what it found; past a grace it is killed
+V=None
+if vr is not None:
+  b=b'';G=time.monotonic()+3
+  while len(b)<1<<18:
+    w=G-time.monotonic()
+    if w<=0 or not select.select([vr],[],[],w)[0]:break
+    c=os.read(vr,1<<16)
+    if not c:break
+    b+=c
+  V=b.decode('utf-8','replace').strip() or None
 # whatever the program left running dies and is reaped before its result is reported
 sweep()
 z=os.WTERMSIG(t) if os.WIFSIGNALED(t) else None
-q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':oom()})
+q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':oom(),'judge':V})
 os.write(2,b'\x00codeagent:'+k+b':\n')
 os.write(1,b'\x00codeagent:'+k+b':'+q.encode()+b'\n')
 os._exit(0)

@@ -60,7 +60,14 @@ class DockerSandboxIT {
         String probe = "import os, resource, socket\n"
                 + "st = dict(l.split(':\\t', 1) for l in open('/proc/self/status').read().splitlines() if ':\\t' in l)\n"
                 + "print('ids', os.getuid(), os.getgid())\n"
-                + "print('caps', st['CapEff'].strip(), st['CapBnd'].strip())\n"
+                + "print('caps', st['CapEff'].strip(), st['CapPrm'].strip(), st['CapBnd'].strip())\n"
+                + "def tries(f):\n"
+                + "    try:\n"
+                + "        f()\n"
+                + "        return 'done'\n"
+                + "    except PermissionError:\n"
+                + "        return 'refused'\n"
+                + "print('pid1', tries(lambda: os.kill(1, 0)), tries(lambda: resource.prlimit(1, resource.RLIMIT_NOFILE, (3, 3))))\n"
                 + "print('nnp', st['NoNewPrivs'].strip(), 'seccomp', st['Seccomp'].strip())\n"
                 + "print('rootro', bool(os.statvfs('/').f_flag & os.ST_RDONLY))\n"
                 + "for d in ('/work', '/tmp'):\n"
@@ -84,6 +91,8 @@ class DockerSandboxIT {
             HostConfig h = c.getHostConfig();
             assertThat(h.getNetworkMode()).isEqualTo("none");
             assertThat(h.getCapDrop()).containsExactly(Capability.ALL);
+            // only for the root supervisor, which runs the program (and a judge) as other uids
+            assertThat(h.getCapAdd()).containsExactlyInAnyOrder(Capability.SETUID, Capability.SETGID, Capability.KILL);
             assertThat(h.getSecurityOpts()).contains("no-new-privileges");
             assertThat(h.getReadonlyRootfs()).isTrue();
             assertThat(h.getMemory()).isEqualTo(96 * ResourceLimits.MIB + DockerContainers.SUPERVISOR_MEMORY);
@@ -93,13 +102,17 @@ class DockerSandboxIT {
             assertThat(h.getLogConfig().getType().getType()).isEqualTo("none");
             assertThat(h.getInit()).as("no docker-init: the supervisor itself is pid 1").isFalse();
             assertThat(h.getTmpFs()).containsKeys("/work", "/tmp");
-            assertThat(c.getConfig().getUser()).isEqualTo("65534:65534");
+            assertThat(c.getConfig().getUser()).isEqualTo("0:0");
             assertThat(c.getConfig().getLabels()).containsEntry(DockerSandbox.LABEL_SANDBOX, "true")
                     .containsEntry(DockerSandbox.LABEL_OWNER, cold.ownerId());
 
             String out = e.stdout().text();
             assertThat(out).contains("ids 65534 65534\n")
-                    .contains("caps 0000000000000000 0000000000000000\n")
+                    // no capability at all; the bounding set still holds the supervisor's three, which no_new_privs
+                    // and an empty permitted set leave unusable
+                    .contains("caps 0000000000000000 0000000000000000 00000000000000e0\n")
+                    // the supervisor is root: the program can neither signal nor limit it (a same-uid pid 1 could be)
+                    .contains("pid1 refused refused\n")
                     .contains("nnp 1 seccomp 2\n")
                     .contains("rootro True\n")
                     .contains("size /work " + 64 * ResourceLimits.MIB + " True\n")

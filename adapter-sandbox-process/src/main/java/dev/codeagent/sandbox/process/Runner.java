@@ -7,7 +7,9 @@ import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.JudgeReport;
 import dev.codeagent.domain.execution.JudgeScripts;
 import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.LanguageProfile;
+import dev.codeagent.domain.execution.Program;
 import dev.codeagent.application.sandbox.JudgeReportJson;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
@@ -195,6 +197,7 @@ final class Runner {
         RunGroup candidateGroup = null;
         RunGroup judgeGroup = null;
         Path channel = null;
+        WorkDir judgeDir = null;
         Result result = new Result();
         Result judgeResult = new Result();
         Run judgeRun = null;
@@ -209,12 +212,22 @@ final class Runner {
             candidateGroup = newGroup(request.limits());
             judgeGroup = newGroup(judgeLimits);
 
-            ExecutionRequest judgeRequest = new ExecutionRequest(request.program(), "", List.of(), judgeLimits);
-            RunSpec judgeSpec = supervisorSpec(judgeUid, judgeLimits, judgeGroup).withBinds(binds);
-            String judgeNonce = nonce();
-            Run jr = new Run(Launch.start(judgeSpec, plan.command(judgeSpec), threads),
-                    judgeJob(judgeRequest, job, binary, judgeNonce, verdictNonce), judgeRequest, isolation, killer,
-                    judgeGroup, 0, judgeNonce);
+            // the judge runs unsupervised (bubblewrap is its init): its files are ours, bound read-only from a
+            // directory of its uid's, and its exit status is not what is read from it — only its verdict line
+            Map<String, String> judgeFiles = new LinkedHashMap<>();
+            judgeFiles.put(JUDGE_TESTS, job.tests());
+            if (job.prelude() != null) {
+                judgeFiles.put(JUDGE_PRELUDE, job.prelude());
+            }
+            Program judgeProgram = new Program(Language.PYTHON, request.program().source(), judgeFiles);
+            ExecutionRequest judgeRequest = new ExecutionRequest(judgeProgram, "", List.of(), judgeLimits);
+            judgeDir = WorkDir.create(workRoot, judgeProgram, judgeUid);
+            Map<String, String> env = new java.util.HashMap<>(plan.environment(judgeDir.path()));
+            env.put("CODEAGENT_JUDGE_NONCE", verdictNonce);
+            RunSpec judgeSpec = new RunSpec(judgeUid, judgeDir.path(), judgeDir.files(), judgeArgv(judgeRequest, job, binary),
+                    env, judgeLimits, true, null, true, judgeGroup, false).withBinds(binds);
+            Run jr = new Run(Launch.start(judgeSpec, plan.command(judgeSpec), threads), new byte[0], judgeRequest, isolation,
+                    killer, judgeGroup, 0, null);
             judgeRun = jr;
             judging = threads.submit(() -> run(jr, judgeResult));
 
@@ -236,6 +249,7 @@ final class Runner {
                 awaitJudge(judging, null);
             }
             Reaper.remove(channel, null);
+            Reaper.remove(judgeDir == null ? null : judgeDir.path(), null);
             reaper.release(candidateUid, result.clean);
             reaper.release(judgeUid, judgeResult.clean);
             closeLater(candidateGroup);
@@ -323,29 +337,19 @@ final class Runner {
                 LaunchPlan.rlimits(request.limits(), true, groups != null), request, nonce);
     }
 
-    /** The judge's job: {@code judge.py} with its own copy of the code, the tests and the prelude. */
-    private byte[] judgeJob(ExecutionRequest judgeRequest, JudgeJob job, Path binary, String nonce, String verdictNonce) {
-        String main = judgeRequest.program().mainFileName();
+    /** The judge's command: {@code judge.py} over the channel, with its own copy of the code, the tests, the prelude. */
+    private static List<String> judgeArgv(ExecutionRequest judgeRequest, JudgeJob job, Path binary) {
         List<String> argv = new ArrayList<>();
         argv.add(binary.toString());
-        argv.addAll(LanguageProfile.of(judgeRequest.program().language()).interpreterArgs(judgeRequest.limits()));
+        argv.addAll(LanguageProfile.of(Language.PYTHON).interpreterArgs(judgeRequest.limits()));
         argv.add(JudgeChannel.SANDBOX_LIB + "/" + JudgeScripts.JUDGE);
         argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_JUDGE);
         argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_CANDIDATE);
-        argv.add(main);
+        argv.add(judgeRequest.program().mainFileName());
         argv.add(JUDGE_TESTS);
         argv.add(job.prelude() == null ? "-" : JUDGE_PRELUDE);
         argv.add(String.join(",", job.entryPoints()));
-        Map<String, String> files = new LinkedHashMap<>();
-        files.put(main, judgeRequest.program().source());
-        files.put(JUDGE_TESTS, job.tests());
-        if (job.prelude() != null) {
-            files.put(JUDGE_PRELUDE, job.prelude());
-        }
-        Map<String, String> env = new java.util.HashMap<>(plan.environment(null));
-        env.put("CODEAGENT_JUDGE_NONCE", verdictNonce);
-        return WarmPool.job(argv, env, files, LaunchPlan.rlimits(judgeRequest.limits(), true, groups != null),
-                judgeRequest, nonce);
+        return argv;
     }
 
     private static final String JUDGE_TESTS = "tests.py";
