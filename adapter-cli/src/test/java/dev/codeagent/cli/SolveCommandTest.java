@@ -42,7 +42,7 @@ class SolveCommandTest {
                 "codeagent: solved on attempt 2/3");
         assertThat(r.out()).startsWith("def middle(xs):\n    ordered = sorted(xs)\n")
                 .contains("return (ordered[half - 1] + ordered[half]) / 2\n")
-                .endsWith("--- output ---\n2 6.0 2.5\n");
+                .endsWith("    return ordered[half]\n").doesNotContain("--- output ---");
     }
 
     @Test
@@ -60,17 +60,17 @@ class SolveCommandTest {
                 "generationMs", "executionMs");
         assertThat(first.get("number").asInt()).isEqualTo(1);
         assertThat(first.get("verdict").asText()).isEqualTo("RUNTIME_ERROR");
-        assertThat(first.get("outcome").asText()).isEqualTo("RUNTIME_ERROR");
+        assertThat(first.get("outcome").asText()).as("the program ran cleanly; the judge saw its call raise").isEqualTo("OK");
         assertThat(fields(first.get("error"))).containsExactly("type", "message", "line", "sourceLine");
         assertThat(first.get("error").get("type").asText()).isEqualTo("IndexError");
         assertThat(first.get("error").get("line").asInt()).isEqualTo(6);
         assertThat(first.get("error").get("sourceLine").asText().strip()).isEqualTo("return (ordered[half] + ordered[half + 1]) / 2");
-        assertThat(first.get("stderr").asText()).contains("Traceback");
+        assertThat(first.get("stderr").asText()).as("the judge's machinery is not the program's").isEmpty();
         JsonNode second = run.get("attempts").get(1);
         assertThat(second.get("verdict").asText()).isEqualTo("ACCEPTED");
         assertThat(second.get("error").isNull()).isTrue();
         assertThat(run.get("code").asText()).isEqualTo(second.get("code").asText()).contains("ordered[half - 1]");
-        assertThat(run.get("output").asText()).isEqualTo("2 6.0 2.5\n");
+        assertThat(run.get("output").asText()).as("the tests' prints are the judge's, not the program's").isEmpty();
     }
 
     @Test

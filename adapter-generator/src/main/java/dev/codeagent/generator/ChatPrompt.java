@@ -2,6 +2,7 @@ package dev.codeagent.generator;
 
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.LanguageProfile;
+import dev.codeagent.domain.solving.Judge;
 import dev.codeagent.domain.solving.GenerationRequest;
 import dev.codeagent.domain.solving.Task;
 import java.util.ArrayList;
@@ -52,8 +53,8 @@ final class ChatPrompt {
                 + "No explanation is needed; any prose outside the code block is ignored.\n"
                 + "Your code is saved to a file and run as " + profile.runsAs() + " with no arguments and no network access. "
                 + "Use only the standard library: no third-party packages are installed.\n"
-                // the promise the judge keeps: LanguageProfile.appendTests
-                + LanguageProfile.TESTS_PROMISE + "\n"
+                // the promise the Judge keeps; other languages cannot have tests
+                + (Judge.judgesTests(language) ? LanguageProfile.TESTS_PROMISE + "\n" : "")
                 + "When the task gives an expected output, what your program prints must match it exactly.\n"
                 + "When told that an attempt failed, find the cause in the feedback and reply with the whole corrected "
                 + "program, again in one code block.";

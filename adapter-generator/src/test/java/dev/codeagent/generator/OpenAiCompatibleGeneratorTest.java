@@ -93,7 +93,7 @@ class OpenAiCompatibleGeneratorTest {
         JsonNode messages = body.get("messages");
         assertThat(messages.get(0).get("content").asText()).contains("expert Python programmer", "ONE fenced code block", "```python");
         assertThat(messages.get(1).get("content").asText())
-                .contains("Write add(a, b) returning the sum.", "tests will be appended", "assert add(-1, 1) == 0");
+                .contains("Write add(a, b) returning the sum.", "tests will be run against your code", "assert add(-1, 1) == 0");
         assertThat(messages.get(2).get("content").asText()).isEqualTo("```python\ndef add(a, b): return a - b\n```");
         assertThat(messages.get(3).get("content").asText()).isEqualTo("WRONG_ANSWER: assert add(1, 2) == 3");
         assertThat(messages.get(4).get("content").asText()).isEqualTo("no code, sorry");

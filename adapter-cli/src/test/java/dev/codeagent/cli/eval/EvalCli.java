@@ -39,7 +39,16 @@ final class EvalCli {
         }
     }
 
+    /** {@code codeagent eval ARGS...} */
     Result run(String... args) {
+        String[] all = new String[args.length + 1];
+        all[0] = "eval";
+        System.arraycopy(args, 0, all, 1, args.length);
+        return command(all);
+    }
+
+    /** {@code codeagent ARGS...}: any command, in the same environment. */
+    Result command(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
         CliContext context = new CliContext(new ByteArrayInputStream(new byte[0]), env, false);
@@ -53,10 +62,7 @@ final class EvalCli {
                     .setParameterExceptionHandler(cmd.getParameterExceptionHandler())
                     .setCaseInsensitiveEnumValuesAllowed(true);
         }
-        String[] all = new String[args.length + 1];
-        all[0] = "eval";
-        System.arraycopy(args, 0, all, 1, args.length);
-        int status = cmd.execute(all);
+        int status = cmd.execute(args);
         return new Result(status, out.toString(), err.toString());
     }
 }

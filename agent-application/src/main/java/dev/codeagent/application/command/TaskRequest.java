@@ -1,6 +1,7 @@
 package dev.codeagent.application.command;
 
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.solving.Judge;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Task;
 import java.util.List;
@@ -111,6 +112,10 @@ public record TaskRequest(String prompt, String language, String tests, String e
             lang = Language.PYTHON;
         } else {
             errors.add("language", "required here: this sandbox cannot run python; supported: " + Languages.ids(supported));
+        }
+        if (lang != null && tests != null && !tests.isBlank() && !Judge.judgesTests(lang)) {
+            errors.add("tests", "tests are judged for python only (in a process of their own, out of the code's reach); "
+                    + "for " + lang.id() + " give expectedOutput instead");
         }
         noNul("prompt", prompt, errors);
         noNul("tests", tests, errors);

@@ -164,7 +164,7 @@ public final class EvaluateSamples {
         long t0 = System.nanoTime();
         Submission submission;
         try {
-            submission = judge.prepare(task, problem.code(sample.completion()));
+            submission = judge.prepare(task, problem.code(sample.completion()), problem.judgeJob());
         } catch (IllegalArgumentException e) {
             // the one thing a program can carry that no interpreter accepts: a NUL byte
             return new SampleResult(sample.taskId(), sample.index(), Verdict.Kind.SYNTAX_ERROR, e.getMessage(), null, null,
@@ -177,7 +177,7 @@ public final class EvaluateSamples {
     }
 
     private Execution execute(Submission submission) {
-        ExecutionRequest request = new ExecutionRequest(submission.program(), "", List.of(), limits);
+        ExecutionRequest request = submission.request("", limits);
         while (true) {
             try {
                 return executeCode.execute(request);

@@ -1,18 +1,24 @@
 package dev.codeagent.application.eval;
 
+import dev.codeagent.domain.execution.JudgeJob;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Task;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * One benchmark problem and its dataset's convention for checking a completion.
  *
- * <p>HumanEval checks {@code prompt + completion}, followed by the problem's test code and
- * {@code check(entry_point)}; MBPP checks the completion (a whole program), followed by the setup code
- * and each assert of {@code test_list}. The part before the tests is what the {@code Judge} sees as
- * the code, so error lines refer to it.
+ * <p>HumanEval runs {@code prompt + completion} and judges it by the problem's test code and
+ * {@code check(entry_point)}; MBPP runs the completion (a whole program) and judges it by the setup code
+ * and each assert of {@code test_list}. The tests run in the judge's process, never in the program, so
+ * error lines refer to the code alone ({@link #judgeJob}).
  *
  * @param taskId the dataset's id ({@code HumanEval/0}, {@code 11})
  * @param format which convention applies
@@ -74,6 +80,36 @@ public record Problem(
     }
 
     /** The task the judge decides a completion of this problem against. */
+    /**
+     * The tests as the judge runs them: HumanEval's {@code check} with the prompt as a trusted prelude (its
+     * helpers, such as {@code encode_cyclic}, stay the dataset's, not the code's) and the entry point as the one
+     * name the code must provide; MBPP's asserts with the functions the reference defines and the asserts call
+     * as entry points (one may be named like a built-in: task 126 asks for {@code sum}).
+     */
+    public JudgeJob judgeJob() {
+        if (format == ProblemFormat.HUMANEVAL) {
+            return new JudgeJob(tests() + "\n", prompt, List.of(entryPoint));
+        }
+        Set<String> called = new LinkedHashSet<>();
+        for (String a : asserts) {
+            Matcher m = CALL.matcher(a);
+            while (m.find()) {
+                called.add(m.group(1));
+            }
+        }
+        List<String> entries = new ArrayList<>();
+        Matcher d = DEF.matcher(reference);
+        while (d.find()) {
+            if (called.contains(d.group(1)) && !entries.contains(d.group(1))) {
+                entries.add(d.group(1));
+            }
+        }
+        return new JudgeJob(tests() + "\n", null, entries);
+    }
+
+    private static final Pattern CALL = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)\\s*\\(");
+    private static final Pattern DEF = Pattern.compile("(?m)^(?:def|class)\\s+([A-Za-z_][A-Za-z0-9_]*)");
+
     public Task judgingTask(ResourceLimits limits) {
         return new Task(prompt.isBlank() ? taskId : prompt, Language.PYTHON, tests(), null, "", limits, 1);
     }

@@ -8,7 +8,6 @@ import dev.codeagent.domain.solving.OutputDifference;
 import dev.codeagent.domain.solving.Verdict;
 import java.util.List;
 import java.util.Objects;
-import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
@@ -26,7 +25,6 @@ public final class FeedbackPrompt {
     static final int TAIL_CHARS = 2_000;
     private static final int MAX_MESSAGE = 1_000;
     private static final int MAX_LINE = 200;
-    private static final Pattern MAIN_FILE = Pattern.compile("(?:.*[/\\\\])?main\\.\\w+|<string>|<stdin>");
 
     private static final String INSTRUCTION =
             "Fix the program and reply with the complete corrected program in one fenced code block "
@@ -55,6 +53,13 @@ public final class FeedbackPrompt {
         }
         if (error != null) {
             describeError(s, code, verdict, error);
+        }
+        if (execution != null && execution.judgement() != null && !execution.judgement().calls().isEmpty()) {
+            // a gain over tests appended to the program: the model sees what its code returned, not only the assert
+            s.append(execution.judgement().calls().size() == 1 ? "The call: " : "The calls:\n");
+            for (String call : execution.judgement().calls()) {
+                s.append(execution.judgement().calls().size() == 1 ? "" : "  ").append(capLine(call)).append('\n');
+            }
         }
         if (difference != null) {
             s.append("The output differs from the expected output at line ").append(difference.line()).append(":\n")
@@ -114,13 +119,6 @@ public final class FeedbackPrompt {
             }
         } else if (!assertion && innermost != null && innermost.sourceLine() != null) {
             s.append("It was raised outside your code, at: ").append(capLine(innermost.sourceLine())).append('\n');
-        }
-        long codeLines = code.lines().count();
-        boolean beyondCode = frames.stream()
-                .anyMatch(f -> !f.inGeneratedCode() && f.line() > codeLines && MAIN_FILE.matcher(f.file()).matches());
-        if (beyondCode) {
-            s.append("(Line numbers in the traceback below count the whole file that ran: your code is lines 1-")
-                    .append(codeLines).append(", the tests follow it.)\n");
         }
     }
 

@@ -7,7 +7,6 @@ import dev.codeagent.application.execute.InvalidRequestException;
 import dev.codeagent.application.execute.OverloadedException;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
-import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Attempt;
@@ -157,6 +156,11 @@ public final class SolveTask {
         for (Attempt done : run.attempts()) {
             history.add(new GenerationRequest.Turn(done.reply(), done.feedback()));
         }
+        if (task.hasTests() && !Judge.judgesTests(task.language())) {
+            // the front doors refuse such a task; one stored by an older version ends here, before any generation
+            return end(run, RunStatus.ERROR, "tests can be judged for Python only, not " + task.language().id()
+                    + ": give an expected output instead", events);
+        }
         for (int n = run.attempts().size() + 1; n <= task.maxAttempts(); n++) {
             if (Thread.currentThread().isInterrupted()) {
                 return stopped(run, whenStopped, events);
@@ -195,7 +199,7 @@ public final class SolveTask {
                 Submission submission = judge.prepare(task, code.get());
                 Execution execution;
                 try {
-                    execution = executeCode.execute(new ExecutionRequest(submission.program(), task.stdin(), List.of(),
+                    execution = executeCode.execute(submission.request(task.stdin(),
                             clamp(task.limits(), Duration.between(clock.instant(), deadline))));
                 } catch (ExecutionCancelledException e) {
                     return stopped(run, whenStopped, events);

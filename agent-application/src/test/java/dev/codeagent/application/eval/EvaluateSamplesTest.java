@@ -8,6 +8,7 @@ import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.testing.ScriptedSandbox;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.JudgeReport;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.policy.CodePolicy;
@@ -27,22 +28,23 @@ class EvaluateSamplesTest {
             "    return x + 1\n", "def check(candidate):\n    assert candidate(1) == 2\n", List.of(), "inc");
     private static final Problem DEC = new Problem("HumanEval/1", ProblemFormat.HUMANEVAL, "def dec(x):\n",
             "    return x - 1\n", "def check(candidate):\n    assert candidate(1) == 0\n", List.of(), "dec");
-    private static final String ASSERTION = "Traceback (most recent call last):\n"
-            + "  File \"/work/main.py\", line 7, in <module>\n    check(inc)\n"
-            + "  File \"/work/main.py\", line 5, in check\n    assert candidate(1) == 2\n"
-            + "AssertionError\n";
-
-    /** Accepts programs with the right body, fails the assertion otherwise, and loops forever on "while". */
+    /**
+     * Accepts programs with the right body, fails the assertion otherwise (as the judge reports it), loops forever
+     * on "while", and ends before the tests on "sys.exit(0)".
+     */
     private static Execution python(ExecutionRequest r) {
         String source = r.program().source();
         if (source.contains("while True")) {
             return ScriptedSandbox.ended(Outcome.TIME_LIMIT, "wall time limit");
         }
         if (source.contains("sys.exit(0)")) {
-            return ScriptedSandbox.exited(0, "", "");
+            return ScriptedSandbox.exited(0, "", "").withJudgement(ScriptedSandbox.judged(JudgeReport.Outcome.ENDED,
+                    "the program called sys.exit(0) before the tests started"));
         }
         boolean right = source.contains("return x + 1") || source.contains("return x - 1");
-        return right ? ScriptedSandbox.testsPassed(r, "") : ScriptedSandbox.exited(1, "", ASSERTION);
+        return right ? ScriptedSandbox.testsPassed(r, "") : ScriptedSandbox.exited(0, "", "").withJudgement(
+                new JudgeReport(JudgeReport.Outcome.ASSERTION, "failed assertion: assert candidate(1) == 2", 2,
+                        "    assert candidate(1) == 2", List.of("candidate(1) returned 1"), null));
     }
 
     @Test
@@ -69,7 +71,7 @@ class EvaluateSamplesTest {
         SampleResult wrong = report.results().get(1);
         assertThat(wrong.message()).contains("failed assertion: assert candidate(1) == 2");
         assertThat(wrong.error().type()).isEqualTo("AssertionError");
-        assertThat(wrong.outcome()).isEqualTo(Outcome.RUNTIME_ERROR);
+        assertThat(wrong.outcome()).as("the code itself ran cleanly; the judge's tests failed").isEqualTo(Outcome.OK);
     }
 
     @Test
@@ -79,9 +81,10 @@ class EvaluateSamplesTest {
         new EvaluateSamples(new ExecuteCode(sandbox, CodePolicy.permissive(), 1 << 20, 2, Duration.ofSeconds(5)), limits, 2)
                 .evaluate(List.of(INC), List.of(new Sample("HumanEval/0", 0, "    return x + 1\n")), EvaluationListener.NONE);
         ExecutionRequest request = sandbox.requests().get(0);
-        assertThat(request.program().source()).matches(
-                "def inc\\(x\\):\n    return x \\+ 1\n\n\ndef check\\(candidate\\):\n    assert candidate\\(1\\) == 2\n\ncheck\\(inc\\)\n"
-                        + "__import__\\('sys'\\)\\.stderr\\.write\\('codeagent-tests-done-[0-9a-f]+\\\\n'\\)\n");
+        assertThat(request.program().source()).as("the code alone: the tests are the judge's")
+                .isEqualTo("def inc(x):\n    return x + 1\n");
+        assertThat(request.judging().tests()).contains("check(inc)");
+        assertThat(request.judging().entryPoints()).containsExactly("inc");
         assertThat(request.limits()).isEqualTo(limits);
     }
 
@@ -123,7 +126,7 @@ class EvaluateSamplesTest {
         EvaluationReport report = evaluator(new ScriptedSandbox(EvaluateSamplesTest::python), 1).evaluate(List.of(INC),
                 List.of(new Sample("HumanEval/0", 0, "    import sys\n    sys.exit(0)\n")), EvaluationListener.NONE);
         assertThat(report.results().get(0).verdict()).isEqualTo(Verdict.Kind.WRONG_ANSWER);
-        assertThat(report.results().get(0).message()).contains("ended before its tests finished").contains("sys.exit()");
+        assertThat(report.results().get(0).message()).contains("sys.exit(0) before the tests started");
     }
 
     @Test

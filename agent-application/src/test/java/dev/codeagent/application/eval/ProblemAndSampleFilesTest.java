@@ -3,6 +3,7 @@ package dev.codeagent.application.eval;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.codeagent.domain.execution.JudgeJob;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Judge;
 import dev.codeagent.domain.solving.Submission;
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,10 +37,11 @@ class ProblemAndSampleFilesTest {
 
         Problem p = set.problems().get(0);
         Task task = p.judgingTask(ResourceLimits.defaults());
-        Submission s = new Judge().prepare(task, p.code(p.reference()));
-        // prompt + completion, then the test and check(entry_point): the dataset's convention
-        assertThat(withoutDoneMarker(s)).isEqualTo("def inc(x):\n    \"\"\"x+1\"\"\"\n    return x + 1\n"
-                + "\n\ndef check(candidate):\n    assert candidate(1) == 2\n\ncheck(inc)\n");
+        Submission s = new Judge().prepare(task, p.code(p.reference()), p.judgeJob());
+        // prompt + completion runs; the test and check(entry_point) are the judge's, with the prompt as its prelude
+        assertThat(s.program().source()).isEqualTo("def inc(x):\n    \"\"\"x+1\"\"\"\n    return x + 1\n");
+        assertThat(s.judging()).isEqualTo(new JudgeJob("def check(candidate):\n    assert candidate(1) == 2\n\ncheck(inc)\n",
+                "def inc(x):\n    \"\"\"x+1\"\"\"\n", List.of("inc")));
         // error lines are counted in prompt + completion, as the model's code begins at the prompt
         assertThat(s.codeFirstLine()).isEqualTo(1);
         assertThat(s.codeLineCount()).isEqualTo(3);
@@ -50,8 +53,9 @@ class ProblemAndSampleFilesTest {
         assertThat(set.format()).isEqualTo(ProblemFormat.MBPP);
         Problem p = set.problems().get(0);
         assertThat(p.taskId()).isEqualTo("11");
-        Submission s = new Judge().prepare(p.judgingTask(ResourceLimits.defaults()), p.code(p.reference()));
-        assertThat(withoutDoneMarker(s)).isEqualTo("def inc(x):\n  return x + 1\n\n\nassert inc(1) == 2\nassert inc(2) == 3\n");
+        Submission s = new Judge().prepare(p.judgingTask(ResourceLimits.defaults()), p.code(p.reference()), p.judgeJob());
+        assertThat(s.program().source()).isEqualTo("def inc(x):\n  return x + 1");
+        assertThat(s.judging()).isEqualTo(new JudgeJob("\nassert inc(1) == 2\nassert inc(2) == 3\n", null, List.of("inc")));
         assertThat(p.generationTask(ResourceLimits.defaults(), 3).prompt()).contains("Add one.").contains("assert inc(2) == 3");
     }
 
@@ -153,10 +157,4 @@ class ProblemAndSampleFilesTest {
         return Files.writeString(dir.resolve(name), content, StandardCharsets.UTF_8);
     }
 
-    /** The program less the judge's last line, which writes its secret tests-done marker. */
-    private static String withoutDoneMarker(Submission s) {
-        String source = s.program().source();
-        assertThat(s.testsDoneMarker()).isNotNull();
-        return source.substring(0, source.lastIndexOf("__import__('sys').stderr.write("));
-    }
 }

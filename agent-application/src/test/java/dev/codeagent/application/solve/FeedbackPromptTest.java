@@ -7,12 +7,14 @@ import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.JudgeReport;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Judge;
 import dev.codeagent.domain.solving.Task;
 import dev.codeagent.domain.solving.Verdict;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -35,11 +37,6 @@ class FeedbackPromptTest {
             + "ValueError: invalid literal for int() with base 10: 'x3'\n";
     private static final String ADD_CODE = "def add(a, b):\n    return a - b";
     private static final String ADD_TESTS = "def check(candidate):\n    assert candidate(1, 1) == 2\n    assert candidate(2, 3) == 5\n\n\ncheck(add)\n";
-    private static final String ADD_STDERR = "Traceback (most recent call last):\n"
-            + "  File \"/tmp/run-ph8ho_ba/main.py\", line 9, in <module>\n    check(add)\n"
-            + "  File \"/tmp/run-ph8ho_ba/main.py\", line 5, in check\n    assert candidate(1, 1) == 2\n"
-            + "           ^^^^^^^^^^^^^^^^^^^^\nAssertionError\n";
-
     private final FeedbackPrompt feedback = new FeedbackPrompt();
     private final Judge judge = new Judge();
 
@@ -67,15 +64,35 @@ class FeedbackPromptTest {
     }
 
     @Test
-    void failedTestNamesTheAssertionAndExplainsTheLineNumbers() {
+    void failedTestNamesTheAssertionAndWhatTheCodeReturned() {
         Task task = new Task("add", Language.PYTHON, ADD_TESTS, null, "", ResourceLimits.defaults(), 3);
+        Execution judged = ran(Outcome.OK, 0, "", "").withJudgement(new JudgeReport(JudgeReport.Outcome.ASSERTION,
+                "failed assertion: assert candidate(1, 1) == 2", 2, "    assert candidate(1, 1) == 2",
+                List.of("candidate(1, 1) returned 0"), null));
 
-        String text = feedbackOn(task, ADD_CODE, ran(Outcome.RUNTIME_ERROR, 1, "", ADD_STDERR));
+        String text = feedbackOn(task, ADD_CODE, judged);
 
         assertThat(text).startsWith("Your program failed: WRONG_ANSWER - it ran, but gave a wrong result.\n");
-        assertThat(text).contains("Failing assertion: assert candidate(1, 1) == 2\n");
-        assertThat(text).doesNotContain("Assertion message");
-        assertThat(text).contains("your code is lines 1-2, the tests follow it");
+        assertThat(text).contains("Failing assertion: assert candidate(1, 1) == 2\nThe call: candidate(1, 1) returned 0\n");
+        assertThat(text).doesNotContain("Assertion message").doesNotContain("It failed at line");
+    }
+
+    @Test
+    void anExceptionTheJudgeSawNamesTheLineOfTheCodeAndTheCall() {
+        Task task = new Task("add", Language.PYTHON, ADD_TESTS, null, "", ResourceLimits.defaults(), 3);
+        String code = "def add(a, b):\n    return a / (b - 1)";
+        Execution judged = ran(Outcome.OK, 0, "", "").withJudgement(new JudgeReport(JudgeReport.Outcome.RAISED,
+                "ZeroDivisionError: division by zero", 2, "    assert candidate(1, 1) == 2",
+                List.of("candidate(1, 1) raised ZeroDivisionError"), new JudgeReport.RaisedError("ZeroDivisionError",
+                        "division by zero", List.of(new JudgeReport.ReportedFrame("/work/main.py", 2, "add",
+                                "    return a / (b - 1)")))));
+
+        String text = feedbackOn(task, code, judged);
+
+        assertThat(text).startsWith("Your program failed: RUNTIME_ERROR");
+        assertThat(text).contains("Error: ZeroDivisionError: division by zero\n"
+                + "It was raised at line 2 of your code:\n    return a / (b - 1)\n"
+                + "The call: candidate(1, 1) raised ZeroDivisionError\n");
     }
 
     @Test

@@ -180,11 +180,12 @@ class SolveTaskTest {
     }
 
     @Test
-    void runsWithTestsAppendTheTestsToTheCode() {
+    void runsWithTestsGiveTheTestsToTheJudgeNotToTheProgram() {
         Task task = new Task("write inc", dev.codeagent.domain.execution.Language.PYTHON, "assert inc(1) == 2", null, "",
                 dev.codeagent.domain.execution.ResourceLimits.defaults(), 2);
         solve(replies("```python\ndef inc(x):\n    return x + 1\n```"), python, task);
-        assertThat(python.requests().get(0).program().source()).startsWith("def inc(x):").contains("assert inc(1) == 2");
+        assertThat(python.requests().get(0).program().source()).startsWith("def inc(x):\n    return x + 1").doesNotContain("assert");
+        assertThat(python.requests().get(0).judging().tests()).isEqualTo("assert inc(1) == 2");
     }
 
     private Run solve(Function<GenerationRequest, String> replies, ScriptedSandbox sandbox, Task task) {

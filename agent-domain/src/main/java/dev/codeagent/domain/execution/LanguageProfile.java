@@ -27,8 +27,6 @@ import java.util.regex.Pattern;
  * @param shape how its code looks, to find code in a reply
  * @param tracebacks how a failure is reported on stderr
  * @param outOfMemory what its runtime prints on stderr when memory runs out (matched against the last part)
- * @param testsDoneLine a statement printing {@code %s} (a marker) to stderr, appended after the tests so that
- *     code exiting before them is caught; null where the language does not mark it
  */
 public record LanguageProfile(
         Language language,
@@ -40,15 +38,18 @@ public record LanguageProfile(
         Pattern fenceTags,
         CodeShape shape,
         Tracebacks tracebacks,
-        Pattern outOfMemory,
-        String testsDoneLine) {
+        Pattern outOfMemory) {
 
-    /** What the prompt promises about a task's tests; {@link #appendTests} keeps the promise. */
-    public static final String TESTS_PROMISE = "When the task has tests, they are appended to the end of your code and run "
-            + "with it: define at top level everything they use, and do not read input or run your own examples at top level.";
+    /**
+     * What the prompt promises about a task's tests; the judge keeps the promise (its tests run in a process of
+     * their own that calls the functions the code defines, and values cross as data).
+     */
+    public static final String TESTS_PROMISE = "When the task has tests, your code is run first and the tests then call "
+            + "what it defined, from a separate process: define at top level everything they use, return plain values "
+            + "(numbers, strings, lists, tuples, dicts, sets), and do not read input or run your own examples at top level.";
 
     /** How the prompt introduces a task's tests. */
-    public static final String TESTS_HEADING = "These tests will be appended to your code and must pass:";
+    public static final String TESTS_HEADING = "These tests will be run against your code and must pass:";
 
     /** How a runtime reports the error that ended a program. */
     public enum Tracebacks {
@@ -105,21 +106,6 @@ public record LanguageProfile(
         return language.id();
     }
 
-    /**
-     * The program that runs {@code code} with a task's {@code tests}: the code, a blank line, the tests and a
-     * newline, then (where the language marks it) the line that writes {@code marker} to stderr. The code
-     * starts on line 1.
-     */
-    public String appendTests(String code, String tests, String marker) {
-        String source = code + "\n\n" + tests + "\n";
-        return marker == null || testsDoneLine == null ? source : source + String.format(testsDoneLine, marker);
-    }
-
-    /** Whether {@link #appendTests} can mark that the tests ran to their end. */
-    public boolean marksTestsDone() {
-        return testsDoneLine != null;
-    }
-
     /** The interpreter's arguments before the file name, for these limits (V8 sizes its heap from a flag, not rlimits). */
     public List<String> interpreterArgs(ResourceLimits limits) {
         if (heapFlag == null) {
@@ -168,8 +154,7 @@ public record LanguageProfile(
                 Tracebacks.PYTHON,
                 // the exception that ended it stands at the start of a line; a bare "MemoryError" when even the
                 // traceback could not be allocated
-                Pattern.compile("(?m)^(\\w+\\.)*MemoryError\\b|Fatal Python error: .*memory"),
-                "__import__('sys').stderr.write('%s\\n')\n"));
+                Pattern.compile("(?m)^(\\w+\\.)*MemoryError\\b|Fatal Python error: .*memory")));
         m.put(Language.JAVASCRIPT, new LanguageProfile(Language.JAVASCRIPT, "JavaScript", "a Node.js script (CommonJS)",
                 "node", List.of(), "--max-old-space-size=%d",
                 Pattern.compile("mjs|cjs|ecmascript|javascript[\\d.]*|node[\\d.]*"),
@@ -184,8 +169,7 @@ public record LanguageProfile(
                         null, List.of()),
                 Tracebacks.NONE,
                 // V8 prints its heap failure and then a native stack: not the last line
-                Pattern.compile("JavaScript heap out of memory|Fatal process out of memory|Fatal process OOM"),
-                null));
+                Pattern.compile("JavaScript heap out of memory|Fatal process out of memory|Fatal process OOM")));
         m.put(Language.BASH, new LanguageProfile(Language.BASH, "Bash", "a Bash script", "bash", List.of(), null,
                 Pattern.compile("shell|shellscript|zsh|bash[\\d.]*"),
                 new CodeShape(
@@ -195,8 +179,7 @@ public record LanguageProfile(
                         Pattern.compile("^(?:#.*|[})]+.*|;;.*)$"),
                         null, null, null, List.of()),
                 Tracebacks.NONE,
-                Pattern.compile("xmalloc: cannot allocate"),
-                null));
+                Pattern.compile("xmalloc: cannot allocate")));
         for (Language l : Language.values()) {
             if (!m.containsKey(l)) {
                 throw new IllegalStateException("no LanguageProfile for " + l);

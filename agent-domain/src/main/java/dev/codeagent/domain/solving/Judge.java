@@ -2,7 +2,11 @@ package dev.codeagent.domain.solving;
 
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.JudgeReport;
+import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.LanguageProfile;
+import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.util.List;
@@ -15,22 +19,30 @@ import java.util.stream.Collectors;
 /**
  * Decides whether generated code solves its task.
  *
- * <p>{@link #prepare} builds the program to run: the code, then the task's tests when it has them.
- * {@link #judge} turns how that program ran into a {@link Verdict}:
+ * <p>{@link #prepare} builds what runs: the code alone as the program and, when the task has tests, a
+ * {@link JudgeJob} the sandbox runs in a judge process of its own, out of the code's reach (another uid; the
+ * code is called across a channel and its values cross as data). The tests are never part of the program, so
+ * nothing the code can read, patch or print decides its verdict. {@link #judge} turns how that ran into a
+ * {@link Verdict}:
  * <ul>
  *   <li>a limit the sandbox enforced gives the matching limit verdict (a Python {@code MemoryError}
  *       counts as the memory limit too); a policy refusal {@code POLICY_VIOLATION}; a failure of the
  *       sandbox itself {@code INTERNAL_ERROR};</li>
- *   <li>a failed Python run is read through its traceback: a SyntaxError, IndentationError or TabError
- *       in the program itself is {@code SYNTAX_ERROR}; an {@code AssertionError} is {@code WRONG_ANSWER}
- *       when the task has tests or the assertion stands in the program outside the generated code
- *       (the message names the failing assertion); anything else is {@code RUNTIME_ERROR}; a failure
+ *   <li>with tests, only the judge's report counts: {@code ACCEPTED} only when it says the tests ran to their end
+ *       and passed; a failed assertion or a value that cannot be compared {@code WRONG_ANSWER} (with the calls
+ *       on the failing line and what they returned); an exception the code raised {@code RUNTIME_ERROR} with
+ *       its frames in the code; code that does not compile {@code SYNTAX_ERROR}; no report at all
+ *       {@code INTERNAL_ERROR}, never a pass;</li>
+ *   <li>without tests, a failed Python run is read through its traceback: a SyntaxError, IndentationError or
+ *       TabError in the program itself is {@code SYNTAX_ERROR}; an {@code AssertionError} raised outside any
+ *       function of the code is {@code WRONG_ANSWER}; anything else is {@code RUNTIME_ERROR}; a failure
  *       without a traceback is {@code RUNTIME_ERROR} naming the exit status or signal;</li>
- *   <li>a clean exit is {@code ACCEPTED}, unless the task has an expected output and stdout differs from
- *       it (trailing whitespace on each line and trailing blank lines ignored): then {@code WRONG_ANSWER}
- *       with the first differing line.</li>
+ *   <li>a clean run (and tests that passed) is {@code ACCEPTED}, unless the task has an expected output and
+ *       stdout differs from it (trailing whitespace on each line and trailing blank lines ignored): then
+ *       {@code WRONG_ANSWER} with the first differing line.</li>
  * </ul>
- * Verdict messages are one line. Stateless and thread-safe.
+ * Tests are judged for Python only: other languages have no judge process, and tests appended to the program
+ * would be decided by the code they test. Verdict messages are one line. Stateless and thread-safe.
  */
 public final class Judge {
 
@@ -43,7 +55,8 @@ public final class Judge {
             Map.entry(11, "SIGSEGV"), Map.entry(13, "SIGPIPE"), Map.entry(14, "SIGALRM"), Map.entry(15, "SIGTERM"),
             Map.entry(24, "SIGXCPU"), Map.entry(25, "SIGXFSZ"), Map.entry(31, "SIGSYS"));
 
-    private static final java.security.SecureRandom MARKERS = new java.security.SecureRandom();
+    /** How a frame of the tests is named in an error report: they are not a file of the code. */
+    public static final String TESTS_FILE = "<tests>";
 
     private final TracebackParser parser;
 
@@ -55,23 +68,38 @@ public final class Judge {
         this.parser = Objects.requireNonNull(parser, "parser");
     }
 
+    /** Whether a task's tests can be judged for {@code language} (there is a judge process for it). */
+    public static boolean judgesTests(Language language) {
+        return language == Language.PYTHON;
+    }
+
     /**
-     * The program that judges {@code code} for {@code task}: with tests, the code, a blank line, the
-     * tests and a newline; without, the code alone. The code starts on line 1 either way. Python tests
-     * are followed by a line writing a secret marker to stderr, so code that exits early ({@code sys.exit(0)}
-     * before the tests run) cannot pass untested; stdout stays the program's own.
+     * What runs to judge {@code code} for {@code task}: the code alone, judged by the task's tests when it has
+     * them (no prelude: every name the tests use that the code defines is the code's, built-ins excepted).
+     *
+     * @throws IllegalArgumentException when the task has tests in a language they cannot be judged for, or the
+     *     code cannot be a program (a NUL character)
      */
     public Submission prepare(Task task, String code) {
         Objects.requireNonNull(task, "task");
+        return prepare(task, code, task.hasTests() ? JudgeJob.of(task.tests()) : null);
+    }
+
+    /**
+     * What runs to judge {@code code} for {@code task} by {@code job} (a dataset's tests with a trusted prelude and
+     * the entry points the code must define), or unjudged when {@code job} is null.
+     *
+     * @throws IllegalArgumentException as {@link #prepare(Task, String)}
+     */
+    public Submission prepare(Task task, String code, JudgeJob job) {
+        Objects.requireNonNull(task, "task");
         Objects.requireNonNull(code, "code");
-        int lines = (int) code.lines().count();
-        if (!task.hasTests()) {
-            return new Submission(code, new Program(task.language(), code), 1, lines, null);
+        if (job != null && !judgesTests(task.language())) {
+            throw new IllegalArgumentException("tests can be judged for Python only, not "
+                    + task.language().id() + ": give an expected output instead");
         }
-        LanguageProfile profile = LanguageProfile.of(task.language());
-        String marker = profile.marksTestsDone() ? "codeagent-tests-done-" + Long.toHexString(MARKERS.nextLong()) : null;
-        return new Submission(code, new Program(task.language(), profile.appendTests(code, task.tests(), marker)), 1, lines,
-                marker);
+        int lines = (int) code.lines().count();
+        return new Submission(code, new Program(task.language(), code), 1, lines, job);
     }
 
     /** The verdict on {@code submission} of {@code task}, given how it ran. */
@@ -98,18 +126,98 @@ public final class Judge {
                 return Verdict.of(Verdict.Kind.INTERNAL_ERROR,
                         oneLine("sandbox error: " + orElse(execution.detail(), "the sandbox failed to run the program")));
             case RUNTIME_ERROR:
-                return failed(task, submission, execution);
             case OK:
             default:
-                if (execution.exitCode() != null && execution.exitCode() != 0) {
-                    return failed(task, submission, execution);
+                if (submission.judging() != null) {
+                    return judged(task, execution);
                 }
-                if (submission.testsDoneMarker() != null && !execution.stderr().text().contains(submission.testsDoneMarker())) {
-                    return Verdict.of(Verdict.Kind.WRONG_ANSWER, "the program ended before its tests finished (exit status "
-                            + execution.exitCode() + "): does the code call sys.exit(), exit() or os._exit()?");
+                if (execution.outcome() == Outcome.RUNTIME_ERROR
+                        || execution.exitCode() != null && execution.exitCode() != 0) {
+                    return failed(task, submission, execution);
                 }
                 return task.hasExpectedOutput() ? compareOutput(task.expectedOutput(), execution.stdout()) : Verdict.accepted();
         }
+    }
+
+    /** The verdict from the judge's own report: nothing the code printed or how it exited can make it a pass. */
+    private static Verdict judged(Task task, Execution execution) {
+        JudgeReport r = execution.judgement();
+        if (r == null) {
+            return Verdict.of(Verdict.Kind.INTERNAL_ERROR, oneLine("the judge gave no verdict (the program "
+                    + ended(execution) + ")"));
+        }
+        switch (r.outcome()) {
+            case PASSED:
+                return task.hasExpectedOutput() ? compareOutput(task.expectedOutput(), execution.stdout()) : Verdict.accepted();
+            case ASSERTION: {
+                String source = r.testSource();
+                String prefix = "failed assertion: " + (source == null ? "" : source.strip()) + " - ";
+                String own = r.message().startsWith(prefix) ? r.message().substring(prefix.length()) : "";
+                ErrorReport error = new ErrorReport("AssertionError", own, null, source == null ? null : source.strip(),
+                        testFrames(r));
+                return new Verdict(Verdict.Kind.WRONG_ANSWER, oneLine(r.message()), error, null);
+            }
+            case RAISED: {
+                ErrorReport error = codeError(r);
+                Verdict.Kind kind = isMemoryError(error.type()) ? Verdict.Kind.MEMORY_LIMIT_EXCEEDED : Verdict.Kind.RUNTIME_ERROR;
+                return new Verdict(kind, oneLine(error.summary()), error, null);
+            }
+            case SYNTAX: {
+                ErrorReport error = codeError(r);
+                return new Verdict(Verdict.Kind.SYNTAX_ERROR, oneLine(error.summary()), error, null);
+            }
+            case NOT_DATA:
+                return Verdict.of(Verdict.Kind.WRONG_ANSWER, oneLine(r.message()));
+            case ENDED:
+                // ending cleanly before the tests are done is a wrong answer; crashing is a runtime error
+                boolean crashed = execution.signal() != null || execution.exitCode() != null && execution.exitCode() != 0;
+                return Verdict.of(crashed ? Verdict.Kind.RUNTIME_ERROR : Verdict.Kind.WRONG_ANSWER,
+                        oneLine(r.message() + (crashed ? " (it " + ended(execution) + ")" : "")));
+            case TESTS_ERROR: {
+                ErrorReport error = r.error() == null ? null : new ErrorReport(r.error().type(), r.error().message(), null,
+                        r.testSource() == null ? null : r.testSource().strip(), testFrames(r));
+                return new Verdict(Verdict.Kind.RUNTIME_ERROR, oneLine("the tests failed: " + r.message()), error, null);
+            }
+            case TESTS:
+                return Verdict.of(Verdict.Kind.INTERNAL_ERROR, oneLine("the tests cannot be judged: " + r.message()));
+            case PROTOCOL:
+            default:
+                return Verdict.of(Verdict.Kind.RUNTIME_ERROR, oneLine(r.message()));
+        }
+    }
+
+    /** The tests' failing line as the one frame of an error: it is not in the code (no code line). */
+    private static List<Frame> testFrames(JudgeReport r) {
+        if (r.testLine() == null) {
+            return List.of();
+        }
+        String source = r.testSource() == null ? null : r.testSource().strip();
+        return List.of(new Frame(TESTS_FILE, r.testLine(), "<module>", source, null));
+    }
+
+    /** An exception of the code: candidate.py reports only the frames in the code's file, which is the program. */
+    private static ErrorReport codeError(JudgeReport r) {
+        if (r.error() == null) {
+            return new ErrorReport("Exception", r.message(), null, null, List.of());
+        }
+        List<Frame> frames = r.error().frames().stream()
+                .map(f -> new Frame(f.file(), f.line(), f.function(), f.source().isBlank() ? null : f.source().strip(),
+                        f.line() >= 1 ? f.line() : null))
+                .toList();
+        Frame innermost = frames.isEmpty() ? null : frames.get(frames.size() - 1);
+        return new ErrorReport(r.error().type(), r.error().message(), innermost == null ? null : innermost.codeLine(),
+                innermost == null ? null : innermost.sourceLine(), frames);
+    }
+
+    private static String ended(Execution execution) {
+        if (execution.exitCode() != null) {
+            return "exited with status " + execution.exitCode();
+        }
+        if (execution.signal() != null) {
+            String name = SIGNALS.get(execution.signal());
+            return "was killed by signal " + execution.signal() + (name == null ? "" : " (" + name + ")");
+        }
+        return "ended: " + orElse(execution.detail(), execution.outcome().name());
     }
 
     private Verdict limitVerdict(Verdict.Kind kind, Execution execution, Submission submission, String fallback) {

@@ -1,6 +1,10 @@
 package dev.codeagent.domain.solving;
 
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.JudgeJob;
 import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -8,13 +12,12 @@ import java.util.Objects;
  * line numbers in the program's errors can be mapped back to the code the model wrote.
  *
  * @param code the generated code as the model wrote it
- * @param program the program run: the code, with the task's tests appended when it has them
+ * @param program the program run: the code alone (tests are never part of it: they run in the judge's process)
  * @param codeFirstLine the line of {@code program}'s main source on which the code's first line stands (1-based)
  * @param codeLineCount how many lines the code has
- * @param testsDoneMarker a secret line the program writes to stderr once its tests have all run, or null when
- *     there are no tests to finish; a clean exit without it means the code ended the program before the tests
+ * @param judging the tests the sandbox's judge runs against the program, or null when the task has none
  */
-public record Submission(String code, Program program, int codeFirstLine, int codeLineCount, String testsDoneMarker) {
+public record Submission(String code, Program program, int codeFirstLine, int codeLineCount, JudgeJob judging) {
 
     public Submission(String code, Program program, int codeFirstLine, int codeLineCount) {
         this(code, program, codeFirstLine, codeLineCount, null);
@@ -26,6 +29,11 @@ public record Submission(String code, Program program, int codeFirstLine, int co
         if (codeFirstLine < 1 || codeLineCount < 0) {
             throw new IllegalArgumentException("bad code position " + codeFirstLine + "+" + codeLineCount);
         }
+    }
+
+    /** The request that runs this submission: judged when it has tests. */
+    public ExecutionRequest request(String stdin, ResourceLimits limits) {
+        return new ExecutionRequest(program, stdin, List.of(), limits, judging);
     }
 
     /** The line in the generated code for a line of the program's main source, or null when it lies outside. */

@@ -22,15 +22,9 @@ class LanguageProfileTest {
     }
 
     @Test
-    void testsAreAppendedAfterTheCodeAsThePromptPromises() {
-        assertThat(LanguageProfile.TESTS_PROMISE).contains("appended to the end of your code");
-        String js = LanguageProfile.of(Language.JAVASCRIPT).appendTests("const f = () => 1;", "assert(f() === 1);", "m");
-        assertThat(js).isEqualTo("const f = () => 1;\n\nassert(f() === 1);\n");
-        String py = LanguageProfile.of(Language.PYTHON).appendTests("def f():\n    return 1", "assert f() == 1", "done-42");
-        assertThat(py).startsWith("def f():\n    return 1\n\nassert f() == 1\n")
-                .endsWith("__import__('sys').stderr.write('done-42\\n')\n");
-        assertThat(LanguageProfile.of(Language.PYTHON).marksTestsDone()).isTrue();
-        assertThat(LanguageProfile.of(Language.BASH).marksTestsDone()).isFalse();
+    void thePromptPromisesTestsThatCallTheCodeFromAnotherProcess() {
+        assertThat(LanguageProfile.TESTS_PROMISE).contains("separate process").doesNotContain("appended");
+        assertThat(LanguageProfile.TESTS_HEADING).doesNotContain("appended");
     }
 
     @Test

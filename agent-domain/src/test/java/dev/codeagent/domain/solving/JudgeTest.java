@@ -2,14 +2,18 @@ package dev.codeagent.domain.solving;
 
 import dev.codeagent.domain.execution.IsolationFeature;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.JudgeReport;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -36,26 +40,118 @@ class JudgeTest {
         return new Task("print", Language.PYTHON, null, expected, "", ResourceLimits.defaults(), 3);
     }
 
+    /** A recorded traceback, read as an unjudged run's (tests appended to the program, as tasks once had them). */
     private Verdict judgeCorpus(String name) {
         Corpus.Case c = Corpus.load(name);
-        return judge.judge(c.task(), judge.prepare(c.task(), c.code), failedWith(c.stderr));
+        return judge.judge(c.task(), judge.prepare(c.task(), c.code, null), failedWith(c.stderr));
+    }
+
+    private static final Task ADD = new Task("add", Language.PYTHON, "assert add(1, 2) == 3", null, "", ResourceLimits.defaults(), 3);
+
+    private Verdict judged(Outcome outcome, Integer exit, Integer signal, JudgeReport report) {
+        Submission s = judge.prepare(ADD, "def add(a, b):\n    return a + b\n");
+        Execution e = ran(outcome, exit, signal, "", "");
+        return judge.judge(ADD, s, report == null ? e : e.withJudgement(report));
+    }
+
+    private static JudgeReport report(JudgeReport.Outcome outcome, String message) {
+        return new JudgeReport(outcome, message, null, null, List.of(), null);
     }
 
     @Test
-    void preparesCodeFollowedByTheTests() {
-        Task task = new Task("add", Language.PYTHON, "assert add(1, 2) == 3", null, "", ResourceLimits.defaults(), 3);
+    void preparesTheCodeAloneWithTheTestsForTheJudge() {
+        Submission s = judge.prepare(ADD, "def add(a, b):\n    return a + b");
 
-        Submission s = judge.prepare(task, "def add(a, b):\n    return a + b");
-
-        assertThat(s.testsDoneMarker()).startsWith("codeagent-tests-done-");
-        assertThat(s.program().source()).isEqualTo("def add(a, b):\n    return a + b\n\nassert add(1, 2) == 3\n"
-                + "__import__('sys').stderr.write('" + s.testsDoneMarker() + "\\n')\n");
-        assertThat(judge.prepare(task, "x").testsDoneMarker()).as("a fresh secret each time").isNotEqualTo(s.testsDoneMarker());
+        assertThat(s.program().source()).as("the tests are never part of the program").isEqualTo("def add(a, b):\n    return a + b");
+        assertThat(s.judging()).isEqualTo(JudgeJob.of("assert add(1, 2) == 3"));
+        assertThat(s.request("", ResourceLimits.defaults()).judging()).isEqualTo(s.judging());
         assertThat(s.program().language()).isEqualTo(Language.PYTHON);
         assertThat(s.codeFirstLine()).isEqualTo(1);
         assertThat(s.codeLineCount()).isEqualTo(2);
         assertThat(s.codeLine(2)).isEqualTo(2);
-        assertThat(s.codeLine(4)).isNull();
+        assertThat(s.codeLine(3)).isNull();
+    }
+
+    @Test
+    void refusesTestsItCannotJudgeOutOfTheCodesReach() {
+        Task js = new Task("add", Language.JAVASCRIPT, "assert(add(1, 2) === 3)", null, "", ResourceLimits.defaults(), 3);
+
+        assertThatThrownBy(() -> judge.prepare(js, "const add = (a, b) => a + b;"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Python only");
+        assertThat(Judge.judgesTests(Language.PYTHON)).isTrue();
+        assertThat(Judge.judgesTests(Language.BASH)).isFalse();
+    }
+
+    @Test
+    void onlyTheJudgesPassingReportIsAccepted() {
+        assertThat(judged(Outcome.OK, 0, null, report(JudgeReport.Outcome.PASSED, "")).isAccepted()).isTrue();
+        Verdict none = judged(Outcome.OK, 0, null, null);
+        assertThat(none.kind()).as("a clean exit with no report").isEqualTo(Verdict.Kind.INTERNAL_ERROR);
+        assertThat(none.message()).startsWith("the judge gave no verdict");
+        assertThat(judged(Outcome.TIME_LIMIT, null, 9, report(JudgeReport.Outcome.PASSED, "")).kind())
+                .as("a limit the sandbox enforced wins").isEqualTo(Verdict.Kind.TIME_LIMIT_EXCEEDED);
+    }
+
+    @Test
+    void passedTestsStillCompareTheExpectedOutput() {
+        Task task = new Task("add", Language.PYTHON, "assert add(1, 2) == 3", "3\n", "", ResourceLimits.defaults(), 3);
+        Submission s = judge.prepare(task, "def add(a, b):\n    return a + b\nprint(4)");
+        Execution e = ran(Outcome.OK, 0, null, "4\n", "").withJudgement(report(JudgeReport.Outcome.PASSED, ""));
+
+        assertThat(judge.judge(task, s, e).difference()).isEqualTo(new OutputDifference(1, "3", "4"));
+    }
+
+    @Test
+    void aFailedAssertionOfTheJudgeIsAWrongAnswerStandingOnTheTestsLine() {
+        Verdict v = judged(Outcome.OK, 0, null, new JudgeReport(JudgeReport.Outcome.ASSERTION,
+                "failed assertion: assert add(1, 2) == 3 - sums", 1, "assert add(1, 2) == 3",
+                List.of("add(1, 2) returned 4"), null));
+
+        assertThat(v.kind()).isEqualTo(Verdict.Kind.WRONG_ANSWER);
+        assertThat(v.message()).isEqualTo("failed assertion: assert add(1, 2) == 3 - sums");
+        assertThat(v.error().type()).isEqualTo("AssertionError");
+        assertThat(v.error().message()).isEqualTo("sums");
+        assertThat(v.error().line()).as("not a line of the code").isNull();
+        assertThat(v.error().frames()).containsExactly(new Frame(Judge.TESTS_FILE, 1, "<module>", "assert add(1, 2) == 3", null));
+    }
+
+    @Test
+    void anExceptionOfTheCodeIsARuntimeErrorOnItsLineOfTheCode() {
+        JudgeReport raised = new JudgeReport(JudgeReport.Outcome.RAISED, "ZeroDivisionError: division by zero", 1,
+                "assert add(1, 0) == 1", List.of("add(1, 0) raised ZeroDivisionError"),
+                new JudgeReport.RaisedError("ZeroDivisionError", "division by zero",
+                        List.of(new JudgeReport.ReportedFrame("/work/main.py", 2, "add", "    return a / b"))));
+        Verdict v = judged(Outcome.OK, 0, null, raised);
+
+        assertThat(v.kind()).isEqualTo(Verdict.Kind.RUNTIME_ERROR);
+        assertThat(v.error().line()).isEqualTo(2);
+        assertThat(v.error().sourceLine()).isEqualTo("return a / b");
+        assertThat(v.message()).isEqualTo("ZeroDivisionError: division by zero (line 2: return a / b)");
+
+        JudgeReport memory = new JudgeReport(JudgeReport.Outcome.RAISED, "MemoryError: ", null, null, List.of(),
+                new JudgeReport.RaisedError("MemoryError", "", List.of()));
+        assertThat(judged(Outcome.OK, 0, null, memory).kind()).isEqualTo(Verdict.Kind.MEMORY_LIMIT_EXCEEDED);
+    }
+
+    @Test
+    void theJudgesOtherReportsAreNeverAPass() {
+        assertThat(judged(Outcome.OK, 0, null, report(JudgeReport.Outcome.ENDED, "the program called sys.exit(0)")).kind())
+                .as("ending cleanly before the tests").isEqualTo(Verdict.Kind.WRONG_ANSWER);
+        Verdict crashed = judged(Outcome.RUNTIME_ERROR, null, 11, report(JudgeReport.Outcome.ENDED, "the program ended"));
+        assertThat(crashed.kind()).isEqualTo(Verdict.Kind.RUNTIME_ERROR);
+        assertThat(crashed.message()).isEqualTo("the program ended (it was killed by signal 11 (SIGSEGV))");
+        assertThat(judged(Outcome.OK, 0, null, report(JudgeReport.Outcome.NOT_DATA, "returned an object that cannot be "
+                + "compared: Foo")).kind()).isEqualTo(Verdict.Kind.WRONG_ANSWER);
+        assertThat(judged(Outcome.OK, 0, null, report(JudgeReport.Outcome.PROTOCOL, "broke the protocol")).kind())
+                .isEqualTo(Verdict.Kind.RUNTIME_ERROR);
+        assertThat(judged(Outcome.OK, 0, null, report(JudgeReport.Outcome.TESTS_ERROR, "NameError: name 'add' is not "
+                + "defined")).message()).isEqualTo("the tests failed: NameError: name 'add' is not defined");
+        assertThat(judged(Outcome.OK, 0, null, report(JudgeReport.Outcome.TESTS, "a lambda cannot be sent")).kind())
+                .as("the task's fault, not the code's").isEqualTo(Verdict.Kind.INTERNAL_ERROR);
+        JudgeReport syntax = new JudgeReport(JudgeReport.Outcome.SYNTAX, "SyntaxError: expected ':'", null, null, List.of(),
+                new JudgeReport.RaisedError("SyntaxError", "expected ':'",
+                        List.of(new JudgeReport.ReportedFrame("main.py", 1, "<module>", "def add(a, b)"))));
+        assertThat(judged(Outcome.OK, 0, null, syntax).message()).isEqualTo("SyntaxError: expected ':' (line 1: def add(a, b))");
     }
 
     @Test
@@ -244,23 +340,6 @@ class JudgeTest {
     void cleanExitWithoutExpectedOutputIsAccepted() {
         Task task = Task.of("x");
         assertThat(judge.judge(task, judge.prepare(task, "print(1)"), printed("1\n"))).isEqualTo(Verdict.accepted());
-    }
-
-    @Test
-    void passingTestsAreAccepted() {
-        Task task = new Task("add", Language.PYTHON, "assert add(1, 2) == 3", null, "", ResourceLimits.defaults(), 3);
-        Submission s = judge.prepare(task, "def add(a, b):\n    return a + b");
-        Execution ran = ran(Outcome.OK, 0, null, "", s.testsDoneMarker() + "\n");
-        assertThat(judge.judge(task, s, ran).isAccepted()).isTrue();
-    }
-
-    @Test
-    void codeThatExitsBeforeTheTestsRunIsAWrongAnswer() {
-        Task task = new Task("add", Language.PYTHON, "assert add(1, 2) == 3", null, "", ResourceLimits.defaults(), 3);
-        Submission s = judge.prepare(task, "import sys\nsys.exit(0)");
-        Verdict v = judge.judge(task, s, printed(""));
-        assertThat(v.kind()).isEqualTo(Verdict.Kind.WRONG_ANSWER);
-        assertThat(v.message()).contains("ended before its tests finished");
     }
 
     @Test

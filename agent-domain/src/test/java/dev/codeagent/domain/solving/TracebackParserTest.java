@@ -85,11 +85,9 @@ class TracebackParserTest {
     void parsesEveryRealTracebackOfTheCorpus(Corpus.Case c) {
         Expected want = EXPECTED.get(c.name);
         assertThat(want).as("expectation for corpus case " + c.name).isNotNull();
-        Submission submission = judge.prepare(c.task(), c.code);
-        String ran = submission.testsDoneMarker() == null ? submission.program().source()
-                : submission.program().source().substring(0, submission.program().source().lastIndexOf("__import__('sys')"));
-        assertThat(ran).as("the program the judge runs is the one that made the traceback (less its done-marker line)")
-                .isEqualTo(c.program);
+        // read as an unjudged run's: the recorded program is the code, then (for a task with tests) the tests appended
+        Submission submission = judge.prepare(c.task(), c.code, null);
+        assertThat(c.program).as("the code starts the program that made the traceback").startsWith(submission.program().source());
 
         ErrorReport report = parser.parse(c.stderr, submission).orElseThrow();
 
