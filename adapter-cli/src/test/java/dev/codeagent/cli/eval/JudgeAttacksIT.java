@@ -77,6 +77,12 @@ class JudgeAttacksIT {
                 .doesNotContain("codeagent-tests-done").doesNotContain("CODEAGENT_JUDGE").doesNotContain(".judge-lib");
     }
 
+    /**
+     * In {@code solve} the task's tests are the user's: a name they use that the code defines is the code's (they
+     * are the task's interface), and a helper the tests trust must be defined by the tests themselves. So the
+     * attack that redefines HumanEval's prompt helper is run against tests that define the helper, as a user
+     * would write them; the same attack in {@code eval} meets the prompt as the judge's trusted prelude.
+     */
     @ParameterizedTest(name = "{0} tier")
     @ValueSource(strings = {"process", "docker"})
     void solveRefusesEveryAttack(String tier) throws IOException {
@@ -86,7 +92,7 @@ class JudgeAttacksIT {
         int runs = 0;
         for (Map.Entry<String, List<String>> e : byTask.entrySet()) {
             JsonNode p = problems.get(e.getKey());
-            Path tests = Files.writeString(dir.resolve("tests.py"), p.get("test").asText() + "\ncheck("
+            Path tests = Files.writeString(dir.resolve("tests.py"), helpers(p) + p.get("test").asText() + "\ncheck("
                     + p.get("entry_point").asText() + ")\n");
             List<String> all = e.getValue();
             for (int from = 0; from < all.size(); from += 20) {
@@ -108,6 +114,14 @@ class JudgeAttacksIT {
 
     /** Results count samples within a task from 0; the names above from 1. */
     private static final int SAMPLE_BASE = 1;
+
+    /** The prompt's functions other than the entry point, complete ones only (HumanEval/32's poly, 38's encode_cyclic). */
+    private static String helpers(JsonNode p) {
+        String prompt = p.get("prompt").asText();
+        String entry = "def " + p.get("entry_point").asText() + "(";
+        int at = prompt.indexOf(entry);
+        return at < 0 ? "" : prompt.substring(0, at);
+    }
 
     private static String sample(String task, String completion) {
         ObjectNode s = EvalJson.object();

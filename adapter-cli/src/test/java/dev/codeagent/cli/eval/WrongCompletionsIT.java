@@ -50,6 +50,7 @@ class WrongCompletionsIT {
                 "    while True:\n        pass\n",
                 "    hog = []\n    while True:\n        hog.append(bytearray(10 ** 7))\n",
                 "    while True:\n        print('x' * 4096)\n",
+                "    import os\n    os._exit(0)\n",
                 "    import sys\n    sys.exit(0)\n");
         List<String> lines = new ArrayList<>();
         for (String c : completions) {
@@ -74,7 +75,7 @@ class WrongCompletionsIT {
         results.sort(Comparator.comparingInt(n -> n.get("sample").asInt()));
         assertThat(results).extracting(n -> n.get("verdict").asText()).containsExactly(
                 "ACCEPTED", "WRONG_ANSWER", "SYNTAX_ERROR", "RUNTIME_ERROR", "TIME_LIMIT_EXCEEDED",
-                "MEMORY_LIMIT_EXCEEDED", "OUTPUT_LIMIT_EXCEEDED", "WRONG_ANSWER");
+                "MEMORY_LIMIT_EXCEEDED", "OUTPUT_LIMIT_EXCEEDED", "WRONG_ANSWER", "RUNTIME_ERROR");
 
         assertThat(results.get(1).get("message").asText()).contains("assert candidate(2, 3) == 5");
         assertThat(results.get(2).get("error").get("type").asText()).isEqualTo("SyntaxError");
@@ -83,14 +84,15 @@ class WrongCompletionsIT {
         assertThat(indexError.get("type").asText()).isEqualTo("IndexError");
         assertThat(indexError.get("line").asInt()).isEqualTo(4);
         assertThat(indexError.get("sourceLine").asText()).contains("return pair[5]");
-        assertThat(results.get(7).get("message").asText()).contains("ended before its tests finished");
+        assertThat(results.get(7).get("message").asText()).contains("the program ended while the tests were calling add(2, 3)");
+        assertThat(results.get(8).get("message").asText()).startsWith("SystemExit: 0").contains("sys.exit(0)");
 
         JsonNode summary = EvalJson.read(r.out());
-        assertThat(summary.get("total").asInt()).isEqualTo(8);
+        assertThat(summary.get("total").asInt()).isEqualTo(9);
         assertThat(summary.get("passed").asInt()).isEqualTo(1);
         assertThat(summary.get("skippedLines").asInt()).isEqualTo(1);
-        // one problem, n = 8 samples, c = 1: pass@1 = 1/8; fewer than 10 samples, so no pass@10
-        assertThat(summary.get("passAtK").get("1").asDouble()).isCloseTo(0.125, within(1e-9));
+        // one problem, n = 9 samples, c = 1: pass@1 = 1/9; fewer than 10 samples, so no pass@10
+        assertThat(summary.get("passAtK").get("1").asDouble()).isCloseTo(1.0 / 9, within(1e-9));
         assertThat(summary.get("passAtK").has("10")).isFalse();
         assertThat(summary.get("verdicts").get("WRONG_ANSWER").asInt()).isEqualTo(2);
     }
