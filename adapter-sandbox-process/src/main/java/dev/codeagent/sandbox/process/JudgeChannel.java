@@ -30,8 +30,14 @@ final class JudgeChannel {
     private JudgeChannel() {
     }
 
-    /** Writes the judge's scripts into a new directory under {@code parent}, readable by every uid. */
-    static Path writeScripts(Path parent) throws IOException {
+    /**
+     * Writes the judge's scripts into a new directory under {@code parent}, readable by every uid, and compiles
+     * them with {@code python}: each side runs its script from bytecode ({@link #script}) and imports the wire
+     * from {@code __pycache__}, instead of compiling ~900 lines in every sandbox of every run (the sandboxes run
+     * Python with {@code -B} and see this directory read-only, so they could never cache it themselves).
+     * Compiled names say {@value #SANDBOX_LIB}, where the sandboxes see the files, not this host path.
+     */
+    static Path writeScripts(Path parent, Path python) throws IOException {
         Path dir = Files.createDirectory(parent.resolve("judge-lib"),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
@@ -40,7 +46,42 @@ final class JudgeChannel {
             Files.writeString(p, f.getValue(), StandardCharsets.UTF_8);
             Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rw-r--r--"));
         }
+        // once for imports (__pycache__, checked against the sources), once beside them for the scripts
+        compile(python, List.of("-m", "compileall", "-q", "-d", SANDBOX_LIB, dir.toString()));
+        compile(python, List.of("-m", "compileall", "-q", "-b", "-d", SANDBOX_LIB, dir.toString()));
+        try (var files = Files.walk(dir)) {
+            for (Path p : files.toList()) {
+                Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(Files.isDirectory(p) ? "rwxr-xr-x" : "rw-r--r--"));
+            }
+        }
         return dir;
+    }
+
+    /** Where a side's script is inside the sandboxes: its bytecode when it was compiled, else its source. */
+    static String script(Path scripts, String name) {
+        String compiled = name.substring(0, name.length() - ".py".length()) + ".pyc";
+        return SANDBOX_LIB + "/" + (Files.isRegularFile(scripts.resolve(compiled)) ? compiled : name);
+    }
+
+    /** Runs {@code python} with {@code args}; a failure is logged, not thrown: the sources still run. */
+    private static void compile(Path python, List<String> args) {
+        List<String> command = new java.util.ArrayList<>();
+        command.add(python.toString());
+        command.addAll(args);
+        try {
+            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                org.slf4j.LoggerFactory.getLogger(JudgeChannel.class).warn(
+                        "process sandbox: cannot compile the judge's scripts (they run from source): {}", out);
+            }
+        } catch (IOException e) {
+            org.slf4j.LoggerFactory.getLogger(JudgeChannel.class).warn(
+                    "process sandbox: cannot compile the judge's scripts (they run from source): {}", e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /**

@@ -331,7 +331,7 @@ public final class ProcessSandbox implements Sandbox {
      * than running the tests where the code could reach them.
      */
     private Execution judged(ExecutionRequest request, Path binary, Isolation runIsolation) {
-        Path scripts = judgeScripts();
+        Path scripts = judgeScripts(binary);
         if (!runner.supervised() || uids == null || scripts == null) {
             return Execution.sandboxError("this process sandbox cannot judge: a judged run needs bubblewrap, Python "
                     + "for the in-sandbox supervisor and root (two uids of its own)", Duration.ZERO, runIsolation);
@@ -340,11 +340,14 @@ public final class ProcessSandbox implements Sandbox {
         return closed ? e : runner.confirmWrapperFailure(e, binary);
     }
 
-    /** The judge's scripts, written once into the sandbox's own root-owned directory; null when they cannot be. */
-    private synchronized Path judgeScripts() {
+    /**
+     * The judge's scripts, written once into the sandbox's own root-owned directory and compiled there by the
+     * sandbox's own {@code python} (so neither side compiles them again per run); null when they cannot be.
+     */
+    private synchronized Path judgeScripts(Path python) {
         if (judgeScripts == null && state != null) {
             try {
-                judgeScripts = JudgeChannel.writeScripts(state);
+                judgeScripts = JudgeChannel.writeScripts(state, python);
             } catch (IOException e) {
                 log.warn("process sandbox: cannot write the judge's scripts into {}: {}", state, e.getMessage());
             }

@@ -224,7 +224,7 @@ final class Runner {
             judgeDir = WorkDir.create(workRoot, judgeProgram, judgeUid);
             Map<String, String> env = new java.util.HashMap<>(plan.environment(judgeDir.path()));
             env.put("CODEAGENT_JUDGE_NONCE", verdictNonce);
-            RunSpec judgeSpec = new RunSpec(judgeUid, judgeDir.path(), judgeDir.files(), judgeArgv(judgeRequest, job, binary),
+            RunSpec judgeSpec = new RunSpec(judgeUid, judgeDir.path(), judgeDir.files(), judgeArgv(judgeRequest, job, binary, scripts),
                     env, judgeLimits, true, null, true, judgeGroup, false).withBinds(binds);
             Run jr = new Run(Launch.start(judgeSpec, plan.command(judgeSpec), threads), new byte[0], judgeRequest, isolation,
                     killer, judgeGroup, 0, null);
@@ -234,7 +234,7 @@ final class Runner {
             String nonce = nonce();
             RunSpec spec = supervisorSpec(candidateUid, request.limits(), candidateGroup).withBinds(binds);
             Launch launch = Launch.start(spec, plan.command(spec), threads);
-            run(new Run(launch, candidateJob(request, binary, nonce), request, isolation, killer, candidateGroup, 0, nonce),
+            run(new Run(launch, candidateJob(request, binary, nonce, scripts), request, isolation, killer, candidateGroup, 0, nonce),
                     result);
             if (!result.cancelled) {
                 awaitJudge(judging, jr);
@@ -321,11 +321,11 @@ final class Runner {
     }
 
     /** The candidate's job: {@code candidate.py} running the program's main file, with its files and stdin. */
-    private byte[] candidateJob(ExecutionRequest request, Path binary, String nonce) {
+    private byte[] candidateJob(ExecutionRequest request, Path binary, String nonce, Path scripts) {
         List<String> argv = new ArrayList<>();
         argv.add(binary.toString());
         argv.addAll(LanguageProfile.of(request.program().language()).interpreterArgs(request.limits()));
-        argv.add(JudgeChannel.SANDBOX_LIB + "/" + JudgeScripts.CANDIDATE);
+        argv.add(JudgeChannel.script(scripts, JudgeScripts.CANDIDATE));
         argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_CANDIDATE);
         argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_JUDGE);
         argv.add(request.program().mainFileName());
@@ -337,12 +337,16 @@ final class Runner {
                 LaunchPlan.rlimits(request.limits(), true, groups != null), request, nonce);
     }
 
-    /** The judge's command: {@code judge.py} over the channel, with its own copy of the code, the tests, the prelude. */
-    private static List<String> judgeArgv(ExecutionRequest judgeRequest, JudgeJob job, Path binary) {
+    /**
+     * The judge's command: {@code judge.py} over the channel, with its own copy of the code, the tests, the prelude.
+     * Isolated mode without {@code site} (the tests need neither: a third of an interpreter's start), no bytecode
+     * written, unbuffered.
+     */
+    private static List<String> judgeArgv(ExecutionRequest judgeRequest, JudgeJob job, Path binary, Path scripts) {
         List<String> argv = new ArrayList<>();
         argv.add(binary.toString());
-        argv.addAll(LanguageProfile.of(Language.PYTHON).interpreterArgs(judgeRequest.limits()));
-        argv.add(JudgeChannel.SANDBOX_LIB + "/" + JudgeScripts.JUDGE);
+        argv.addAll(JUDGE_FLAGS);
+        argv.add(JudgeChannel.script(scripts, JudgeScripts.JUDGE));
         argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_JUDGE);
         argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_CANDIDATE);
         argv.add(judgeRequest.program().mainFileName());
@@ -352,6 +356,7 @@ final class Runner {
         return argv;
     }
 
+    private static final List<String> JUDGE_FLAGS = List.of("-I", "-S", "-B", "-u");
     private static final String JUDGE_TESTS = "tests.py";
     private static final String JUDGE_PRELUDE = "prelude.py";
 

@@ -17,10 +17,8 @@ tests that ran to their end give "passed".
 
 import ast  # noqa: F401  (codeagent_wire imports it lazily; a judge zygote should have it before it forks)
 import builtins
-import json
 import os
 import sys
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import codeagent_wire as wire  # noqa: E402
@@ -376,6 +374,8 @@ def _test_line():
 
 def _failure_line(e):
     line = None
+    import traceback  # only on a failure: a passing run never pays for it
+
     for fs in traceback.extract_tb(e.__traceback__):
         if fs.filename == TESTS_FILE:
             line = fs.lineno
@@ -413,6 +413,37 @@ def report(outcome, message, test_line=None, error=None, calls=()):
     return out
 
 
+def _json(v):
+    """JSON text of the verdict (dicts, lists, str, int, bool, None), all ASCII: json itself costs a
+    few milliseconds of every judge's start, and this is all the verdict needs."""
+    if v is None:
+        return "null"
+    if v is True or v is False:
+        return "true" if v else "false"
+    if isinstance(v, int):
+        return str(int(v))
+    if isinstance(v, str):
+        out = ['"']
+        for c in v:
+            o = ord(c)
+            if c == '"' or c == "\\":
+                out.append("\\" + c)
+            elif 0x20 <= o < 0x7F:
+                out.append(c)
+            elif o > 0xFFFF:
+                o -= 0x10000
+                out.append("\\u%04x\\u%04x" % (0xD800 + (o >> 10), 0xDC00 + (o & 0x3FF)))
+            else:
+                out.append("\\u%04x" % o)
+        out.append('"')
+        return "".join(out)
+    if isinstance(v, dict):
+        return "{" + ",".join(_json(str(k)) + ":" + _json(x) for k, x in v.items()) + "}"
+    if isinstance(v, (list, tuple)):
+        return "[" + ",".join(_json(x) for x in v) + "]"
+    return _json(str(v))
+
+
 def main(argv):
     if len(argv) not in (5, 7):
         sys.stderr.write("usage: judge.py IN OUT CODE_FILE TESTS_FILE [PRELUDE_FILE|- ENTRY[,ENTRY...]]\n")
@@ -430,7 +461,7 @@ def main(argv):
     prelude, entries = (argv[5], [e for e in argv[6].split(",") if e]) if len(argv) == 7 else (None, ())
     prelude = None if prelude == "-" else prelude
     verdict = Judge(rfd, wfd).run(argv[3], argv[4], prelude, entries)
-    data = memoryview((nonce + json.dumps(verdict) + "\n").encode("utf-8"))
+    data = memoryview((nonce + _json(verdict) + "\n").encode("ascii"))
     while data:
         data = data[os.write(verdict_fd, data):]
     return 0
