@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigLoader;
+import dev.codeagent.domain.execution.JudgeReport;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Run;
@@ -143,7 +144,10 @@ class AgentLoopIT {
             assertThat(stored.status()).isEqualTo(RunStatus.SOLVED);
             assertThat(stored.attempts()).extracting(a -> a.verdict().kind())
                     .containsExactly(Verdict.Kind.RUNTIME_ERROR, Verdict.Kind.ACCEPTED);
-            assertThat(stored.attempts().get(0).execution().stderr().text()).contains("IndexError");
+            assertThat(stored.attempts().get(0).verdict().error().type()).isEqualTo("IndexError");
+            // the judge's own report is kept with the execution: the verdict can be checked against it later
+            assertThat(stored.attempts().get(0).execution().judgement().outcome()).isEqualTo(JudgeReport.Outcome.RAISED);
+            assertThat(stored.attempts().get(1).execution().judgement().passed()).isTrue();
         }
     }
 
