@@ -27,7 +27,7 @@ import java.util.function.Function;
 /**
  * The 164 HumanEval reference solutions through the process tier, judged two ways in one run: as before the
  * sound judge (one program: prompt, solution, the tests appended, run in one sandbox) and with it (the code in
- * the candidate's sandbox, the tests in the judge's). Same sandbox, same workers, rounds interleaved; prints
+ * the candidate's sandbox, the tests in a child the batch's judge server forks). Same sandbox, same workers, rounds interleaved; prints
  * the wall time of each round and the ratio of the medians. Target (issue 12): at most 1.5x.
  *
  * <p>Arguments: {@code HumanEval.jsonl [ROUNDS] [WORKERS]}.
@@ -55,7 +55,7 @@ public final class JudgedEvalBench {
         Function<JsonNode, ExecutionRequest> judged = p -> new ExecutionRequest(new Program(Language.PYTHON,
                 p.get("prompt").asText() + p.get("canonical_solution").asText()), "", List.of(), limits,
                 new JudgeJob(p.get("test").asText() + "\ncheck(" + p.get("entry_point").asText() + ")\n",
-                        p.get("prompt").asText(), List.of(p.get("entry_point").asText())));
+                        p.get("prompt").asText(), List.of(p.get("entry_point").asText())).inBatch("humaneval"));
         System.out.printf(Locale.ROOT, "HumanEval references through the process tier: %d problems, %d workers, %d rounds, %d cores%n",
                 problems.size(), workers, rounds, Runtime.getRuntime().availableProcessors());
         List<Long> before = new ArrayList<>();

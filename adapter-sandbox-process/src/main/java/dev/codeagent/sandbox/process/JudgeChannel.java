@@ -20,6 +20,8 @@ final class JudgeChannel {
 
     /** Where the FIFOs appear inside both sandboxes. */
     static final String SANDBOX_CHANNEL = "/.judge";
+    /** Where a judge server sees the channel directories of all its jobs. */
+    static final String SANDBOX_CHANNELS = "/.judge-channels";
     /** Where the judge's scripts appear inside both sandboxes. */
     static final String SANDBOX_LIB = "/.judge-lib";
     static final String TO_CANDIDATE = "j2c";

@@ -275,6 +275,11 @@ public final class ProcessSandbox implements Sandbox {
     }
 
     /** How many executions ran in a pre-started sandbox; for tests and diagnostics. */
+    /** How many judged runs of a batch a judge server judged (see {@code JudgeServer}); for tests. */
+    long batchJudgedExecutions() {
+        return runner == null ? 0 : runner.serverJudged();
+    }
+
     long preStartedExecutions() {
         return preStartedExecutions.get();
     }

@@ -190,6 +190,12 @@ final class Runner {
      * the candidate never sees, to the stdout of its own sandbox, which only this JVM reads.
      */
     Execution judged(ExecutionRequest request, Path binary, Isolation isolation, Path scripts) {
+        if (request.judging().batch() != null && uids != null) {
+            JudgeServer server = server(request.judging().batch(), binary, scripts);
+            if (server != null) {
+                return judgedByServer(server, request, binary, isolation, scripts);
+            }
+        }
         long started = System.nanoTime();
         JudgeJob job = request.judging();
         long candidateUid = -1;
@@ -257,6 +263,142 @@ final class Runner {
         }
         Execution e = result.finish();
         return e == null ? null : e.withJudgement(verdict(judgeResult.execution, verdictNonce));
+    }
+
+    /**
+     * A judged run of a batch job: the candidate as in {@link #judged}, the judge a child of the batch's
+     * {@link JudgeServer}, forked for this job and joined to the candidate by the job's own channel.
+     */
+    private Execution judgedByServer(JudgeServer server, ExecutionRequest request, Path binary, Isolation isolation,
+            Path scripts) {
+        long started = System.nanoTime();
+        long candidateUid = -1;
+        RunGroup candidateGroup = null;
+        Path channel = null;
+        Result result = new Result();
+        String verdictNonce = nonce();
+        java.util.concurrent.CompletableFuture<String> verdict = null;
+        String line = null;
+        try {
+            candidateUid = uids.acquire();
+            channel = JudgeChannel.create(server.channels());
+            List<RunSpec.Bind> binds = JudgeChannel.binds(channel, scripts);
+            candidateGroup = newGroup(request.limits());
+            verdict = server.submit(verdictNonce, judgeLimits(request.limits()).wallTime(), channel.getFileName().toString(),
+                    request.judging(), request.program().source());
+            String nonce = nonce();
+            RunSpec spec = supervisorSpec(candidateUid, request.limits(), candidateGroup).withBinds(binds);
+            Launch launch = Launch.start(spec, plan.command(spec), threads);
+            run(new Run(launch, candidateJob(request, binary, nonce, scripts), request, isolation, killer, candidateGroup, 0,
+                    nonce), result);
+            if (!result.cancelled) {
+                line = verdict.get(JUDGE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+                serverJudged.incrementAndGet();
+            }
+        } catch (IOException | SandboxUnavailableException e) {
+            log.warn("process sandbox could not prepare a judged run: {}", e.getMessage());
+            result.execution = Execution.sandboxError("could not prepare the judged run: " + e.getMessage(),
+                    Duration.ofNanos(System.nanoTime() - started), isolation);
+        } catch (TimeoutException | ExecutionException e) {
+            line = null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (verdict != null && !verdict.isDone()) {
+                server.kill(verdictNonce);
+            }
+            Reaper.remove(channel, null);
+            if (candidateUid >= 0) {
+                reaper.release(candidateUid, result.clean);
+            }
+            closeLater(candidateGroup);
+        }
+        Execution e = result.finish();
+        return e == null ? null : e.withJudgement(line == null ? null : JudgeReportJson.parse(line).orElse(null));
+    }
+
+    /** The limits of a judge server's sandbox: as long as the sandbox lives, room for a child per concurrent job. */
+    static final ResourceLimits SERVER_LIMITS = new ResourceLimits(Duration.ofHours(1), Duration.ofHours(1),
+            1024 * ResourceLimits.MIB, 64, ResourceLimits.MIB, 4 * ResourceLimits.MIB, false);
+    /** Servers kept at once (a batch each); the oldest goes when another batch comes. */
+    private static final int MAX_SERVERS = 2;
+    private final Map<String, JudgeServer> servers = new LinkedHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong serverJudged = new java.util.concurrent.atomic.AtomicLong();
+
+    /** How many judged runs a judge server judged; for tests. */
+    long serverJudged() {
+        return serverJudged.get();
+    }
+
+    /** The live judge server of {@code batch}, started when there is none; null when none can be started. */
+    private JudgeServer server(String batch, Path binary, Path scripts) {
+        synchronized (servers) {
+            if (closed) {
+                return null;
+            }
+            JudgeServer s = servers.get(batch);
+            if (s != null && s.alive()) {
+                return s;
+            }
+            if (s != null) {
+                servers.remove(batch).close();
+            }
+            while (servers.size() >= MAX_SERVERS) {
+                String oldest = servers.keySet().iterator().next();
+                servers.remove(oldest).close();
+            }
+            s = startServer(binary, scripts);
+            if (s != null) {
+                servers.put(batch, s);
+            }
+            return s;
+        }
+    }
+
+    private JudgeServer startServer(Path binary, Path scripts) {
+        long uid = uids.acquire();
+        RunGroup group = null;
+        Path channels = null;
+        WorkDir dir = null;
+        try {
+            group = newGroup(SERVER_LIMITS);
+            channels = Files.createTempDirectory(workRoot, "codeagent-judges-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+            Files.setPosixFilePermissions(channels, PosixFilePermissions.fromString("rwx--x--x"));
+            dir = WorkDir.create(workRoot, new Program(Language.PYTHON, "", Map.of()), uid);
+            List<String> argv = new ArrayList<>();
+            argv.add(binary.toString());
+            argv.addAll(JUDGE_FLAGS);
+            argv.add(JudgeChannel.script(scripts, JudgeScripts.SERVER));
+            RunSpec spec = new RunSpec(uid, dir.path(), dir.files(), argv, plan.environment(dir.path()), SERVER_LIMITS, true,
+                    null, true, group, false).withBinds(List.of(new RunSpec.Bind(channels, JudgeChannel.SANDBOX_CHANNELS),
+                    new RunSpec.Bind(scripts, JudgeChannel.SANDBOX_LIB)));
+            ProcessBuilder pb = new ProcessBuilder(plan.command(spec)).directory(dir.path().toFile());
+            pb.environment().clear();
+            pb.environment().putAll(spec.env());
+            Process p = pb.start();
+            RunGroup g = group;
+            Path ch = channels;
+            Path d = dir.path();
+            return new JudgeServer(p, channels, threads, () -> {
+                boolean clean = g == null || g.killAll();
+                clean = killer.killAll(p, uid) && clean;
+                reaper.release(uid, clean);
+                Reaper.remove(ch, null);
+                Reaper.remove(d, null);
+                closeLater(g);
+            });
+        } catch (IOException | RuntimeException e) {
+            log.warn("process sandbox: cannot start a judge server (judging each job alone): {}", e.getMessage());
+            if (group != null) {
+                group.killAll();
+                closeLater(group);
+            }
+            Reaper.remove(channels, null);
+            Reaper.remove(dir == null ? null : dir.path(), null);
+            reaper.release(uid, true);
+            return null;
+        }
     }
 
     /** Waits for the judge's run to end, the grace at most; then (when {@code run} is given) ends it. */
@@ -476,6 +618,10 @@ final class Runner {
     /** Ends the runs in flight (they report a cancellation) and waits, briefly, for them to be cleaned up. */
     void close() {
         closed = true;
+        synchronized (servers) {
+            servers.values().forEach(JudgeServer::close);
+            servers.clear();
+        }
         for (Run r : active) {
             r.cancelFromClose();
         }

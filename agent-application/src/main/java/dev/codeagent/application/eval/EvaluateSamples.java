@@ -6,6 +6,7 @@ import dev.codeagent.application.execute.OverloadedException;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.JudgeJob;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Judge;
 import dev.codeagent.domain.solving.Submission;
@@ -46,6 +47,8 @@ public final class EvaluateSamples {
     private final ExecuteCode executeCode;
     private final ResourceLimits limits;
     private final int workers;
+    private static final java.security.SecureRandom BATCHES = new java.security.SecureRandom();
+
     private final Judge judge = new Judge();
 
     /**
@@ -86,9 +89,14 @@ public final class EvaluateSamples {
         Objects.requireNonNull(listener, "listener");
         Map<String, Problem> byId = new HashMap<>();
         Map<String, Task> tasks = new HashMap<>();
+        Map<String, JudgeJob> jobs = new HashMap<>();
+        // one batch per evaluation: its tests all come from the problem set the caller gave, so the sandbox may
+        // judge them in one warm judge process (a forked child per sample) instead of starting a judge per sample
+        String batch = "eval-" + Long.toHexString(BATCHES.nextLong() & Long.MAX_VALUE);
         for (Problem p : problems) {
             byId.put(p.taskId(), p);
             tasks.put(p.taskId(), p.judgingTask(limits));
+            jobs.put(p.taskId(), p.judgeJob().inBatch(batch));
         }
         for (Sample s : samples) {
             if (!byId.containsKey(s.taskId())) {
@@ -110,7 +118,7 @@ public final class EvaluateSamples {
                     // pull the next sample in input order; no per-sample future, so 30 000 samples cost nothing to queue
                     for (int i = next.getAndIncrement(); i < n && !stop.get(); i = next.getAndIncrement()) {
                         Sample s = samples.get(i);
-                        results[i] = check(byId.get(s.taskId()), tasks.get(s.taskId()), s);
+                        results[i] = check(byId.get(s.taskId()), tasks.get(s.taskId()), jobs.get(s.taskId()), s);
                         tally.add(results[i]);
                     }
                     return null;
@@ -156,7 +164,7 @@ public final class EvaluateSamples {
                 wallMs, workers);
     }
 
-    private SampleResult check(Problem problem, Task task, Sample sample) {
+    private SampleResult check(Problem problem, Task task, JudgeJob job, Sample sample) {
         if (sample.generationError() != null) {
             return new SampleResult(sample.taskId(), sample.index(), Verdict.Kind.INTERNAL_ERROR,
                     "no completion: " + sample.generationError(), null, null, 0);
@@ -164,7 +172,7 @@ public final class EvaluateSamples {
         long t0 = System.nanoTime();
         Submission submission;
         try {
-            submission = judge.prepare(task, problem.code(sample.completion()), problem.judgeJob());
+            submission = judge.prepare(task, problem.code(sample.completion()), job);
         } catch (IllegalArgumentException e) {
             // the one thing a program can carry that no interpreter accepts: a NUL byte
             return new SampleResult(sample.taskId(), sample.index(), Verdict.Kind.SYNTAX_ERROR, e.getMessage(), null, null,

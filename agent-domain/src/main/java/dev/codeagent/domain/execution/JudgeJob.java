@@ -20,10 +20,15 @@ import java.util.regex.Pattern;
  *     helpers the tests may call), or null
  * @param entryPoints names the tests call that the candidate must define and that may shadow a built-in
  *     ({@code sum}); may be empty
+ * @param batch null for tests of their own (a task's: each judged by a judge process of its own); otherwise the
+ *     name of a batch whose tests all come from one source (an evaluation's dataset), which a sandbox may judge
+ *     in one long-lived judge process forking a child per job. Jobs of one batch may see each other's tests
+ *     there, never a candidate: give one batch name only to tests of one trust domain.
  */
-public record JudgeJob(String tests, String prelude, List<String> entryPoints) {
+public record JudgeJob(String tests, String prelude, List<String> entryPoints, String batch) {
 
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+    private static final Pattern BATCH = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
     public JudgeJob {
         Objects.requireNonNull(tests, "tests");
@@ -34,6 +39,9 @@ public record JudgeJob(String tests, String prelude, List<String> entryPoints) {
             prelude = null;
         }
         entryPoints = List.copyOf(Objects.requireNonNull(entryPoints, "entryPoints"));
+        if (batch != null && !BATCH.matcher(batch).matches()) {
+            throw new IllegalArgumentException("a batch name is 1-64 letters, digits, '-' or '_': " + batch);
+        }
         for (String e : entryPoints) {
             if (!IDENTIFIER.matcher(e).matches()) {
                 throw new IllegalArgumentException("entry point is not a Python identifier: " + e);
@@ -41,7 +49,16 @@ public record JudgeJob(String tests, String prelude, List<String> entryPoints) {
         }
     }
 
+    public JudgeJob(String tests, String prelude, List<String> entryPoints) {
+        this(tests, prelude, entryPoints, null);
+    }
+
     public static JudgeJob of(String tests) {
         return new JudgeJob(tests, null, List.of());
+    }
+
+    /** This job as one of batch {@code name} (see {@link #batch()}). */
+    public JudgeJob inBatch(String name) {
+        return new JudgeJob(tests, prelude, entryPoints, name);
     }
 }

@@ -17,6 +17,8 @@ public final class JudgeScripts {
     public static final String JUDGE = "judge.py";
     public static final String CANDIDATE = "candidate.py";
     public static final String WIRE = "codeagent_wire.py";
+    /** Judges a batch's jobs from one warm interpreter, a forked child per job (see {@link JudgeJob#batch()}). */
+    public static final String SERVER = "judge_server.py";
 
     private static final String BASE = "/dev/codeagent/domain/solving/judge/";
     private static final Map<String, String> FILES = load();
@@ -31,7 +33,7 @@ public final class JudgeScripts {
 
     private static Map<String, String> load() {
         Map<String, String> files = new LinkedHashMap<>();
-        for (String name : new String[] {JUDGE, CANDIDATE, WIRE}) {
+        for (String name : new String[] {JUDGE, CANDIDATE, WIRE, SERVER}) {
             try (InputStream in = JudgeScripts.class.getResourceAsStream(BASE + name)) {
                 if (in == null) {
                     throw new IllegalStateException("judge script missing from the classpath: " + BASE + name);

@@ -444,6 +444,15 @@ def _json(v):
     return _json(str(v))
 
 
+def judge_files(channel_in, channel_out, code_path, tests_path, prelude_path=None, entries=()):
+    """The verdict (a dict) of the tests in tests_path on the code in code_path, running in the candidate
+    across the channel; for judge.py run once, and for judge_server.py, once per forked job."""
+    rfd, wfd = wire.open_channel(channel_in, channel_out, read_first=False)
+    with open(tests_path, encoding="utf-8") as f:
+        _tests_source[:] = f.read().splitlines()
+    return Judge(rfd, wfd).run(code_path, tests_path, prelude_path, entries)
+
+
 def main(argv):
     if len(argv) not in (5, 7):
         sys.stderr.write("usage: judge.py IN OUT CODE_FILE TESTS_FILE [PRELUDE_FILE|- ENTRY[,ENTRY...]]\n")
@@ -455,12 +464,9 @@ def main(argv):
     verdict_fd = os.dup(1)
     os.set_inheritable(verdict_fd, False)
     os.dup2(2, 1)
-    rfd, wfd = wire.open_channel(argv[1], argv[2], read_first=False)
-    with open(argv[4], encoding="utf-8") as f:
-        _tests_source[:] = f.read().splitlines()
     prelude, entries = (argv[5], [e for e in argv[6].split(",") if e]) if len(argv) == 7 else (None, ())
     prelude = None if prelude == "-" else prelude
-    verdict = Judge(rfd, wfd).run(argv[3], argv[4], prelude, entries)
+    verdict = judge_files(argv[1], argv[2], argv[3], argv[4], prelude, entries)
     data = memoryview((nonce + _json(verdict) + "\n").encode("ascii"))
     while data:
         data = data[os.write(verdict_fd, data):]

@@ -1,0 +1,146 @@
+"""Many judge jobs from one warm interpreter: codeagent's judge for a batch whose tests share one source.
+
+Usage: judge_server.py    (jobs on stdin, verdicts on stdout; both one line each)
+
+An evaluation checks thousands of samples against one dataset's tests. Starting a judge (an interpreter,
+its imports, a sandbox) per sample costs as much as running the sample; this server starts once, with
+judge.py imported, and forks a child per job: each job is judged in an interpreter state no other job has
+touched, at the cost of a fork. The children share this server's uid and sandbox, so only tests from one
+source may share a server (the sandbox never hands it a task's tests that came from anyone else); the
+code under test never runs here: it stays in its own sandbox under its own uid, reached through the job's
+channel only, exactly as with judge.py.
+
+A job line:   J <nonce> <wall seconds> <channel dir> <entries, comma-separated or -> <lengths: code tests prelude>
+              followed on stdin by exactly that many bytes of code, tests and prelude (UTF-8)
+A kill line:  K <nonce>
+A verdict:    <nonce><verdict JSON>     (or <nonce> alone: the job's child died without a verdict)
+"""
+
+import os
+import select
+import signal
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import ast  # noqa: E402,F401  (imported once here, inherited by every child)
+import codeagent_wire as wire  # noqa: E402,F401
+import judge  # noqa: E402
+import traceback  # noqa: E402,F401
+
+_SCRATCH = "/tmp/codeagent-judge-jobs"
+
+
+def _write(fd, data):
+    data = memoryview(data)
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _child(job_dir, channel, entries, wall, code, tests, prelude, verdict_w):
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    signal.alarm(max(1, int(wall)))
+    os.makedirs(job_dir, mode=0o700)
+    paths = {}
+    for name, text in (("main.py", code), ("tests.py", tests), ("prelude.py", prelude)):
+        if text is not None:
+            paths[name] = os.path.join(job_dir, name)
+            with open(paths[name], "w", encoding="utf-8") as f:
+                f.write(text)
+    verdict = judge.judge_files(os.path.join(channel, "c2j"), os.path.join(channel, "j2c"), paths["main.py"],
+                                paths["tests.py"], paths.get("prelude.py"), entries)
+    _write(verdict_w, judge._json(verdict).encode("ascii"))
+
+
+def main():
+    out = os.dup(1)
+    os.dup2(2, 1)  # the tests' prints go to stderr, never among the verdicts
+    os.makedirs(_SCRATCH, mode=0o700, exist_ok=True)
+    running = {}  # pid -> nonce
+    dirs = {}  # pid -> the job's scratch directory, removed when the child is reaped
+    pipes = {}  # read fd -> [nonce, chunks]
+    buf = b""
+    stdin_open = True
+    serial = 0
+    while stdin_open or pipes:
+        watch = list(pipes) + ([0] if stdin_open else [])
+        ready, _, _ = select.select(watch, [], [], 1.0)
+        for fd in ready:
+            if fd != 0:
+                chunk = os.read(fd, 65536)
+                if chunk:
+                    pipes[fd][1].append(chunk)
+                    continue
+                nonce, chunks = pipes.pop(fd)
+                os.close(fd)
+                _write(out, nonce.encode("ascii") + b"".join(chunks) + b"\n")
+                continue
+            data = os.read(0, 1 << 20)
+            if not data:
+                stdin_open = False
+                continue
+            buf += data
+            while b"\n" in buf:
+                line, rest = buf.split(b"\n", 1)
+                parts = line.decode("ascii").split(" ")
+                if parts[0] == "K":
+                    for pid, nonce in list(running.items()):
+                        if nonce == parts[1]:
+                            os.kill(pid, signal.SIGKILL)
+                    buf = rest
+                    continue
+                _, nonce, wall, channel, entries, n_code, n_tests, n_prelude = parts
+                sizes = (int(n_code), int(n_tests), int(n_prelude))
+                need = sum(max(0, n) for n in sizes)
+                while len(rest) < need:
+                    more = os.read(0, 1 << 20)
+                    if not more:
+                        return 0
+                    rest += more
+                texts, at = [], 0
+                for n in sizes:
+                    texts.append(None if n < 0 else rest[at:at + n].decode("utf-8"))
+                    at += max(0, n)
+                buf = rest[at:]
+                serial += 1
+                r, w = os.pipe()
+                pid = os.fork()
+                if pid == 0:
+                    os.close(r)
+                    try:
+                        _child(os.path.join(_SCRATCH, str(serial)), channel,
+                               [] if entries == "-" else entries.split(","), float(wall), texts[0], texts[1], texts[2], w)
+                    except BaseException as e:  # the verdict is then none: the sandbox reports INTERNAL_ERROR
+                        try:
+                            sys.stderr.write("judge_server: job %s: %s: %s\n" % (nonce, type(e).__name__, e))
+                        except BaseException:
+                            pass
+                    os._exit(0)
+                os.close(w)
+                running[pid] = nonce
+                dirs[pid] = os.path.join(_SCRATCH, str(serial))
+                pipes[r] = [nonce, []]
+        while running:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+            running.pop(pid, None)
+            _remove(dirs.pop(pid, None))
+    return 0
+
+
+def _remove(job_dir):
+    if job_dir is None:
+        return
+    try:
+        for name in os.listdir(job_dir):
+            os.unlink(os.path.join(job_dir, name))
+        os.rmdir(job_dir)
+    except OSError:
+        pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
