@@ -63,14 +63,34 @@ class ExampleTaskIT {
         assertThat(started.get("task").get("maxAttempts").asInt()).isEqualTo(3);
         String id = started.get("id").asText();
 
+        List<SseReader.Event> events;
         try (SseReader sse = new SseReader(server, id, TestServer.ADMIN_KEY, null)) {
-            assertThat(sse.rest()).last().satisfies(e -> assertThat(e.name()).isEqualTo("run-finished"));
+            events = sse.rest();
+            assertThat(events).last().satisfies(e -> assertThat(e.name()).isEqualTo("run-finished"));
         }
+        String run0 = server.get("/v1/runs/" + id, TestServer.ADMIN_KEY).body();
+        // the tests ran in the sandbox's judge process: nothing of that machinery reaches what users see
+        for (String seen : java.util.stream.Stream.concat(events.stream().map(SseReader.Event::data), java.util.stream.Stream.of(run0))
+                .toList()) {
+            assertThat(seen).doesNotContain("codeagent-tests-done", "CODEAGENT_JUDGE", "/.judge", "candidate.py", "judge.py",
+                    "codeagent_wire");
+        }
+        assertThat(events).filteredOn(e -> e.name().equals("executed")).isNotEmpty();
         JsonNode run = TestServer.json(server.get("/v1/runs/" + id, TestServer.ADMIN_KEY));
         assertThat(run.get("status").asText()).as(run.toString()).isEqualTo("SOLVED");
         assertThat(run.get("attempts")).hasSize(2);
         assertThat(run.get("attempts").get(0).get("verdict").get("kind").asText()).isEqualTo("RUNTIME_ERROR");
         assertThat(run.get("attempts").get(1).get("verdict").get("kind").asText()).isEqualTo("ACCEPTED");
+    }
+
+    @Test
+    void testsInALanguageWithoutAJudgeAreRefusedNamingTheField() {
+        HttpResponse<String> r = server.post("/v1/runs", TestServer.ADMIN_KEY,
+                "{\"prompt\":\"add\",\"language\":\"javascript\",\"tests\":\"console.assert(add(1, 2) === 3)\"}");
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        JsonNode error = TestServer.json(r).get("errors").get(0);
+        assertThat(error.get("field").asText()).isEqualTo("tests");
+        assertThat(error.get("message").asText()).contains("python only").contains("expectedOutput");
     }
 
     @Test
