@@ -63,15 +63,16 @@ final class JudgeServer implements AutoCloseable {
      * child ended without one or the server died.
      *
      * @param wall how long the job's child may live (it is killed at that time by its own alarm)
+     * @param memory the job's child's address-space limit, in bytes
      * @param channel the job's channel directory's name under {@link #channels()}
      */
-    CompletableFuture<String> submit(String nonce, Duration wall, String channel, JudgeJob job, String code) {
+    CompletableFuture<String> submit(String nonce, Duration wall, long memory, String channel, JudgeJob job, String code) {
         CompletableFuture<String> verdict = new CompletableFuture<>();
         pending.put(nonce, verdict);
         byte[] c = code.getBytes(StandardCharsets.UTF_8);
         byte[] t = job.tests().getBytes(StandardCharsets.UTF_8);
         byte[] p = job.prelude() == null ? null : job.prelude().getBytes(StandardCharsets.UTF_8);
-        String header = "J " + nonce + " " + Math.max(1, wall.toSeconds() + 1) + " " + JudgeChannel.SANDBOX_CHANNELS + "/"
+        String header = "J " + nonce + " " + Math.max(1, wall.toSeconds() + 1) + " " + memory + " " + JudgeChannel.SANDBOX_CHANNELS + "/"
                 + channel + " " + (job.entryPoints().isEmpty() ? "-" : String.join(",", job.entryPoints())) + " " + c.length
                 + " " + t.length + " " + (p == null ? -1 : p.length) + "\n";
         try {

@@ -284,8 +284,9 @@ final class Runner {
             channel = JudgeChannel.create(server.channels());
             List<RunSpec.Bind> binds = JudgeChannel.binds(channel, scripts);
             candidateGroup = newGroup(request.limits());
-            verdict = server.submit(verdictNonce, judgeLimits(request.limits()).wallTime(), channel.getFileName().toString(),
-                    request.judging(), request.program().source());
+            ResourceLimits judgeLimits = judgeLimits(request.limits());
+            verdict = server.submit(verdictNonce, judgeLimits.wallTime(), judgeLimits.memoryBytes(),
+                    channel.getFileName().toString(), request.judging(), request.program().source());
             String nonce = nonce();
             RunSpec spec = supervisorSpec(candidateUid, request.limits(), candidateGroup).withBinds(binds);
             Launch launch = Launch.start(spec, plan.command(spec), threads);
@@ -319,7 +320,7 @@ final class Runner {
 
     /** The limits of a judge server's sandbox: as long as the sandbox lives, room for a child per concurrent job. */
     static final ResourceLimits SERVER_LIMITS = new ResourceLimits(Duration.ofHours(1), Duration.ofHours(1),
-            1024 * ResourceLimits.MIB, 64, ResourceLimits.MIB, 4 * ResourceLimits.MIB, false);
+            4096 * ResourceLimits.MIB, 64, ResourceLimits.MIB, 4 * ResourceLimits.MIB, false);
     /** Servers kept at once (a batch each); the oldest goes when another batch comes. */
     private static final int MAX_SERVERS = 2;
     private final Map<String, JudgeServer> servers = new LinkedHashMap<>();

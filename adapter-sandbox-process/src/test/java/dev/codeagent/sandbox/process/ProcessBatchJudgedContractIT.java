@@ -55,6 +55,24 @@ class ProcessBatchJudgedContractIT extends JudgedSandboxContractTest {
                 .isEqualTo(before + 1);
     }
 
+    /** A candidate sees its own channel and the scripts, never the server's directory of every job's channels. */
+    @Test
+    void aCandidateCannotSeeTheOtherJobsChannels() {
+        String code = "import os\n"
+                + "def seen():\n"
+                + "    found = []\n"
+                + "    for top in ('/', '/.judge', '/.judge-lib'):\n"
+                + "        try:\n"
+                + "            found += [top + '/' + n for n in os.listdir(top)]\n"
+                + "        except OSError:\n"
+                + "            pass\n"
+                + "    return sorted(n for n in found if 'judge' in n)\n";
+        Execution e = judge(code, new JudgeJob("got = seen()\nassert all('channels' not in n for n in got), got\n"
+                + "assert '//.judge' in got\n", null, List.of("seen")));
+        assertThat(e.judgement()).as(String.valueOf(e)).isNotNull();
+        assertThat(e.judgement().passed()).as(e.judgement().message()).isTrue();
+    }
+
     @Override
     protected int sampleSize() {
         return 164;

@@ -10,13 +10,14 @@ source may share a server (the sandbox never hands it a task's tests that came f
 code under test never runs here: it stays in its own sandbox under its own uid, reached through the job's
 channel only, exactly as with judge.py.
 
-A job line:   J <nonce> <wall seconds> <channel dir> <entries, comma-separated or -> <lengths: code tests prelude>
+A job line:   J <nonce> <wall seconds> <memory bytes> <channel dir> <entries, comma-separated or -> <lengths: code tests prelude>
               followed on stdin by exactly that many bytes of code, tests and prelude (UTF-8)
 A kill line:  K <nonce>
 A verdict:    <nonce><verdict JSON>     (or <nonce> alone: the job's child died without a verdict)
 """
 
 import os
+import resource  # noqa: F401  (imported once here for the children)
 import select
 import signal
 import sys
@@ -36,9 +37,13 @@ def _write(fd, data):
         data = data[os.write(fd, data):]
 
 
-def _child(job_dir, channel, entries, wall, code, tests, prelude, verdict_w):
+def _child(job_dir, channel, entries, wall, memory, code, tests, prelude, verdict_w):
+    import resource
+
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     signal.alarm(max(1, int(wall)))
+    # each job's judge gets the memory a judge of its own would have: one job cannot starve the others
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     os.makedirs(job_dir, mode=0o700)
     paths = {}
     for name, text in (("main.py", code), ("tests.py", tests), ("prelude.py", prelude)):
@@ -88,7 +93,7 @@ def main():
                             os.kill(pid, signal.SIGKILL)
                     buf = rest
                     continue
-                _, nonce, wall, channel, entries, n_code, n_tests, n_prelude = parts
+                _, nonce, wall, memory, channel, entries, n_code, n_tests, n_prelude = parts
                 sizes = (int(n_code), int(n_tests), int(n_prelude))
                 need = sum(max(0, n) for n in sizes)
                 while len(rest) < need:
@@ -108,7 +113,8 @@ def main():
                     os.close(r)
                     try:
                         _child(os.path.join(_SCRATCH, str(serial)), channel,
-                               [] if entries == "-" else entries.split(","), float(wall), texts[0], texts[1], texts[2], w)
+                               [] if entries == "-" else entries.split(","), float(wall), int(memory), texts[0], texts[1],
+                               texts[2], w)
                     except BaseException as e:  # the verdict is then none: the sandbox reports INTERNAL_ERROR
                         try:
                             sys.stderr.write("judge_server: job %s: %s: %s\n" % (nonce, type(e).__name__, e))
