@@ -13,10 +13,30 @@
 # memory (the nonce) or fds through /proc, and the seccomp filter refuses ptrace and process_vm_*. A
 # supervisor that cannot be both refuses to run the program, once a job arrives, so the host hears why.
 # Anything going wrong before the program starts is reported as "codeagent-boot: ..", exit status 125.
-import json
+import _json
 import os
 import resource
 import signal
+
+
+class _Job:
+    # what the C scanner behind json.loads reads; importing json itself (re and its patterns) would cost more
+    # than the rest of this supervisor's start
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = None
+    memo = {}
+
+
+def loads(text):
+    value, end = _json.make_scanner(_Job())(text, 0)
+    if text[end:].strip():
+        raise ValueError('extra data after the job')
+    return value
+
 
 # Python's own SIGINT handler is the one signal the program could deliver to its init: ignore it
 signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -68,7 +88,7 @@ def main():
             fail('bad job header')
     if E:
         fail(E)
-    job = json.loads(read(int(header)))
+    job = loads(read(int(header)).decode('utf-8'))
     for name, content in job['files'].items():
         parts = name.split('/')
         for j in range(1, len(parts)):
@@ -109,7 +129,7 @@ def main():
             status = t
     sweep()
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-    report = json.dumps({'exit': None if sig else os.WEXITSTATUS(status), 'signal': sig})
+    report = '{"exit": %s, "signal": %s}' % ('null' if sig else os.WEXITSTATUS(status), 'null' if sig is None else sig)
     # the pipe's file description is shared: the program may have left it non-blocking
     os.set_blocking(2, True)
     os.write(2, marker + report.encode() + b'\n')
