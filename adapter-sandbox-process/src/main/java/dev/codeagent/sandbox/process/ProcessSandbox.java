@@ -9,6 +9,10 @@ import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.application.session.BridgeSession;
+import dev.codeagent.domain.session.Session;
+import dev.codeagent.domain.session.SessionLimits;
+import dev.codeagent.domain.session.SessionSandbox;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import dev.codeagent.domain.execution.UnsupportedLanguageException;
 import java.io.IOException;
@@ -64,7 +68,7 @@ import org.slf4j.LoggerFactory;
  * program; {@link Reaper} removes what runs (and JVMs that died) left; {@link WarmPool} keeps sandboxes started
  * ahead. This class wires them and decides, per execution, between a pre-started sandbox and a cold one.
  */
-public final class ProcessSandbox implements Sandbox {
+public final class ProcessSandbox implements Sandbox, SessionSandbox {
 
     public static final String TIER = "process";
     private static final int CORES = Runtime.getRuntime().availableProcessors();
@@ -358,6 +362,30 @@ public final class ProcessSandbox implements Sandbox {
             }
         }
         return judgeScripts;
+    }
+
+    /** Debian's python3, the one with ipykernel (a pyenv or virtualenv interpreter first on PATH would not have it). */
+    static final Path KERNEL_PYTHON = Path.of("/usr/bin/python3");
+    private static final java.util.concurrent.atomic.AtomicLong SESSIONS = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * A session in a sandbox of its own (see {@code Runner.startSession}): the kernel bridge under bubblewrap, a
+     * pool uid, the session's control group and the seccomp filter, never shared, removed when the session ends.
+     */
+    @Override
+    public Session open(SessionLimits limits) {
+        Objects.requireNonNull(limits, "limits");
+        if (closed) {
+            throw new SandboxUnavailableException("the process sandbox is closed");
+        }
+        if (!runner.supervised() || uids == null) {
+            throw new SandboxUnavailableException("sessions need bubblewrap and root (a uid of their own) on this host");
+        }
+        if (!Files.isExecutable(KERNEL_PYTHON)) {
+            throw new SandboxUnavailableException(KERNEL_PYTHON + " is missing: sessions need Debian's python3 with "
+                    + "python3-ipykernel and python3-jupyter-client");
+        }
+        return BridgeSession.start("process-" + SESSIONS.incrementAndGet(), limits, runner.startSession(limits, KERNEL_PYTHON));
     }
 
     /** Kills executions in flight and releases the uids and threads. */

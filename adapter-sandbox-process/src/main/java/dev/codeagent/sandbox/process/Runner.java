@@ -402,6 +402,76 @@ final class Runner {
         }
     }
 
+    /**
+     * Starts a session's kernel bridge ({@code python}, which must have ipykernel) in a sandbox of its own: a pool
+     * uid, a control group with the session's memory and processes, RLIMIT_CPU at the session's CPU budget, no
+     * network. The sandbox lives until the returned channel is destroyed.
+     */
+    SessionChannel startSession(dev.codeagent.domain.session.SessionLimits limits, Path python) {
+        if (closed) {
+            throw new SandboxUnavailableException("the process sandbox is closed");
+        }
+        long uid = uids == null ? -1 : uids.acquire();
+        RunGroup group = null;
+        WorkDir dir = null;
+        try {
+            Duration hour = Duration.ofHours(1);
+            Duration cpu = limits.cpuBudget().compareTo(hour) > 0 ? hour : limits.cpuBudget();
+            ResourceLimits rl = new ResourceLimits(hour, cpu, limits.memoryBytes(), limits.maxProcesses(),
+                    limits.maxOutputBytesPerCell(), limits.diskBytes(), false);
+            group = newGroup(rl);
+            dir = WorkDir.create(workRoot, new Program(Language.PYTHON, "", Map.of()), uid);
+            List<String> argv = List.of(python.toString(), "-I", "-c", dev.codeagent.application.session.BridgeSession.script());
+            // no address-space limit: a kernel's threads reserve far more than they use; the group holds the memory
+            RunSpec spec = new RunSpec(uid, dir.path(), dir.files(), argv, plan.environment(dir.path()), rl, false, null, true,
+                    group, false);
+            ProcessBuilder pb = new ProcessBuilder(plan.command(spec)).directory(dir.path().toFile());
+            pb.environment().clear();
+            pb.environment().putAll(spec.env());
+            Process p = pb.start();
+            RunGroup g = group;
+            Path d = dir.path();
+            SessionChannel channel = new SessionChannel(p, threads, () -> {
+                boolean clean = g == null || g.killAll();
+                clean = killer.killAll(p, uid) && clean;
+                p.destroyForcibly();
+                if (uid >= 0) {
+                    reaper.release(uid, clean);
+                }
+                Reaper.remove(d, null);
+                closeLater(g);
+            });
+            if (g != null) {
+                // the CPU budget is the whole session's, over every process it ever ran: the group's figure, polled
+                long budget = limits.cpuBudget().toNanos();
+                threads.submit(() -> {
+                    while (!channel.destroyed() && p.isAlive()) {
+                        try {
+                            if (g.cpuNanos() > budget) {
+                                channel.ended("the session used its CPU budget of " + limits.cpuBudget().toSeconds() + "s");
+                                return;
+                            }
+                            Thread.sleep(100);
+                        } catch (InterruptedException | RuntimeException e) {
+                            return;
+                        }
+                    }
+                });
+            }
+            return channel;
+        } catch (IOException | RuntimeException e) {
+            if (group != null) {
+                group.killAll();
+                closeLater(group);
+            }
+            Reaper.remove(dir == null ? null : dir.path(), null);
+            if (uid >= 0) {
+                reaper.release(uid, true);
+            }
+            throw new SandboxUnavailableException("could not start a session's sandbox: " + e.getMessage(), e);
+        }
+    }
+
     /** Waits for the judge's run to end, the grace at most; then (when {@code run} is given) ends it. */
     private static void awaitJudge(java.util.concurrent.Future<?> judging, Run run) {
         try {

@@ -97,7 +97,20 @@ class Bridge:
         self.km = km
         self.connect()
 
+    def expendable(self):
+        # the kernel (and what its cells start, which inherit this) is the OOM killer's first choice, never the
+        # bridge: a cell that fills the session's memory costs the kernel's state (reported), not the session
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        pid = getattr(process, "pid", None)
+        if pid:
+            try:
+                with open("/proc/%d/oom_score_adj" % pid, "w") as f:
+                    f.write("1000")
+            except OSError:
+                pass
+
     def connect(self):
+        self.expendable()
         if self.kc is not None:
             self.kc.stop_channels()
         self.kc = self.km.client()

@@ -1,0 +1,94 @@
+package dev.codeagent.sandbox.process;
+
+import dev.codeagent.application.session.BridgeSession;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ExecutorService;
+
+/**
+ * A session's sandbox as its {@link BridgeSession} sees it: the kernel bridge's stdin and stdout, the tail of its
+ * stderr, and a way to end it all. The bridge runs in a bubblewrap sandbox of its own under a pool uid of its own,
+ * in a control group holding the session's memory and processes for its whole life, under the tier's seccomp
+ * filter, with no network; {@link #destroy()} kills the group, sweeps the uid and removes the session's directory.
+ */
+final class SessionChannel implements BridgeSession.Channel {
+
+    private static final int TAIL = 4096;
+
+    private final Process process;
+    private final Runnable release;
+    private final byte[] tail = new byte[TAIL];
+    private int tailLength;
+    private boolean destroyed;
+    private String endedBy;
+
+    SessionChannel(Process process, ExecutorService threads, Runnable release) {
+        this.process = process;
+        this.release = release;
+        threads.submit(this::drainStderr);
+    }
+
+    @Override
+    public InputStream frames() {
+        return process.getInputStream();
+    }
+
+    @Override
+    public OutputStream commands() {
+        return process.getOutputStream();
+    }
+
+    @Override
+    public synchronized String diagnostics() {
+        String err = new String(tail, 0, tailLength, StandardCharsets.UTF_8);
+        return endedBy == null ? err : endedBy + (err.isEmpty() ? "" : "\n" + err);
+    }
+
+    synchronized boolean destroyed() {
+        return destroyed;
+    }
+
+    /** Ends the sandbox because a session-wide limit was reached; {@link #diagnostics()} says which. */
+    void ended(String why) {
+        synchronized (this) {
+            endedBy = why;
+        }
+        destroy();
+    }
+
+    @Override
+    public void destroy() {
+        synchronized (this) {
+            if (destroyed) {
+                return;
+            }
+            destroyed = true;
+        }
+        release.run();
+    }
+
+    /** Keeps the last bytes of the bridge's stderr (the kernel's complaints) so the pipe never fills. */
+    private void drainStderr() {
+        byte[] buf = new byte[8192];
+        try (InputStream err = process.getErrorStream()) {
+            int n;
+            while ((n = err.read(buf)) > 0) {
+                synchronized (this) {
+                    if (n >= TAIL) {
+                        System.arraycopy(buf, n - TAIL, tail, 0, TAIL);
+                        tailLength = TAIL;
+                    } else {
+                        int keep = Math.min(tailLength, TAIL - n);
+                        System.arraycopy(tail, tailLength - keep, tail, 0, keep);
+                        System.arraycopy(buf, 0, tail, keep, n);
+                        tailLength = keep + n;
+                    }
+                }
+            }
+        } catch (IOException e) {
+            // the bridge has ended
+        }
+    }
+}
