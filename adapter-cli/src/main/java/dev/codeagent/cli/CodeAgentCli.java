@@ -37,6 +37,7 @@ import picocli.CommandLine.Spec;
             RunsCommand.class,
             ConfigCommand.class,
             EvalCommand.class,
+            SessionCommand.class,
             WorkerCommand.class,
             VersionCommand.class,
         },
