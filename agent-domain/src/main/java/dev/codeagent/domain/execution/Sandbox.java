@@ -31,6 +31,8 @@ public interface Sandbox extends AutoCloseable {
      * stderr are its own as for a plain run and hold nothing of the judge's, and the judge's report comes back as
      * {@link Execution#judgement()} (null when it reported nothing). A tier that cannot judge this way returns
      * {@link Outcome#SANDBOX_ERROR} saying so; it never falls back to running the tests in the program's process.
+     * Jobs of one {@linkplain JudgeJob#batch() batch} may be judged by one long-lived judge process for the batch
+     * (a forked child each); every program still runs alone and reaches only its own job's judge.
      *
      * @throws UnsupportedLanguageException when {@link #languages()} lacks the program's language
      * @throws ExecutionCancelledException when the calling thread is interrupted; the program has been
