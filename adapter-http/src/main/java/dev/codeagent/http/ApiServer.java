@@ -57,6 +57,8 @@ public final class ApiServer implements AutoCloseable {
     private final AtomicBoolean stopping = new AtomicBoolean();
     private final CountDownLatch stopped = new CountDownLatch(1);
 
+    private final SessionRoutes sessions;
+
     private ApiServer(CodeAgent agent) {
         this.agent = agent;
         this.config = agent.config();
@@ -87,6 +89,8 @@ public final class ApiServer implements AutoCloseable {
         PistonApi piston = new PistonApi(executeCode, config);
         new ExecutionRoutes(executions, bodies, requests, piston).register(router);
         new RunRoutes(runs, streams, bodies, requests).register(router);
+        this.sessions = new SessionRoutes(executeCode.sandbox(), bodies);
+        sessions.register(router);
         new PistonRoutes(executions, bodies, piston).register(router);
         new ApiDescriptionRoutes().register(router);
         this.router = router;
@@ -185,6 +189,7 @@ public final class ApiServer implements AutoCloseable {
             return;
         }
         Instant deadline = Instant.now().plus(http.shutdownGrace());
+        sessions.close();
         log.info("shutting down: in-flight work has {} to finish", Units.formatDuration(http.shutdownGrace()));
         try {
             Server server = jetty.get();

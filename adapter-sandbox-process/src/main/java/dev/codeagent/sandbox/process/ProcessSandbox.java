@@ -366,7 +366,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
 
     /** Debian's python3, the one with ipykernel (a pyenv or virtualenv interpreter first on PATH would not have it). */
     static final Path KERNEL_PYTHON = Path.of("/usr/bin/python3");
-    private static final java.util.concurrent.atomic.AtomicLong SESSIONS = new java.util.concurrent.atomic.AtomicLong();
+    private static final java.security.SecureRandom SESSION_IDS = new java.security.SecureRandom();
 
     /**
      * A session in a sandbox of its own (see {@code Runner.startSession}): the kernel bridge under bubblewrap, a
@@ -385,7 +385,10 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
             throw new SandboxUnavailableException(KERNEL_PYTHON + " is missing: sessions need Debian's python3 with "
                     + "python3-ipykernel and python3-jupyter-client");
         }
-        return BridgeSession.start("process-" + SESSIONS.incrementAndGet(), limits, runner.startSession(limits, KERNEL_PYTHON));
+        // the port's contract: unguessable, since a front door may hand it out as the session's only name
+        byte[] id = new byte[16];
+        SESSION_IDS.nextBytes(id);
+        return BridgeSession.start("s-" + java.util.HexFormat.of().formatHex(id), limits, runner.startSession(limits, KERNEL_PYTHON));
     }
 
     /** Kills executions in flight and releases the uids and threads. */

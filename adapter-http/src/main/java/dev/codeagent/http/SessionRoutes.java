@@ -1,0 +1,197 @@
+package dev.codeagent.http;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.codeagent.application.session.Notebook;
+import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.domain.execution.SandboxUnavailableException;
+import dev.codeagent.domain.session.Cell;
+import dev.codeagent.domain.session.CellOutput;
+import dev.codeagent.domain.session.CellResult;
+import dev.codeagent.domain.session.Session;
+import dev.codeagent.domain.session.SessionEndedException;
+import dev.codeagent.domain.session.SessionLimits;
+import dev.codeagent.domain.session.SessionSandbox;
+import dev.codeagent.http.ProblemException.Type;
+import io.javalin.http.Context;
+import io.javalin.http.HandlerType;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+
+/**
+ * Sessions (a real kernel kept across cells, in a sandbox of its own): {@code POST /v1/sessions} opens one,
+ * {@code POST /v1/sessions/{id}/cells} runs a cell, {@code …/interrupt} and {@code …/restart} do what they say,
+ * {@code GET …/notebook} gives the cells run so far as a notebook, {@code DELETE /v1/sessions/{id}} ends it. Live
+ * sessions are capped ({@value #MAX_SESSIONS}); the next is refused with 503. The id is the session's own,
+ * unguessable; an ended session (idle, lifetime, its sandbox lost) answers 404 with why.
+ */
+final class SessionRoutes implements AutoCloseable {
+
+    static final int MAX_SESSIONS = 4;
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
+
+    /** Body of {@code POST /v1/sessions}: all optional. */
+    record OpenBody(Long cellTimeoutMs) {
+    }
+
+    /** Body of {@code POST /v1/sessions/{id}/cells}. */
+    record CellBody(String code) {
+    }
+
+    private record Live(Session session, Notebook notebook) {
+    }
+
+    private final Sandbox sandbox;
+    private final JsonBodies bodies;
+    private final Map<String, Live> sessions = new ConcurrentHashMap<>();
+
+    SessionRoutes(Sandbox sandbox, JsonBodies bodies) {
+        this.sandbox = sandbox;
+        this.bodies = bodies;
+    }
+
+    void register(Router router) {
+        router.route(HandlerType.POST, "/v1/sessions", this::open);
+        router.route(HandlerType.POST, "/v1/sessions/{id}/cells", this::cell);
+        router.route(HandlerType.POST, "/v1/sessions/{id}/interrupt", this::interrupt);
+        router.route(HandlerType.POST, "/v1/sessions/{id}/restart", this::restart);
+        router.route(HandlerType.GET, "/v1/sessions/{id}/notebook", this::notebook);
+        router.route(HandlerType.DELETE, "/v1/sessions/{id}", this::end);
+    }
+
+    private void open(Context ctx) {
+        OpenBody body = bodies.strict(ctx, OpenBody.class);
+        SessionLimits limits = SessionLimits.defaults();
+        if (body.cellTimeoutMs() != null) {
+            try {
+                limits = limits.withCellTimeout(Duration.ofMillis(body.cellTimeoutMs()));
+            } catch (IllegalArgumentException e) {
+                throw ProblemException.invalid("cellTimeoutMs", e.getMessage());
+            }
+        }
+        if (!(sandbox instanceof SessionSandbox tier)) {
+            throw new ProblemException(Type.OVERLOADED, "sessions are not available on the " + sandbox.tier() + " tier");
+        }
+        synchronized (sessions) {
+            sessions.values().removeIf(l -> l.session().endReason().isPresent());
+            if (sessions.size() >= MAX_SESSIONS) {
+                throw new ProblemException(Type.OVERLOADED, "at most " + MAX_SESSIONS + " sessions live at once; end one first");
+            }
+            Session s;
+            try {
+                s = tier.open(limits);
+            } catch (SandboxUnavailableException e) {
+                throw new ProblemException(Type.OVERLOADED, "cannot open a session: " + e.getMessage());
+            }
+            sessions.put(s.id(), new Live(s, new Notebook()));
+            ctx.header("Location", "/v1/sessions/" + s.id());
+            ObjectNode view = Views.MAPPER.createObjectNode();
+            view.put("id", s.id());
+            view.put("cellTimeoutMs", s.limits().cellTimeout().toMillis());
+            view.put("memoryBytes", s.limits().memoryBytes());
+            Router.json(ctx, 201, view);
+        }
+    }
+
+    private Live live(Context ctx) {
+        String id = ctx.pathParam("id");
+        Live l = ID.matcher(id).matches() ? sessions.get(id) : null;
+        if (l == null) {
+            throw new ProblemException(Type.NOT_FOUND, "no session with that id");
+        }
+        if (l.session().endReason().isPresent()) {
+            sessions.remove(id);
+            l.session().close();
+            throw new ProblemException(Type.NOT_FOUND, "the session has ended: " + l.session().endReason().get());
+        }
+        return l;
+    }
+
+    private void cell(Context ctx) {
+        CellBody body = bodies.strict(ctx, CellBody.class);
+        if (body.code() == null) {
+            throw ProblemException.invalid("code", "required: the cell's source");
+        }
+        Cell cell;
+        try {
+            cell = new Cell(body.code());
+        } catch (IllegalArgumentException e) {
+            throw ProblemException.invalid("code", e.getMessage());
+        }
+        Live l = live(ctx);
+        CellResult r;
+        try {
+            r = l.session().execute(cell);
+        } catch (SessionEndedException e) {
+            sessions.remove(l.session().id());
+            throw new ProblemException(Type.NOT_FOUND, e.getMessage());
+        } catch (IllegalStateException e) {
+            throw new ProblemException(Type.CONFLICT, e.getMessage());
+        }
+        l.notebook().add(cell, r);
+        Router.json(ctx, 200, view(r));
+    }
+
+    private void interrupt(Context ctx) {
+        live(ctx).session().interrupt();
+        ctx.status(204);
+    }
+
+    private void restart(Context ctx) {
+        try {
+            live(ctx).session().restart();
+        } catch (IllegalStateException e) {
+            throw new ProblemException(Type.CONFLICT, e.getMessage());
+        }
+        ctx.status(204);
+    }
+
+    private void notebook(Context ctx) {
+        Live l = live(ctx);
+        ctx.status(200).contentType("application/x-ipynb+json").result(l.notebook().toJson());
+    }
+
+    private void end(Context ctx) {
+        String id = ctx.pathParam("id");
+        Live l = ID.matcher(id).matches() ? sessions.remove(id) : null;
+        if (l == null) {
+            throw new ProblemException(Type.NOT_FOUND, "no session with that id");
+        }
+        l.session().close();
+        ctx.status(204);
+    }
+
+    static ObjectNode view(CellResult r) {
+        ObjectNode n = Views.MAPPER.createObjectNode();
+        n.put("status", r.status().name());
+        n.put("executionCount", r.executionCount());
+        n.put("durationMs", r.duration().toMillis());
+        n.put("stateLost", r.stateLost());
+        n.put("message", r.message());
+        ArrayNode outputs = n.putArray("outputs");
+        for (CellOutput o : r.outputs()) {
+            ObjectNode out = outputs.addObject();
+            if (o instanceof CellOutput.Stream s) {
+                out.put("type", "stream").put("name", s.name()).put("text", s.text());
+            } else if (o instanceof CellOutput.DisplayData d) {
+                out.put("type", "display_data").set("data", Views.MAPPER.valueToTree(d.data().data()));
+            } else if (o instanceof CellOutput.ExecuteResult e) {
+                out.put("type", "execute_result").put("executionCount", e.executionCount())
+                        .set("data", Views.MAPPER.valueToTree(e.data().data()));
+            } else if (o instanceof CellOutput.Error e) {
+                out.put("type", "error").put("name", e.name()).put("value", e.value())
+                        .set("traceback", Views.MAPPER.valueToTree(e.traceback()));
+            }
+        }
+        return n;
+    }
+
+    /** Ends every live session (the server is stopping). */
+    @Override
+    public void close() {
+        sessions.values().forEach(l -> l.session().close());
+        sessions.clear();
+    }
+}

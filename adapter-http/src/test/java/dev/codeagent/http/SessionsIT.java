@@ -1,0 +1,84 @@
+package dev.codeagent.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.http.HttpResponse;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** {@code /v1/sessions} over a real socket, each session a real kernel in the process tier. */
+@Tag("slow")
+class SessionsIT {
+
+    private static TestServer server;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Process p = new ProcessBuilder("/usr/bin/python3", "-I", "-c", "import ipykernel, jupyter_client").start();
+        assumeTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0,
+                "needs /usr/bin/python3 with python3-ipykernel and python3-jupyter-client");
+        server = TestServer.builder().start();
+    }
+
+    @AfterAll
+    static void stop() {
+        if (server != null) {
+            server.close();
+        }
+    }
+
+    private static JsonNode cell(String id, String code) {
+        HttpResponse<String> r = server.post("/v1/sessions/" + id + "/cells", TestServer.ADMIN_KEY,
+                Views.MAPPER.createObjectNode().put("code", code).toString());
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+        return TestServer.json(r);
+    }
+
+    @Test
+    void aSessionKeepsStateAcrossCellsAndEndsOnDelete() {
+        HttpResponse<String> opened = server.post("/v1/sessions", TestServer.ADMIN_KEY, "{\"cellTimeoutMs\": 20000}");
+        assertThat(opened.statusCode()).as(opened.body()).isEqualTo(201);
+        String id = TestServer.json(opened).get("id").asText();
+        assertThat(id).hasSizeGreaterThan(20);
+        assertThat(opened.headers().firstValue("Location")).hasValue("/v1/sessions/" + id);
+
+        assertThat(cell(id, "x = 20").get("status").asText()).isEqualTo("OK");
+        JsonNode printed = cell(id, "print(x + 1)\nx * 2");
+        assertThat(printed.get("outputs").get(0).get("text").asText()).isEqualTo("21\n");
+        assertThat(printed.get("outputs").get(1).get("data").get("text/plain").asText()).isEqualTo("40");
+        JsonNode error = cell(id, "1 / 0");
+        assertThat(error.get("status").asText()).isEqualTo("ERROR");
+        assertThat(error.get("outputs").get(0).get("name").asText()).isEqualTo("ZeroDivisionError");
+
+        HttpResponse<String> nb = server.get("/v1/sessions/" + id + "/notebook", TestServer.ADMIN_KEY);
+        assertThat(nb.statusCode()).isEqualTo(200);
+        assertThat(nb.headers().firstValue("Content-Type")).get().asString().startsWith("application/x-ipynb+json");
+        JsonNode notebook = TestServer.json(nb);
+        assertThat(notebook.get("nbformat").asInt()).isEqualTo(4);
+        assertThat(notebook.get("cells")).hasSize(3);
+
+        assertThat(server.post("/v1/sessions/" + id + "/restart", TestServer.ADMIN_KEY, "").statusCode()).isEqualTo(204);
+        assertThat(cell(id, "'x' in dir()").get("outputs").get(0).get("data").get("text/plain").asText())
+                .as("a restart loses the state").isEqualTo("False");
+
+        assertThat(server.delete("/v1/sessions/" + id, TestServer.ADMIN_KEY).statusCode()).isEqualTo(204);
+        HttpResponse<String> gone = server.post("/v1/sessions/" + id + "/cells", TestServer.ADMIN_KEY, "{\"code\": \"1\"}");
+        assertThat(gone.statusCode()).isEqualTo(404);
+        assertThat(gone.headers().firstValue("Content-Type")).get().asString().startsWith("application/problem+json");
+    }
+
+    @Test
+    void badInputAndUnknownSessionsGetProblemsNamingWhatIsWrong() {
+        HttpResponse<String> badTimeout = server.post("/v1/sessions", TestServer.ADMIN_KEY, "{\"cellTimeoutMs\": 0}");
+        assertThat(badTimeout.statusCode()).isEqualTo(400);
+        assertThat(TestServer.json(badTimeout).get("errors").get(0).get("field").asText()).isEqualTo("cellTimeoutMs");
+        assertThat(server.post("/v1/sessions", TestServer.ADMIN_KEY, "{\"kernel\": \"r\"}").statusCode()).isEqualTo(400);
+        assertThat(server.post("/v1/sessions/nope/cells", TestServer.ADMIN_KEY, "{\"code\": \"1\"}").statusCode()).isEqualTo(404);
+        assertThat(server.delete("/v1/sessions/nope", TestServer.ADMIN_KEY).statusCode()).isEqualTo(404);
+    }
+}
