@@ -54,7 +54,7 @@ public record HttpConfig(
         ByteSize maxMemory) {
 
     /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
-    public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "piston", "metrics");
+    public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "sessions", "piston", "metrics");
 
     /** Where these settings live in the config. */
     public static final ConfigSection<HttpConfig> SECTION = new ConfigSection<>("http", HttpConfig.class, defaults());

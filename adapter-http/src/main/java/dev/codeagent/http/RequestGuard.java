@@ -59,6 +59,9 @@ final class RequestGuard {
         if (path.startsWith("/v1/runs")) {
             return "runs";
         }
+        if (path.startsWith("/v1/sessions")) {
+            return "sessions";
+        }
         if (path.startsWith("/api/v2")) {
             return "piston";
         }

@@ -81,4 +81,13 @@ class SessionsIT {
         assertThat(server.post("/v1/sessions/nope/cells", TestServer.ADMIN_KEY, "{\"code\": \"1\"}").statusCode()).isEqualTo(404);
         assertThat(server.delete("/v1/sessions/nope", TestServer.ADMIN_KEY).statusCode()).isEqualTo(404);
     }
+
+    @Test
+    void sessionsNeedAKeyOfTheirGroup() {
+        assertThat(server.post("/v1/sessions", null, "{}").statusCode()).isEqualTo(401);
+        assertThat(server.post("/v1/sessions", "not-a-key", "{}").statusCode()).isEqualTo(401);
+        HttpResponse<String> forbidden = server.post("/v1/sessions", TestServer.EXEC_KEY, "{}");
+        assertThat(forbidden.statusCode()).isEqualTo(403);
+        assertThat(TestServer.json(forbidden).get("detail").asText()).contains("sessions");
+    }
 }
