@@ -51,7 +51,12 @@ final class RequestGuard {
         this.stopping = stopping;
     }
 
-    /** The endpoint group a path belongs to, or null for open ones. */
+    /**
+     * The endpoint group a path belongs to, or null for the open ones ({@code /health}, {@code /openapi.json}, paths
+     * outside the API). Closed by default under {@code /v1/} and {@code /api/}: a path there that no group names
+     * still needs a key (and no key limited to groups allows it), so a route added without a group here is never
+     * open by mistake.
+     */
     static String group(String path) {
         if (path.startsWith("/v1/executions") || path.startsWith("/v1/languages")) {
             return "executions";
@@ -68,8 +73,12 @@ final class RequestGuard {
         if (path.startsWith("/metrics")) {
             return "metrics";
         }
-        return null;
+        // the API's own namespaces are closed by default; anything else is not a route (404 for anyone)
+        return path.startsWith("/v1/") || path.startsWith("/api/") ? UNGROUPED : null;
     }
+
+    /** The group of API paths no group names: any unrestricted key may reach them (to get their 404). */
+    static final String UNGROUPED = "ungrouped";
 
     /** Whether the request carries a valid key, or needs none: who may see why a health check failed. */
     boolean trusted(Context ctx) {

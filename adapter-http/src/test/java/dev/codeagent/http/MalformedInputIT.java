@@ -75,7 +75,9 @@ class MalformedInputIT {
                 raw("unknown method", "BREW /v1/executions HTTP/1.0\r\n" + auth + "\r\n", new byte[0], 405, "method-not-allowed"),
                 raw("wrong method", "GET /v1/executions HTTP/1.0\r\n" + auth + "\r\n", new byte[0], 405, "method-not-allowed"),
                 raw("TRACE", "TRACE /v1/runs HTTP/1.0\r\n" + auth + "\r\n", new byte[0], 405, "method-not-allowed"),
-                raw("unknown route", "GET /v1/nothing-here HTTP/1.0\r\n\r\n", new byte[0], 404, "not-found"),
+                // the API's namespaces are closed by default: no key, no answer about what exists there
+                raw("unknown API route without a key", "GET /v1/nothing-here HTTP/1.0\r\n\r\n", new byte[0], 401, "unauthorized"),
+                raw("unknown API route", "GET /v1/nothing-here HTTP/1.0\r\n" + auth + "\r\n", new byte[0], 404, "not-found"),
                 raw("unknown top-level route", "GET /wp-admin.php HTTP/1.0\r\n\r\n", new byte[0], 404, "not-found"),
                 raw("encoded NUL in a run id", "GET /v1/runs/%00 HTTP/1.0\r\n" + auth + "\r\n", new byte[0], 400, "bad-request"),
                 raw("path traversal in a run id", "GET /v1/runs/..%2F..%2Fetc HTTP/1.0\r\n" + auth + "\r\n", new byte[0], 404,
