@@ -22,6 +22,8 @@ import org.slf4j.LoggerFactory;
 final class RequestGuard {
 
     static final String REQUEST_ID = "codeagent.requestId";
+    /** The name of the API key a request was authorized with; absent when auth is off. */
+    static final String KEY_NAME = "codeagent.keyName";
     private static final String STARTED = "codeagent.started";
     private static final Logger log = LoggerFactory.getLogger(RequestGuard.class);
     private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS");
@@ -133,6 +135,7 @@ final class RequestGuard {
         }
         int perMinute = key.get().rateLimitPerMinute() != null ? key.get().rateLimitPerMinute() : http.rateLimitPerMinute();
         limit("key:" + key.get().name(), perMinute);
+        ctx.attribute(KEY_NAME, key.get().name());
     }
 
     private void authFailed(String address) {

@@ -25,7 +25,8 @@ import java.util.regex.Pattern;
  * {@code POST /v1/sessions/{id}/cells} runs a cell, {@code …/interrupt} and {@code …/restart} do what they say,
  * {@code GET …/notebook} gives the cells run so far as a notebook, {@code DELETE /v1/sessions/{id}} ends it. Live
  * sessions are capped ({@value #MAX_SESSIONS}); the next is refused with 503. The id is the session's own,
- * unguessable; an ended session (idle, lifetime, its sandbox lost) answers 404 with why.
+ * unguessable; a session belongs to the API key that opened it (another key gets 404, as for an id that does not
+ * exist); an ended session (idle, lifetime, its sandbox lost) answers 404 with why.
  */
 final class SessionRoutes implements AutoCloseable {
 
@@ -40,7 +41,13 @@ final class SessionRoutes implements AutoCloseable {
     record CellBody(String code) {
     }
 
-    private record Live(Session session, Notebook notebook) {
+    private record Live(Session session, Notebook notebook, String owner) {
+    }
+
+    /** The key a request came with, or "" when auth is off (then every caller is the same one). */
+    private static String caller(Context ctx) {
+        String name = ctx.attribute(RequestGuard.KEY_NAME);
+        return name == null ? "" : name;
     }
 
     private final Sandbox sandbox;
@@ -85,7 +92,7 @@ final class SessionRoutes implements AutoCloseable {
             } catch (SandboxUnavailableException e) {
                 throw new ProblemException(Type.OVERLOADED, "cannot open a session: " + e.getMessage());
             }
-            sessions.put(s.id(), new Live(s, new Notebook()));
+            sessions.put(s.id(), new Live(s, new Notebook(), caller(ctx)));
             ctx.header("Location", "/v1/sessions/" + s.id());
             ObjectNode view = Views.MAPPER.createObjectNode();
             view.put("id", s.id());
@@ -98,7 +105,7 @@ final class SessionRoutes implements AutoCloseable {
     private Live live(Context ctx) {
         String id = ctx.pathParam("id");
         Live l = ID.matcher(id).matches() ? sessions.get(id) : null;
-        if (l == null) {
+        if (l == null || !l.owner().equals(caller(ctx))) {
             throw new ProblemException(Type.NOT_FOUND, "no session with that id");
         }
         if (l.session().endReason().isPresent()) {
@@ -155,8 +162,8 @@ final class SessionRoutes implements AutoCloseable {
 
     private void end(Context ctx) {
         String id = ctx.pathParam("id");
-        Live l = ID.matcher(id).matches() ? sessions.remove(id) : null;
-        if (l == null) {
+        Live l = ID.matcher(id).matches() ? sessions.get(id) : null;
+        if (l == null || !l.owner().equals(caller(ctx)) || !sessions.remove(id, l)) {
             throw new ProblemException(Type.NOT_FOUND, "no session with that id");
         }
         l.session().close();

@@ -83,6 +83,28 @@ class SessionsIT {
     }
 
     @Test
+    void aSessionBelongsToTheKeyThatOpenedIt() {
+        String other = "other-sessions-key-5555555555";
+        try (TestServer two = TestServer.builder().set("http.auth.keys", "admin:" + ApiKeys.sha256Hex(TestServer.ADMIN_KEY)
+                + ",other:" + ApiKeys.sha256Hex(other) + ":sessions").start()) {
+            HttpResponse<String> opened = two.post("/v1/sessions", TestServer.ADMIN_KEY, "{}");
+            assertThat(opened.statusCode()).as(opened.body()).isEqualTo(201);
+            String id = TestServer.json(opened).get("id").asText();
+            assertThat(two.post("/v1/sessions/" + id + "/cells", TestServer.ADMIN_KEY, "{\"code\": \"secret = 42\"}").statusCode())
+                    .isEqualTo(200);
+
+            // another key, even one allowed sessions, cannot use, read or end it: to it the id does not exist
+            assertThat(two.post("/v1/sessions/" + id + "/cells", other, "{\"code\": \"print(secret)\"}").statusCode()).isEqualTo(404);
+            assertThat(two.get("/v1/sessions/" + id + "/notebook", other).statusCode()).isEqualTo(404);
+            assertThat(two.post("/v1/sessions/" + id + "/restart", other, "").statusCode()).isEqualTo(404);
+            assertThat(two.delete("/v1/sessions/" + id, other).statusCode()).isEqualTo(404);
+
+            assertThat(two.get("/v1/sessions/" + id + "/notebook", TestServer.ADMIN_KEY).body()).contains("secret = 42");
+            assertThat(two.delete("/v1/sessions/" + id, TestServer.ADMIN_KEY).statusCode()).isEqualTo(204);
+        }
+    }
+
+    @Test
     void sessionsNeedAKeyOfTheirGroup() {
         assertThat(server.post("/v1/sessions", null, "{}").statusCode()).isEqualTo(401);
         assertThat(server.post("/v1/sessions", "not-a-key", "{}").statusCode()).isEqualTo(401);
