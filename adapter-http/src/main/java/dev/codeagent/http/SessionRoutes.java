@@ -102,12 +102,20 @@ final class SessionRoutes implements AutoCloseable {
         }
     }
 
-    private Live live(Context ctx) {
+    /** The caller's session named in the path; to any other caller it does not exist. */
+    private Live owned(Context ctx) {
         String id = ctx.pathParam("id");
         Live l = ID.matcher(id).matches() ? sessions.get(id) : null;
         if (l == null || !l.owner().equals(caller(ctx))) {
             throw new ProblemException(Type.NOT_FOUND, "no session with that id");
         }
+        return l;
+    }
+
+    /** The caller's session, which must still be live: an ended one is removed and answers with why. */
+    private Live live(Context ctx) {
+        Live l = owned(ctx);
+        String id = l.session().id();
         if (l.session().endReason().isPresent()) {
             sessions.remove(id);
             l.session().close();
@@ -161,9 +169,8 @@ final class SessionRoutes implements AutoCloseable {
     }
 
     private void end(Context ctx) {
-        String id = ctx.pathParam("id");
-        Live l = ID.matcher(id).matches() ? sessions.get(id) : null;
-        if (l == null || !l.owner().equals(caller(ctx)) || !sessions.remove(id, l)) {
+        Live l = owned(ctx);
+        if (!sessions.remove(l.session().id(), l)) {
             throw new ProblemException(Type.NOT_FOUND, "no session with that id");
         }
         l.session().close();

@@ -71,18 +71,31 @@ final class JudgeChannel {
         command.add(python.toString());
         command.addAll(args);
         try {
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-            if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                p.destroyForcibly();
-                org.slf4j.LoggerFactory.getLogger(JudgeChannel.class).warn(
-                        "process sandbox: cannot compile the judge's scripts (they run from source): {}", out);
-            }
+            runTool(command, 30);
         } catch (IOException e) {
             org.slf4j.LoggerFactory.getLogger(JudgeChannel.class).warn(
                     "process sandbox: cannot compile the judge's scripts (they run from source): {}", e.getMessage());
+        }
+    }
+
+    /**
+     * Runs a host tool to its end within {@code seconds}.
+     *
+     * @throws java.io.InterruptedIOException when the thread is interrupted (the tool is killed, the flag set again)
+     * @throws IOException with the tool's output when it could not start, failed or took too long
+     */
+    private static void runTool(List<String> command, long seconds) throws IOException {
+        Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+        try {
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (!p.waitFor(seconds, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                p.destroyForcibly();
+                throw new IOException(out);
+            }
         } catch (InterruptedException e) {
+            p.destroyForcibly();
             Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted");
         }
     }
 
@@ -97,20 +110,15 @@ final class JudgeChannel {
         Path dir = Files.createTempDirectory(workRoot, "codeagent-judge-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
-        Process p = new ProcessBuilder(MKFIFO.toString(), "-m", "0666", dir.resolve(TO_CANDIDATE).toString(),
-                dir.resolve(TO_JUDGE).toString()).redirectErrorStream(true).start();
         try {
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-            if (!p.waitFor(10, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                p.destroyForcibly();
-                Reaper.remove(dir, null);
-                throw new IOException("mkfifo failed: " + out);
-            }
-        } catch (InterruptedException e) {
-            p.destroyForcibly();
+            runTool(List.of(MKFIFO.toString(), "-m", "0666", dir.resolve(TO_CANDIDATE).toString(),
+                    dir.resolve(TO_JUDGE).toString()), 10);
+        } catch (java.io.InterruptedIOException e) {
             Reaper.remove(dir, null);
-            Thread.currentThread().interrupt();
             throw new IOException("interrupted while making the judge's channel");
+        } catch (IOException e) {
+            Reaper.remove(dir, null);
+            throw new IOException("mkfifo failed: " + e.getMessage());
         }
         return dir;
     }

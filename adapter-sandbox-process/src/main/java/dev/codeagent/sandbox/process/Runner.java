@@ -357,47 +357,22 @@ final class Runner {
     }
 
     private JudgeServer startServer(Path binary, Path scripts) {
-        long uid = uids.acquire();
-        RunGroup group = null;
         Path channels = null;
-        WorkDir dir = null;
         try {
-            group = newGroup(SERVER_LIMITS);
             channels = Files.createTempDirectory(workRoot, "codeagent-judges-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
             Files.setPosixFilePermissions(channels, PosixFilePermissions.fromString("rwx--x--x"));
-            dir = WorkDir.create(workRoot, new Program(Language.PYTHON, "", Map.of()), uid);
             List<String> argv = new ArrayList<>();
             argv.add(binary.toString());
             argv.addAll(JUDGE_FLAGS);
             argv.add(JudgeChannel.script(scripts, JudgeScripts.SERVER));
-            RunSpec spec = new RunSpec(uid, dir.path(), dir.files(), argv, plan.environment(dir.path()), SERVER_LIMITS, true,
-                    null, true, group, false).withBinds(List.of(new RunSpec.Bind(channels, JudgeChannel.SANDBOX_CHANNELS),
-                    new RunSpec.Bind(scripts, JudgeChannel.SANDBOX_LIB)));
-            ProcessBuilder pb = new ProcessBuilder(plan.command(spec)).directory(dir.path().toFile());
-            pb.environment().clear();
-            pb.environment().putAll(spec.env());
-            Process p = pb.start();
-            RunGroup g = group;
-            Path ch = channels;
-            Path d = dir.path();
-            return new JudgeServer(p, channels, threads, () -> {
-                boolean clean = g == null || g.killAll();
-                clean = killer.killAll(p, uid) && clean;
-                reaper.release(uid, clean);
-                Reaper.remove(ch, null);
-                Reaper.remove(d, null);
-                closeLater(g);
-            });
+            LongLived server = startLongLived(SERVER_LIMITS, true, argv, List.of(
+                    new RunSpec.Bind(channels, JudgeChannel.SANDBOX_CHANNELS), new RunSpec.Bind(scripts, JudgeChannel.SANDBOX_LIB)),
+                    channels);
+            return new JudgeServer(server.process(), channels, threads, server.release());
         } catch (IOException | RuntimeException e) {
             log.warn("process sandbox: cannot start a judge server (judging each job alone): {}", e.getMessage());
-            if (group != null) {
-                group.killAll();
-                closeLater(group);
-            }
             Reaper.remove(channels, null);
-            Reaper.remove(dir == null ? null : dir.path(), null);
-            reaper.release(uid, true);
             return null;
         }
     }
@@ -411,27 +386,68 @@ final class Runner {
         if (closed) {
             throw new SandboxUnavailableException("the process sandbox is closed");
         }
-        long uid = uids == null ? -1 : uids.acquire();
-        RunGroup group = null;
-        WorkDir dir = null;
+        LongLived bridge;
         try {
             Duration hour = Duration.ofHours(1);
             Duration cpu = limits.cpuBudget().compareTo(hour) > 0 ? hour : limits.cpuBudget();
             ResourceLimits rl = new ResourceLimits(hour, cpu, limits.memoryBytes(), limits.maxProcesses(),
                     limits.maxOutputBytesPerCell(), limits.diskBytes(), false);
-            group = newGroup(rl);
-            dir = WorkDir.create(workRoot, new Program(Language.PYTHON, "", Map.of()), uid);
             List<String> argv = List.of(python.toString(), "-I", "-c", dev.codeagent.application.session.BridgeSession.script());
             // no address-space limit: a kernel's threads reserve far more than they use; the group holds the memory
-            RunSpec spec = new RunSpec(uid, dir.path(), dir.files(), argv, plan.environment(dir.path()), rl, false, null, true,
-                    group, false);
+            bridge = startLongLived(rl, false, argv, List.of(), null);
+        } catch (IOException | RuntimeException e) {
+            throw new SandboxUnavailableException("could not start a session's sandbox: " + e.getMessage(), e);
+        }
+        SessionChannel channel = new SessionChannel(bridge.process(), threads, bridge.release());
+        RunGroup g = bridge.group();
+        if (g != null) {
+            // the CPU budget is the whole session's, over every process it ever ran: the group's figure, polled
+            long budget = limits.cpuBudget().toNanos();
+            Process p = bridge.process();
+            threads.submit(() -> {
+                while (!channel.destroyed() && p.isAlive()) {
+                    try {
+                        if (g.cpuNanos() > budget) {
+                            channel.ended("the session used its CPU budget of " + limits.cpuBudget().toSeconds() + "s");
+                            return;
+                        }
+                        Thread.sleep(100);
+                    } catch (InterruptedException | RuntimeException e) {
+                        return;
+                    }
+                }
+            });
+        }
+        return channel;
+    }
+
+    /** A sandbox that lives until {@link #release} runs: its process, its group (or null), and what ends it all. */
+    private record LongLived(Process process, RunGroup group, Runnable release) {
+    }
+
+    /**
+     * Starts {@code argv} unsupervised (bubblewrap is its init) in a sandbox that outlives any one request — a judge
+     * server, a session's kernel bridge: a pool uid, a control group with {@code limits}, an empty work directory,
+     * the tier's filter, {@code binds}. Its release kills the group and the uid's processes, sweeps the uid and
+     * removes the work directory and {@code alsoRemove}; a failure to start leaves nothing of it behind.
+     */
+    private LongLived startLongLived(ResourceLimits limits, boolean addressSpaceLimit, List<String> argv,
+            List<RunSpec.Bind> binds, Path alsoRemove) throws IOException {
+        long uid = uids == null ? -1 : uids.acquire();
+        RunGroup group = null;
+        WorkDir dir = null;
+        try {
+            group = newGroup(limits);
+            dir = WorkDir.create(workRoot, new Program(Language.PYTHON, "", Map.of()), uid);
+            RunSpec spec = new RunSpec(uid, dir.path(), dir.files(), argv, plan.environment(dir.path()), limits,
+                    addressSpaceLimit, null, true, group, false).withBinds(binds);
             ProcessBuilder pb = new ProcessBuilder(plan.command(spec)).directory(dir.path().toFile());
             pb.environment().clear();
             pb.environment().putAll(spec.env());
             Process p = pb.start();
             RunGroup g = group;
             Path d = dir.path();
-            SessionChannel channel = new SessionChannel(p, threads, () -> {
+            return new LongLived(p, g, () -> {
                 boolean clean = g == null || g.killAll();
                 clean = killer.killAll(p, uid) && clean;
                 p.destroyForcibly();
@@ -439,26 +455,9 @@ final class Runner {
                     reaper.release(uid, clean);
                 }
                 Reaper.remove(d, null);
+                Reaper.remove(alsoRemove, null);
                 closeLater(g);
             });
-            if (g != null) {
-                // the CPU budget is the whole session's, over every process it ever ran: the group's figure, polled
-                long budget = limits.cpuBudget().toNanos();
-                threads.submit(() -> {
-                    while (!channel.destroyed() && p.isAlive()) {
-                        try {
-                            if (g.cpuNanos() > budget) {
-                                channel.ended("the session used its CPU budget of " + limits.cpuBudget().toSeconds() + "s");
-                                return;
-                            }
-                            Thread.sleep(100);
-                        } catch (InterruptedException | RuntimeException e) {
-                            return;
-                        }
-                    }
-                });
-            }
-            return channel;
         } catch (IOException | RuntimeException e) {
             if (group != null) {
                 group.killAll();
@@ -468,7 +467,7 @@ final class Runner {
             if (uid >= 0) {
                 reaper.release(uid, true);
             }
-            throw new SandboxUnavailableException("could not start a session's sandbox: " + e.getMessage(), e);
+            throw e;
         }
     }
 

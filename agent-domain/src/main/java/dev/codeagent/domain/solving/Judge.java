@@ -209,13 +209,18 @@ public final class Judge {
                 innermost == null ? null : innermost.sourceLine(), frames);
     }
 
+    /** {@code signal 9 (SIGKILL)}, the name where it is a known one. */
+    private static String signal(int number) {
+        String name = SIGNALS.get(number);
+        return "signal " + number + (name == null ? "" : " (" + name + ")");
+    }
+
     private static String ended(Execution execution) {
         if (execution.exitCode() != null) {
             return "exited with status " + execution.exitCode();
         }
         if (execution.signal() != null) {
-            String name = SIGNALS.get(execution.signal());
-            return "was killed by signal " + execution.signal() + (name == null ? "" : " (" + name + ")");
+            return "was killed by " + signal(execution.signal());
         }
         return "ended: " + orElse(execution.detail(), execution.outcome().name());
     }
@@ -267,8 +272,7 @@ public final class Judge {
         if (execution.exitCode() != null) {
             how = "exited with status " + execution.exitCode();
         } else if (execution.signal() != null) {
-            String name = SIGNALS.get(execution.signal());
-            how = "killed by signal " + execution.signal() + (name == null ? "" : " (" + name + ")");
+            how = "killed by " + signal(execution.signal());
         } else {
             how = "failed";
         }
