@@ -27,39 +27,54 @@ final class ExecuteOnlyCopy {
     private ExecuteOnlyCopy() {
     }
 
+    /** The directory under a work root that holds the copies. */
+    static final String DIR = "codeagent-bin";
+
     /** The copy of {@code source} under {@code root}, made if missing; empty when it cannot be trusted or made. */
     static Optional<Path> of(Path source, Path root) {
         try {
-            Path dir = root.resolve("codeagent-bin");
-            try {
-                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
-            } catch (java.nio.file.FileAlreadyExistsException exists) {
-                // made earlier, by this or another JVM; trusted only if root's and closed to others, below
-            }
-            if (!ownedByRootAndClosed(dir, true)) {
+            Path dir = trustedDir(root);
+            if (dir == null) {
                 return Optional.empty();
             }
             Path real = source.toRealPath();
-            String name = real.getFileName() + "-" + Files.size(real) + "-" + Files.getLastModifiedTime(real).toMillis();
-            Path target = dir.resolve(name);
+            Path target = dir.resolve(real.getFileName() + "-" + Files.size(real) + "-" + Files.getLastModifiedTime(real).toMillis());
             if (!Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
                 Path tmp = Files.createTempFile(dir, ".copy-", ".tmp");
                 try {
                     Files.copy(real, tmp, StandardCopyOption.REPLACE_EXISTING);
-                    Files.setPosixFilePermissions(tmp, EXECUTE_ONLY);
-                    Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE);
+                    install(tmp, target);
                 } finally {
                     Files.deleteIfExists(tmp);
                 }
             }
-            PosixFileAttributes a = Files.readAttributes(target, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
-            if (!a.isRegularFile() || !a.permissions().equals(EXECUTE_ONLY) || !ownedByRootAndClosed(target, false)) {
-                return Optional.empty();
-            }
-            return Optional.of(target);
+            return trusted(target) ? Optional.of(target) : Optional.empty();
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
+    }
+
+    /** {@code root/}{@value #DIR}, made if missing (0711); null when it is not root's alone to write. */
+    static Path trustedDir(Path root) throws IOException {
+        Path dir = root.resolve(DIR);
+        try {
+            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+        } catch (java.nio.file.FileAlreadyExistsException exists) {
+            // made earlier, by this or another JVM; trusted only if root's and closed to others, below
+        }
+        return ownedByRootAndClosed(dir, true) ? dir : null;
+    }
+
+    /** Makes {@code file} (in the same directory) execute-only and moves it to {@code target} atomically. */
+    static void install(Path file, Path target) throws IOException {
+        Files.setPosixFilePermissions(file, EXECUTE_ONLY);
+        Files.move(file, target, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    /** Whether {@code target} is a regular, root-owned, execute-only file. */
+    static boolean trusted(Path target) throws IOException {
+        PosixFileAttributes a = Files.readAttributes(target, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        return a.isRegularFile() && a.permissions().equals(EXECUTE_ONLY) && ownedByRootAndClosed(target, false);
     }
 
     private static boolean ownedByRootAndClosed(Path p, boolean directory) throws IOException {

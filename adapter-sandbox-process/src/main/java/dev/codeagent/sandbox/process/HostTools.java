@@ -20,11 +20,17 @@ import java.util.Optional;
  * @param time GNU time (for CPU time and peak memory), or null
  * @param cgroups whether to look for control groups at all; false stands for a host that has none to give
  *     (no root, no delegation), so tests can see the tier say so on a host that has them
+ * @param cc the C compiler the in-sandbox supervisor is built with, or null
  */
-record HostTools(boolean root, Path bwrap, Path setpriv, Path prlimit, Path unshare, Path setsid, Path time, boolean cgroups) {
+record HostTools(boolean root, Path bwrap, Path setpriv, Path prlimit, Path unshare, Path setsid, Path time, boolean cgroups,
+        Path cc) {
 
     HostTools(boolean root, Path bwrap, Path setpriv, Path prlimit, Path unshare, Path setsid, Path time) {
         this(root, bwrap, setpriv, prlimit, unshare, setsid, time, true);
+    }
+
+    HostTools(boolean root, Path bwrap, Path setpriv, Path prlimit, Path unshare, Path setsid, Path time, boolean cgroups) {
+        this(root, bwrap, setpriv, prlimit, unshare, setsid, time, cgroups, compiler());
     }
 
     private static final List<String> SYSTEM_DIRS = List.of("/usr/bin", "/bin", "/usr/sbin", "/sbin", "/usr/local/bin");
@@ -35,23 +41,34 @@ record HostTools(boolean root, Path bwrap, Path setpriv, Path prlimit, Path unsh
     }
 
     HostTools withoutBwrap() {
-        return new HostTools(root, null, setpriv, prlimit, unshare, setsid, time, cgroups);
+        return new HostTools(root, null, setpriv, prlimit, unshare, setsid, time, cgroups, cc);
     }
 
     HostTools withoutUnshare() {
-        return new HostTools(root, bwrap, setpriv, prlimit, null, setsid, time, cgroups);
+        return new HostTools(root, bwrap, setpriv, prlimit, null, setsid, time, cgroups, cc);
     }
 
     HostTools withoutRoot() {
-        return new HostTools(false, bwrap, setpriv, prlimit, unshare, setsid, time, cgroups);
+        return new HostTools(false, bwrap, setpriv, prlimit, unshare, setsid, time, cgroups, cc);
     }
 
     HostTools withoutTime() {
-        return new HostTools(root, bwrap, setpriv, prlimit, unshare, setsid, null, cgroups);
+        return new HostTools(root, bwrap, setpriv, prlimit, unshare, setsid, null, cgroups, cc);
     }
 
     HostTools withoutCgroups() {
-        return new HostTools(root, bwrap, setpriv, prlimit, unshare, setsid, time, false);
+        return new HostTools(root, bwrap, setpriv, prlimit, unshare, setsid, time, false, cc);
+    }
+
+    /** Without a C compiler: the in-sandbox supervisor is then the Python one (see {@link Supervisor}). */
+    HostTools withoutCompiler() {
+        return new HostTools(root, bwrap, setpriv, prlimit, unshare, setsid, time, cgroups, null);
+    }
+
+    /** The host's C compiler ({@code cc}, else {@code gcc}), or null. */
+    private static Path compiler() {
+        Path cc = find("cc");
+        return cc != null ? cc : find("gcc");
     }
 
     static Path find(String name) {

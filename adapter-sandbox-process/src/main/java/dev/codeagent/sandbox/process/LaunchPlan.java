@@ -119,11 +119,6 @@ final class LaunchPlan {
         return a;
     }
 
-    /** The command of a pre-started sandbox's bootstrap (see {@link WarmPool}): no site module, to start fast. */
-    static List<String> bootstrapArgv(Path python) {
-        return List.of(python.toString(), "-S", "-c", WarmPool.BOOTSTRAP);
-    }
-
     /** The program's whole environment; {@code hostDir} is its work directory on the host (unused under bubblewrap). */
     Map<String, String> environment(Path hostDir) {
         String work = mode == Mode.BWRAP ? SANDBOX_WORK : hostDir.toString();

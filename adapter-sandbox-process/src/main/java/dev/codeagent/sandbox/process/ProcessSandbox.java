@@ -44,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * and uts namespaces, seeing only a read-only /usr, a fresh /proc (host-identifying files masked, see
  * {@link LaunchPlan#MASKED_PROC}), a minimal /dev and size-capped private tmpfs mounts for /work and /tmp,
  * under a seccomp filter ({@link SeccompPolicy}). Its first process inside is a supervisor
- * ({@code warm-bootstrap.py}), the namespace's init, which writes the program's files into the tmpfs (nothing
+ * ({@link Supervisor}), the namespace's init, which writes the program's files into the tmpfs (nothing
  * writable is on the host's disk), runs the program and reports its real wait status behind a nonce. Where
  * control groups can be had, every run has one ({@link RunGroups}), joined before anything of the run exists
  * ({@link LaunchWrapper}): memory (every process, shm, memfd and tmpfs page, swap off), processes, and CPU time
@@ -161,13 +161,14 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
             if (groups != null) {
                 features.addAll(List.of(IsolationFeature.CGROUP_MEMORY, IsolationFeature.CGROUP_CPU, IsolationFeature.CGROUP_PIDS));
             }
-            Path supervisor = plan.mode() == Mode.BWRAP ? interpreters.binary(Language.PYTHON).orElse(null) : null;
+            Supervisor supervisor = plan.mode() == Mode.BWRAP
+                    ? Supervisor.choose(tools.cc(), interpreters.binary(Language.PYTHON).orElse(null), workRoot) : null;
             if (supervisor != null) {
-                // the supervisor writes the files into the tmpfs and is the sandbox's init (see warm-bootstrap.py)
+                // the supervisor writes the files into the tmpfs and is the sandbox's init (see Supervisor)
                 features.add(IsolationFeature.TMPFS_ONLY);
                 features.add(IsolationFeature.INIT);
             } else {
-                why.add(plan.mode() == Mode.BWRAP ? "no Python for the in-sandbox supervisor"
+                why.add(plan.mode() == Mode.BWRAP ? "no C compiler or Python for the in-sandbox supervisor"
                         : "no bubblewrap: the program's files are on the host's disk and no supervisor is its init");
             }
             if (!chosen.features().contains(IsolationFeature.SECCOMP)) {

@@ -19,7 +19,7 @@ import java.util.Map;
  * @param prlimit whether the command sets the rlimits with prlimit (false when the sandbox's bootstrap
  *     sets them itself, see {@link WarmPool})
  * @param group the run's control group, joined by the launcher before anything of the run exists, or null
- * @param supervised whether {@code argv} is the in-sandbox supervisor ({@code warm-bootstrap.py}), which
+ * @param supervised whether {@code argv} is the in-sandbox supervisor ({@link Supervisor}), which
  *     becomes the sandbox's pid 1, receives the program's files on stdin and reports its wait status
  * @param binds host paths bound read-only into the sandbox (a judged run's channel FIFOs, which stay writable
  *     as FIFOs, and the judge's scripts); empty for a plain run
@@ -48,6 +48,13 @@ record RunSpec(long uid, Path hostDir, List<String> files, List<String> argv, Ma
     RunSpec withBinds(List<Bind> more) {
         return new RunSpec(uid, hostDir, files, argv, env, limits, addressSpaceLimit, rusageHost, prlimit, group,
                 supervised, more);
+    }
+
+    /** This spec with {@code more} bound besides its own binds (the supervisor's). */
+    RunSpec withMoreBinds(List<Bind> more) {
+        List<Bind> all = new java.util.ArrayList<>(binds);
+        all.addAll(more);
+        return withBinds(all);
     }
 
     /** A run without a control group or supervisor (the isolation probe, hosts without cgroups or Python). */

@@ -52,18 +52,13 @@ final class Runner {
     private final ExecutorService threads;
     private final Path workRoot;
     private final RunGroups groups;
-    private final Path supervisor;
+    private final Supervisor supervisor;
     private final Set<Run> active = ConcurrentHashMap.newKeySet();
     private final java.security.SecureRandom random = new java.security.SecureRandom();
     private volatile boolean closed;
 
     /** Processes of a run that are not the program's: the launcher-turned-bubblewrap and the supervisor (pid 1). */
     static final int INFRA_PROCESSES = 2;
-    /**
-     * Memory the group holds beyond the request's limit for the supervisor (a Python without site, measured
-     * at 9-10 MiB resident with ctypes loaded): the program gets its limit, tmpfs pages included.
-     */
-    static final long SUPERVISOR_MEMORY = 16 * ResourceLimits.MIB;
 
     Runner(LaunchPlan plan, UidPool uids, Reaper reaper, Killer killer, ExecutorService threads, Path workRoot) {
         this(plan, uids, reaper, killer, threads, workRoot, null, null);
@@ -71,12 +66,12 @@ final class Runner {
 
     /**
      * @param groups where each run's control group is made, or null where cgroups cannot be had
-     * @param supervisor the Python that runs the in-sandbox supervisor ({@code warm-bootstrap.py}) as the
+     * @param supervisor the in-sandbox supervisor ({@link Supervisor}) that runs as the
      *     sandbox's pid 1, or null (no bubblewrap, or no Python): runs then have their files bound in
      *     read-only from the host and their exit status is bubblewrap's
      */
     Runner(LaunchPlan plan, UidPool uids, Reaper reaper, Killer killer, ExecutorService threads, Path workRoot,
-            RunGroups groups, Path supervisor) {
+            RunGroups groups, Supervisor supervisor) {
         this.plan = plan;
         this.uids = uids;
         this.reaper = reaper;
@@ -94,7 +89,15 @@ final class Runner {
 
     private RunGroup newGroup(ResourceLimits limits) throws IOException {
         return groups == null ? null
-                : groups.create(limits.memoryBytes() + SUPERVISOR_MEMORY, limits.maxProcesses() + INFRA_PROCESSES);
+                : groups.create(limits.memoryBytes() + infraMemory(), limits.maxProcesses() + INFRA_PROCESSES);
+    }
+
+    /**
+     * Memory a run's group holds beyond the request's limit for what is not the program (the supervisor), so
+     * that the program gets its limit, tmpfs pages included.
+     */
+    private long infraMemory() {
+        return supervisor == null ? 16 * ResourceLimits.MIB : supervisor.memoryBytes();
     }
 
     private String nonce() {
@@ -115,8 +118,8 @@ final class Runner {
 
     private RunSpec supervisorSpec(long uid, ResourceLimits limits, RunGroup group) {
         Map<String, String> env = Map.of("PATH", "/usr/bin:/bin", "LANG", "C.UTF-8");
-        return new RunSpec(uid, workRoot, List.of(), LaunchPlan.bootstrapArgv(supervisor), env, limits, true, null, false,
-                group, true);
+        return new RunSpec(uid, workRoot, List.of(), supervisor.argv(), env, limits, true, null, false,
+                group, true, supervisor.binds());
     }
 
     /** Closes a run's group off the reply path: kill what is left, rmdir. */
@@ -238,7 +241,7 @@ final class Runner {
             judging = threads.submit(() -> run(jr, judgeResult));
 
             String nonce = nonce();
-            RunSpec spec = supervisorSpec(candidateUid, request.limits(), candidateGroup).withBinds(binds);
+            RunSpec spec = supervisorSpec(candidateUid, request.limits(), candidateGroup).withMoreBinds(binds);
             Launch launch = Launch.start(spec, plan.command(spec), threads);
             run(new Run(launch, candidateJob(request, binary, nonce, scripts), request, isolation, killer, candidateGroup, 0, nonce),
                     result);
@@ -288,7 +291,7 @@ final class Runner {
             verdict = server.submit(verdictNonce, judgeLimits.wallTime(), judgeLimits.memoryBytes(),
                     channel.getFileName().toString(), request.judging(), request.program().source());
             String nonce = nonce();
-            RunSpec spec = supervisorSpec(candidateUid, request.limits(), candidateGroup).withBinds(binds);
+            RunSpec spec = supervisorSpec(candidateUid, request.limits(), candidateGroup).withMoreBinds(binds);
             Launch launch = Launch.start(spec, plan.command(spec), threads);
             run(new Run(launch, candidateJob(request, binary, nonce, scripts), request, isolation, killer, candidateGroup, 0,
                     nonce), result);
@@ -582,7 +585,7 @@ final class Runner {
         if (pre.group() != null) {
             try {
                 ResourceLimits l = request.limits();
-                pre.group().limit(l.memoryBytes() + SUPERVISOR_MEMORY, l.maxProcesses() + INFRA_PROCESSES);
+                pre.group().limit(l.memoryBytes() + infraMemory(), l.maxProcesses() + INFRA_PROCESSES);
                 pre.group().resetPeak();
                 // what the supervisor used before the job is not the program's
                 cpuBase = pre.group().cpuNanos();

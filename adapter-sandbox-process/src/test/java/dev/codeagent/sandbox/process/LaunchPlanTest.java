@@ -52,8 +52,9 @@ class LaunchPlanTest {
         java.nio.file.Files.write(state.resolve(LaunchPlan.SECCOMP_FILE), new byte[8]);
         java.nio.file.Files.createFile(state.resolve(LaunchPlan.EMPTY_FILE));
         LaunchPlan plan = new LaunchPlan(Mode.BWRAP, ROOT, List.of(), null, state);
-        RunSpec s = new RunSpec(200_007, Path.of("/tmp"), List.of(), LaunchPlan.bootstrapArgv(Path.of("/usr/bin/python3")),
-                Map.of("PATH", "/usr/bin:/bin"), ResourceLimits.defaults(), true, null, false, null, true);
+        Supervisor supervisor = Supervisor.compiledAt(Path.of("/tmp/codeagent-bin/supervisor-1"));
+        RunSpec s = new RunSpec(200_007, Path.of("/tmp"), List.of(), supervisor.argv(),
+                Map.of("PATH", "/usr/bin:/bin"), ResourceLimits.defaults(), true, null, false, null, true, supervisor.binds());
         List<String> cmd = plan.command(s);
         // the wrapper opens the filter as fd 3 before setpriv; bubblewrap loads it and closes it
         assertThat(cmd.subList(0, 5)).containsExactly("/bin/sh", "-c", cmd.get(2), "codeagent-launch",
@@ -66,8 +67,10 @@ class LaunchPlanTest {
         }
         assertThat(LaunchPlan.MASKED_PROC).contains("/proc/cmdline");
         int sep = cmd.lastIndexOf("--");
-        assertThat(cmd.subList(sep + 1, cmd.size())).containsExactly(LaunchPlan.bootstrapArgv(Path.of("/usr/bin/python3"))
-                .toArray(String[]::new));
+        assertThat(cmd.subList(sep + 1, cmd.size())).containsExactly("/.supervisor");
+        // the execute-only binary is the one thing of the host bound in
+        assertThat(Collections.indexOfSubList(cmd, List.of("--ro-bind", "/tmp/codeagent-bin/supervisor-1", "/.supervisor")))
+                .isPositive();
         // outside bubblewrap there is nothing to load the filter: no wrapper without a group either
         assertThat(new LaunchPlan(Mode.PLAIN, ROOT, List.of(), null, state).command(spec(200_007, ResourceLimits.defaults(), true))
                 .get(0)).isEqualTo("/usr/bin/setpriv");

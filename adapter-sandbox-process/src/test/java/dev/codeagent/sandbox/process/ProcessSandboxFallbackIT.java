@@ -27,7 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The fallbacks for hosts without bubblewrap (unshare as root; rlimits and an own uid as root) still
- * run programs, enforce the limits and leave no survivor — what they do not isolate they report missing.
+ * run programs, enforce the limits and leave no survivor — what they do not isolate they report missing. A host
+ * without a C compiler keeps every guarantee: its in-sandbox supervisor is the Python build ({@link Supervisor}).
  */
 @Tag("slow")
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -35,7 +36,8 @@ class ProcessSandboxFallbackIT {
 
     static Stream<Arguments> fallbacks() {
         HostTools host = HostTools.detect();
-        return Stream.of(Arguments.of("unshare", host.withoutBwrap()), Arguments.of("plain", host.withoutBwrap().withoutUnshare()));
+        return Stream.of(Arguments.of("unshare", host.withoutBwrap()), Arguments.of("plain", host.withoutBwrap().withoutUnshare()),
+                Arguments.of("bwrap", host.withoutCompiler()));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -47,8 +49,19 @@ class ProcessSandboxFallbackIT {
         try (ProcessSandbox s = new ProcessSandbox(new ProcessSandboxConfig(null, null, null, root.toString()),
                 IsolationMode.BEST_EFFORT, tools)) {
             assertThat(s.mode().name().toLowerCase()).isEqualTo(name);
-            assertThat(s.isolation().missing()).contains(IsolationFeature.FS_VIEW);
             assertThat(s.isolation().features()).contains(IsolationFeature.RLIMITS, IsolationFeature.UNPRIVILEGED_UID);
+            if (name.equals("bwrap")) {
+                assumeThat(tools.bwrap()).as("bubblewrap").isNotNull();
+                assertThat(s.isolation().features()).contains(IsolationFeature.FS_VIEW, IsolationFeature.INIT,
+                        IsolationFeature.TMPFS_ONLY);
+                // the Python supervisor reports the real wait status as the compiled one does
+                Execution exit = s.execute(new ExecutionRequest(new Program(Language.PYTHON, "import os\nos._exit(137)"), "",
+                        ResourceLimits.defaults()));
+                assertThat(exit.exitCode()).as(exit.detail() + exit.stderr().text()).isEqualTo(137);
+                assertThat(exit.signal()).isNull();
+            } else {
+                assertThat(s.isolation().missing()).contains(IsolationFeature.FS_VIEW);
+            }
 
             Execution ok = s.execute(new ExecutionRequest(new Program(Language.PYTHON, "import sys\nprint(sys.stdin.read())"), "in",
                     ResourceLimits.defaults()));
