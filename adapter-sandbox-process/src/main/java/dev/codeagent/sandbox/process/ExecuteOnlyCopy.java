@@ -1,6 +1,14 @@
 package dev.codeagent.sandbox.process;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -22,6 +30,7 @@ import java.util.Set;
  */
 final class ExecuteOnlyCopy {
 
+    private static final Logger log = LoggerFactory.getLogger(ExecuteOnlyCopy.class);
     private static final Set<PosixFilePermission> EXECUTE_ONLY = PosixFilePermissions.fromString("--x--x--x");
 
     private ExecuteOnlyCopy() {
@@ -83,5 +92,75 @@ final class ExecuteOnlyCopy {
         Set<PosixFilePermission> perms = a.permissions();
         return owner == 0 && (directory ? a.isDirectory() : a.isRegularFile())
                 && !perms.contains(PosixFilePermission.GROUP_WRITE) && !perms.contains(PosixFilePermission.OTHERS_WRITE);
+    }
+
+    /**
+     * A C program shipped beside this class ({@code name}, e.g. {@code supervisor.c}), compiled by {@code cc} into
+     * {@code root/}{@value #DIR} once, execute-only, named for a hash of its source and compiler so that every
+     * sandbox and JVM on that root shares it and a changed source gets a new file; empty (with a warning) when
+     * it cannot be made or trusted.
+     */
+    static Optional<Path> compiled(Path cc, Path root, String name) {
+        byte[] source;
+        try (InputStream in = ExecuteOnlyCopy.class.getResourceAsStream(name)) {
+            if (in == null) {
+                throw new IllegalStateException(name + " is missing beside " + ExecuteOnlyCopy.class.getName());
+            }
+            source = in.readAllBytes();
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + name, e);
+        }
+        String program = name.substring(0, name.lastIndexOf('.'));
+        Path work = null;
+        try {
+            Path dir = trustedDir(root);
+            if (dir == null) {
+                log.warn("process sandbox: {} is not root's alone; not compiling {} there", root.resolve(DIR), name);
+                return Optional.empty();
+            }
+            Path target = dir.resolve(program + "-" + digest(source, cc.toRealPath().toString()));
+            if (!Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+                work = Files.createTempDirectory(dir, ".cc-", PosixFilePermissions.asFileAttribute(
+                        PosixFilePermissions.fromString("rwx------")));
+                Path src = work.resolve(name);
+                Path out = work.resolve(program);
+                Files.write(src, source);
+                Path said = work.resolve("cc.log");
+                Process p = new ProcessBuilder(cc.toString(), "-O2", "-o", out.toString(), src.toString())
+                        .redirectErrorStream(true).redirectOutput(said.toFile()).redirectInput(ProcessBuilder.Redirect.from(
+                                Path.of("/dev/null").toFile())).start();
+                if (!p.waitFor(60, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    log.warn("process sandbox: compiling {} with {} took over a minute", name, cc);
+                    return Optional.empty();
+                }
+                if (p.exitValue() != 0) {
+                    log.warn("process sandbox: {} could not compile {} (exit {}): {}", cc, name, p.exitValue(),
+                            new String(Files.readAllBytes(said), StandardCharsets.UTF_8).strip());
+                    return Optional.empty();
+                }
+                install(out, target);
+            }
+            return trusted(target) ? Optional.of(target) : Optional.empty();
+        } catch (IOException | RuntimeException e) {
+            log.warn("process sandbox: cannot compile {}: {}", name, e.toString());
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } finally {
+            Reaper.remove(work, null);
+        }
+    }
+
+    private static String digest(byte[] source, String compiler) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(source);
+            sha.update(compiler.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(sha.digest(), 0, 12);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }

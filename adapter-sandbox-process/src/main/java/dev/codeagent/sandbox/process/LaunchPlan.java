@@ -33,6 +33,8 @@ final class LaunchPlan {
     static final int OPEN_FILES = 256;
     static final String SECCOMP_FILE = "seccomp.bpf";
     static final String EMPTY_FILE = "empty";
+    /** The compiled {@code launch.c} in the state directory: joins the groups, opens the filter, drops the uid. */
+    static final String LAUNCH_FILE = "launch";
     /**
      * Host-identifying files of /proc that read as empty inside (as Docker masks them): the host's boot
      * arguments, its keys, timers and scheduler state. Only those this kernel has: a bind needs its target.
@@ -50,6 +52,7 @@ final class LaunchPlan {
     private final Path privateTime;
     private final Path seccomp;
     private final Path empty;
+    private final Path launcher;
 
     /**
      * @param extraReadOnly host directories besides /usr the interpreters need (their install prefixes)
@@ -73,7 +76,8 @@ final class LaunchPlan {
      * @param state the sandbox's own root-owned directory, or null: its {@value #SECCOMP_FILE} (the compiled
      *     {@link SeccompFilter}) is loaded by bubblewrap ({@code --seccomp 3}, the descriptor opened by
      *     {@link LaunchWrapper}); its empty file {@value #EMPTY_FILE} masks host files of /proc (a bind of
-     *     /dev/null cannot be read: bubblewrap's binds in a user namespace are nodev)
+     *     /dev/null cannot be read: bubblewrap's binds in a user namespace are nodev); its {@value #LAUNCH_FILE},
+     *     where there is one, is the compiled launcher that replaces the shell and setpriv of a run's start
      */
     LaunchPlan(Mode mode, HostTools tools, Collection<Path> extraReadOnly, Path privateTime, Path state) {
         this.mode = mode;
@@ -84,6 +88,8 @@ final class LaunchPlan {
                 ? state.resolve(SECCOMP_FILE) : null;
         this.empty = mode == Mode.BWRAP && state != null && Files.isRegularFile(state.resolve(EMPTY_FILE))
                 ? state.resolve(EMPTY_FILE) : null;
+        this.launcher = mode == Mode.BWRAP && state != null && Files.isRegularFile(state.resolve(LAUNCH_FILE))
+                ? state.resolve(LAUNCH_FILE) : null;
     }
 
     /** Whether runs of this plan are under the seccomp filter. */
@@ -175,18 +181,25 @@ final class LaunchPlan {
      * {@link LaunchWrapper}, which joins the group and opens the filter before anything of the run exists.
      */
     List<String> command(RunSpec s) {
-        List<String> cmd = launch(s);
+        List<Path> procs = s.group() == null ? List.of() : s.group().procsFiles();
+        if (launcher != null) {
+            // one program start where the shell and setpriv were two: it drops to the run's uid itself
+            return LaunchWrapper.compiled(launcher, seccomp, procs, s.uid(), launch(s, false));
+        }
+        List<String> cmd = launch(s, true);
         if (seccomp == null && s.group() == null) {
             return cmd;
         }
-        return LaunchWrapper.argv(seccomp, s.group() == null ? List.of() : s.group().procsFiles(), cmd);
+        return LaunchWrapper.argv(seccomp, procs, cmd);
     }
 
-    private List<String> launch(RunSpec s) {
+    private List<String> launch(RunSpec s, boolean dropUid) {
         List<String> cmd = new ArrayList<>();
         switch (mode) {
             case BWRAP:
-                setpriv(cmd, s);
+                if (dropUid) {
+                    setpriv(cmd, s);
+                }
                 bwrap(cmd, s);
                 inner(cmd, s, s.rusageHost() == null ? null : SANDBOX_RUSAGE);
                 break;

@@ -5,7 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The first process of a run: a POSIX shell, still root, that writes its own pid into the run's control
+ * The first process of a run: the compiled launcher ({@code launch.c}; {@link #compiled}) or, on a host without
+ * a C compiler, a POSIX shell, still root, that writes its own pid into the run's control
  * groups and opens the seccomp program as fd {@value #SECCOMP_FD}, then execs the rest of the launch
  * (setpriv, then {@code bwrap --seccomp 3 ...}). Doing it here rather than from Java after the start closes
  * the race in which the program forks or allocates before it is in its group: the pid joins before a single
@@ -46,6 +47,25 @@ final class LaunchWrapper {
         a.add(SCRIPT);
         a.add("codeagent-launch");
         a.add(seccomp == null ? "" : seccomp.toString());
+        for (Path p : procsFiles) {
+            a.add(p.toString());
+        }
+        a.add("--");
+        a.addAll(command);
+        return a;
+    }
+
+    /**
+     * The same start through the compiled launcher ({@code launch.c}), which also drops to {@code uid} as
+     * {@code setpriv --reuid --regid --clear-groups --no-new-privs} would: {@code command} has no setpriv.
+     *
+     * @param uid the run's uid, or -1 to stay root
+     */
+    static List<String> compiled(Path launcher, Path seccomp, List<Path> procsFiles, long uid, List<String> command) {
+        List<String> a = new ArrayList<>();
+        a.add(launcher.toString());
+        a.add(seccomp == null ? "" : seccomp.toString());
+        a.add(Long.toString(uid));
         for (Path p : procsFiles) {
             a.add(p.toString());
         }

@@ -150,7 +150,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
                         + "GNU time, which runs as its uid without its rlimits", tools.time(), workRoot);
             }
             List<String> why = new ArrayList<>();
-            this.state = tools.bwrap() != null ? stateDir(workRoot, why) : null;
+            this.state = tools.bwrap() != null ? stateDir(workRoot, tools.cc(), why) : null;
             HostProbe.Choice chosen = HostProbe.choose(mode, tools, interpreters, privateTime, uids, workRoot, state);
             this.plan = chosen.plan();
             Set<IsolationFeature> features = new LinkedHashSet<>(chosen.features());
@@ -207,7 +207,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
      * once per sandbox, 0.2 ms) and an empty file that masks host files of /proc. Null, with the reason in
      * {@code why}, when it cannot be made (the filter is then missing from {@code isolation}).
      */
-    private static Path stateDir(Path root, List<String> why) {
+    private static Path stateDir(Path root, Path cc, List<String> why) {
         Path dir = null;
         try {
             Files.createDirectories(root);
@@ -220,6 +220,18 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
                 filter.get().writeTo(dir.resolve(LaunchPlan.SECCOMP_FILE));
             } else {
                 why.add("no seccomp syscall table for " + System.getProperty("os.arch"));
+            }
+            if (cc != null) {
+                java.util.Optional<Path> launcher = ExecuteOnlyCopy.compiled(cc, root, "launch.c");
+                try {
+                    if (launcher.isPresent()) {
+                        // a link, not a copy: the state directory goes with the sandbox, the compiled file stays
+                        Files.createLink(dir.resolve(LaunchPlan.LAUNCH_FILE), launcher.get());
+                    }
+                } catch (IOException e) {
+                    log.warn("process sandbox: cannot use the compiled launcher (runs start through sh and setpriv): {}",
+                            e.toString());
+                }
             }
             return dir;
         } catch (IOException e) {

@@ -93,11 +93,13 @@ final class Runner {
     }
 
     /**
-     * Memory a run's group holds beyond the request's limit for what is not the program (the supervisor), so
-     * that the program gets its limit, tmpfs pages included.
+     * Memory a run's group holds beyond the request's limit, so that the program gets its limit, tmpfs pages
+     * included: the supervisor (the Python one was measured at 9-10 MiB resident with ctypes loaded, the C one
+     * needs well under 1) and headroom for the interpreter's file pages, without which a program filling its
+     * memory to the limit thrashes in page reclaim (see docs/security-model.md).
      */
-    private long infraMemory() {
-        return supervisor == null ? 16 * ResourceLimits.MIB : supervisor.memoryBytes();
+    private static long infraMemory() {
+        return 16 * ResourceLimits.MIB;
     }
 
     private String nonce() {

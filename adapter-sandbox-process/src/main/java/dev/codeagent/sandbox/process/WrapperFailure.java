@@ -14,7 +14,7 @@ final class WrapperFailure {
     static final String DETAIL = "the sandbox could not start the program: ";
 
     private static final Pattern WRAPPER_LINE = Pattern.compile(
-            "^(\\S*/)?(bwrap|setpriv|prlimit|unshare|setsid|time|sh|codeagent-boot): .*");
+            "^(\\S*/)?(bwrap|setpriv|prlimit|unshare|setsid|time|sh|codeagent-boot|codeagent-launch): .*");
 
     private WrapperFailure() {
     }

@@ -77,6 +77,20 @@ class LaunchPlanTest {
     }
 
     @Test
+    void withACompiledLauncherInTheStateDirectoryARunStartsThroughItAndHasNoShellOrSetpriv(
+            @org.junit.jupiter.api.io.TempDir Path state) throws java.io.IOException {
+        java.nio.file.Files.write(state.resolve(LaunchPlan.SECCOMP_FILE), new byte[8]);
+        java.nio.file.Files.write(state.resolve(LaunchPlan.LAUNCH_FILE), new byte[8]);
+        LaunchPlan plan = new LaunchPlan(Mode.BWRAP, ROOT, List.of(), null, state);
+        List<String> cmd = plan.command(spec(200_007, ResourceLimits.defaults(), true));
+        assertThat(cmd.subList(0, 4)).containsExactly(state.resolve(LaunchPlan.LAUNCH_FILE).toString(),
+                state.resolve(LaunchPlan.SECCOMP_FILE).toString(), "200007", "--");
+        assertThat(cmd.get(4)).isEqualTo("/usr/bin/bwrap");
+        assertThat(cmd).doesNotContain("/bin/sh", "/usr/bin/setpriv");
+        assertThat(Collections.indexOfSubList(cmd, List.of("--seccomp", "3"))).isPositive();
+    }
+
+    @Test
     void theSandboxInitRunsFromTheExecuteOnlyCopyOfTimeBoundIntoTheView() {
         Path copy = Path.of("/tmp/codeagent-bin/time-1-2");
         List<String> cmd = new LaunchPlan(Mode.BWRAP, ROOT, List.of(), copy).command(spec(200_007, ResourceLimits.defaults(), true));

@@ -36,7 +36,7 @@ class SupervisorTest {
         Path cc = HostTools.find("cc");
         org.junit.jupiter.api.Assumptions.assumeTrue(cc != null && "root".equals(System.getProperty("user.name")),
                 "needs root and a C compiler for the compiled supervisor");
-        Path binary = Supervisor.compiled(cc, binRoot).orElseThrow(() -> new AssertionError("the supervisor did not compile"));
+        Path binary = ExecuteOnlyCopy.compiled(cc, binRoot, "supervisor.c").orElseThrow(() -> new AssertionError("the supervisor did not compile"));
         return List.of(List.of(binary.toString()), Supervisor.python(Path.of(python())).argv());
     }
 

@@ -1,0 +1,96 @@
+/*
+ * The first process of a process-tier run (see LaunchWrapper.java), on the host, as root:
+ *
+ *   launch SECCOMP_FILE UID PROCS_FILE... -- COMMAND...
+ *
+ * It writes its own pid into each of the run's cgroup.procs files, so the run is in its control groups before
+ * a single instruction of the program exists and every descendant inherits them; opens SECCOMP_FILE ("" for
+ * none) as fd 3, which bubblewrap is told to load (--seccomp 3) and closes before the program starts; drops to
+ * UID (-1: stays) as setpriv --reuid=UID --regid=UID --clear-groups --no-new-privs would; and execs COMMAND.
+ * Any failure before the exec is "codeagent-launch: ..." and exit status 125: the program never ran.
+ *
+ * It replaces `sh -c` plus setpriv, two program starts per run, with one: this runs once per execution.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#define SETUP_FAILED 125
+#define SECCOMP_FD 3
+
+static void fail(const char *what, const char *arg) {
+    char line[1024];
+    int n = snprintf(line, sizeof line, "codeagent-launch: %s%s%s: %s\n", what, arg ? " " : "", arg ? arg : "",
+                     strerror(errno));
+    if (n > 0) {
+        (void) !write(2, line, (size_t) (n < (int) sizeof line ? n : (int) sizeof line - 1));
+    }
+    _exit(SETUP_FAILED);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 5) {
+        errno = EINVAL;
+        fail("usage: launch SECCOMP_FILE UID PROCS_FILE... -- COMMAND...", NULL);
+    }
+    const char *seccomp = argv[1];
+    char *end;
+    errno = 0;
+    long uid = strtol(argv[2], &end, 10);
+    if (*argv[2] == 0 || *end != 0 || errno != 0 || uid < -1 || uid > 0x7FFFFFFFL) {
+        errno = EINVAL;
+        fail("bad uid", argv[2]);
+    }
+    int i = 3;
+    char pid[24];
+    int pidlen = snprintf(pid, sizeof pid, "%d\n", (int) getpid());
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        int fd = open(argv[i], O_WRONLY | O_CLOEXEC);
+        if (fd < 0) {
+            fail("cannot open", argv[i]);
+        }
+        if (write(fd, pid, (size_t) pidlen) != pidlen) {
+            fail("cannot join", argv[i]);
+        }
+        close(fd);
+    }
+    if (i >= argc - 1) {
+        errno = EINVAL;
+        fail("no command after --", NULL);
+    }
+    if (*seccomp != 0) {
+        int fd = open(seccomp, O_RDONLY);
+        if (fd < 0) {
+            fail("cannot open", seccomp);
+        }
+        if (fd != SECCOMP_FD) {
+            if (dup2(fd, SECCOMP_FD) < 0) {
+                fail("cannot open the filter as fd 3:", seccomp);
+            }
+            close(fd);
+        }
+    }
+    if (uid >= 0) {
+        if (setgroups(0, NULL) != 0) {
+            fail("setgroups", NULL);
+        }
+        if (setresgid((gid_t) uid, (gid_t) uid, (gid_t) uid) != 0) {
+            fail("setresgid", argv[2]);
+        }
+        if (setresuid((uid_t) uid, (uid_t) uid, (uid_t) uid) != 0) {
+            fail("setresuid", argv[2]);
+        }
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
+            fail("prctl(PR_SET_NO_NEW_PRIVS)", NULL);
+        }
+    }
+    execv(argv[i + 1], argv + i + 1);
+    fail("cannot run", argv[i + 1]);
+    return SETUP_FAILED;
+}
