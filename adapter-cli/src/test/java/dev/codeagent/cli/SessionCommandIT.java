@@ -53,6 +53,69 @@ class SessionCommandIT {
     }
 
     @Test
+    void theNotebookReRunsUnderJupyterNbconvertWithTheSameOutputTypes() throws Exception {
+        Path nbconvert = Path.of("/usr/bin/jupyter-nbconvert");
+        // CI installs it (.ci/run); a developer machine without it skips
+        assumeTrue(Files.isExecutable(nbconvert) || "true".equals(System.getenv("CI")),
+                "needs Debian's jupyter-nbconvert");
+        Path cells = Files.writeString(dir.resolve("cells.py"), "import math\nr = 2\n# %%\nprint(round(math.pi * r ** 2, 3))\n"
+                + "# %%\nfrom IPython.display import HTML, display\ndisplay(HTML('<b>bold</b>'))\nr ** 10\n# %%\n1 / 0\n");
+        Path notebook = dir.resolve("out.ipynb");
+        CliRunner.Result r = new CliRunner(dir).run("session", "--sandbox", "process", "--notebook", notebook.toString(),
+                cells.toString());
+        assertThat(r.status()).as(r.toString()).isEqualTo(1);
+
+        // nbconvert runs the cells again in a kernel of its own (Debian's python3 kernelspec, /usr/bin/python3)
+        Process p = new ProcessBuilder(nbconvert.toString(), "--to", "notebook", "--execute", "--allow-errors",
+                "--ExecutePreprocessor.timeout=60", "--output", "rerun.ipynb", notebook.toString())
+                .directory(dir.toFile()).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(said).isZero();
+        ObjectMapper json = new ObjectMapper();
+        JsonNode ours = json.readTree(notebook.toFile());
+        JsonNode theirs = json.readTree(dir.resolve("rerun.ipynb").toFile());
+        assertThat(outputs(theirs)).isEqualTo(outputs(ours))
+                .containsExactly("", "stream:12.566\n", "display_data:text/html,text/plain|execute_result:text/plain",
+                        "error:ZeroDivisionError");
+    }
+
+    /** Per cell, its outputs' types and what identifies them (a stream's text, a bundle's MIME types, an error's name). */
+    private static java.util.List<String> outputs(JsonNode notebook) {
+        java.util.List<String> cells = new java.util.ArrayList<>();
+        for (JsonNode cell : notebook.get("cells")) {
+            java.util.List<String> outs = new java.util.ArrayList<>();
+            for (JsonNode o : cell.get("outputs")) {
+                String type = o.get("output_type").asText();
+                String what = switch (type) {
+                    case "stream" -> String.join("", text(o.get("text")));
+                    case "error" -> o.get("ename").asText();
+                    default -> String.join(",", new java.util.TreeSet<>(iterable(o.get("data").fieldNames())));
+                };
+                outs.add(type + ":" + what);
+            }
+            cells.add(String.join("|", outs));
+        }
+        return cells;
+    }
+
+    private static java.util.List<String> text(JsonNode t) {
+        if (t.isTextual()) {
+            return java.util.List.of(t.asText());
+        }
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        t.forEach(l -> lines.add(l.asText()));
+        return lines;
+    }
+
+    private static <T> java.util.List<T> iterable(java.util.Iterator<T> it) {
+        java.util.List<T> all = new java.util.ArrayList<>();
+        it.forEachRemaining(all::add);
+        return all;
+    }
+
+    @Test
     void aFileWithoutCellsIsAUsageError() throws IOException {
         Path cells = Files.writeString(dir.resolve("empty.py"), "# %%\n\n# %%\n");
         CliRunner.Result r = new CliRunner(dir).run("session", cells.toString());

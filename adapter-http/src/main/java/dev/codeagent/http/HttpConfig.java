@@ -35,6 +35,8 @@ import java.util.regex.Pattern;
  * @param maxEventStreams open event streams ({@code /v1/runs/{id}/events}) at once; more get 503
  * @param maxTimeout the longest wall time a request may ask for
  * @param maxMemory the most memory a request may ask for
+ * @param maxSessions sessions ({@code /v1/sessions}: a kernel and a sandbox each, for their whole life) live at
+ *     once; one more is refused with 503; 0 turns sessions off
  */
 public record HttpConfig(
         String host,
@@ -51,7 +53,8 @@ public record HttpConfig(
         int maxConcurrentRuns,
         int maxEventStreams,
         Duration maxTimeout,
-        ByteSize maxMemory) {
+        ByteSize maxMemory,
+        int maxSessions) {
 
     /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
     public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "sessions", "piston", "metrics");
@@ -77,6 +80,9 @@ public record HttpConfig(
             throw new IllegalArgumentException("http.maxHeaderBytes must be between 1k and 1m, was " + maxHeaderBytes);
         }
         positive("http.requestTimeout", requestTimeout);
+        if (maxSessions < 0) {
+            throw new IllegalArgumentException("http.maxSessions must not be negative (0 turns sessions off), was " + maxSessions);
+        }
         Objects.requireNonNull(shutdownGrace, "http.shutdownGrace");
         if (shutdownGrace.isNegative()) {
             throw new IllegalArgumentException("http.shutdownGrace must not be negative");
@@ -174,7 +180,7 @@ public record HttpConfig(
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 64, Duration.ofSeconds(60), 4, 64, Duration.ofSeconds(60),
-                ByteSize.ofMiB(1024));
+                ByteSize.ofMiB(1024), 4);
     }
 
     private static void positive(String key, int value) {

@@ -24,13 +24,12 @@ import java.util.regex.Pattern;
  * Sessions (a real kernel kept across cells, in a sandbox of its own): {@code POST /v1/sessions} opens one,
  * {@code POST /v1/sessions/{id}/cells} runs a cell, {@code …/interrupt} and {@code …/restart} do what they say,
  * {@code GET …/notebook} gives the cells run so far as a notebook, {@code DELETE /v1/sessions/{id}} ends it. Live
- * sessions are capped ({@value #MAX_SESSIONS}); the next is refused with 503. The id is the session's own,
+ * sessions are capped ({@code http.maxSessions}, default 4; 0 turns them off); the next is refused with 503. The id is the session's own,
  * unguessable; a session belongs to the API key that opened it (another key gets 404, as for an id that does not
  * exist); an ended session (idle, lifetime, its sandbox lost) answers 404 with why.
  */
 final class SessionRoutes implements AutoCloseable {
 
-    static final int MAX_SESSIONS = 4;
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,128}");
 
     /** Body of {@code POST /v1/sessions}: all optional. */
@@ -53,10 +52,12 @@ final class SessionRoutes implements AutoCloseable {
     private final Sandbox sandbox;
     private final JsonBodies bodies;
     private final Map<String, Live> sessions = new ConcurrentHashMap<>();
+    private final int maxSessions;
 
-    SessionRoutes(Sandbox sandbox, JsonBodies bodies) {
+    SessionRoutes(Sandbox sandbox, JsonBodies bodies, int maxSessions) {
         this.sandbox = sandbox;
         this.bodies = bodies;
+        this.maxSessions = maxSessions;
     }
 
     void register(Router router) {
@@ -78,13 +79,18 @@ final class SessionRoutes implements AutoCloseable {
                 throw ProblemException.invalid("cellTimeoutMs", e.getMessage());
             }
         }
+        if (maxSessions == 0) {
+            throw new ProblemException(Type.OVERLOADED, "sessions are turned off on this server (http.maxSessions is 0)");
+        }
         if (!(sandbox instanceof SessionSandbox tier)) {
             throw new ProblemException(Type.OVERLOADED, "sessions are not available on the " + sandbox.tier() + " tier");
         }
         synchronized (sessions) {
             sessions.values().removeIf(l -> l.session().endReason().isPresent());
-            if (sessions.size() >= MAX_SESSIONS) {
-                throw new ProblemException(Type.OVERLOADED, "at most " + MAX_SESSIONS + " sessions live at once; end one first");
+            if (sessions.size() >= maxSessions) {
+                throw new ProblemException(Type.OVERLOADED, "at most " + maxSessions + (maxSessions == 1 ? " session" : " sessions")
+                        + " live at once "
+                        + "(http.maxSessions); end one first");
             }
             Session s;
             try {

@@ -112,4 +112,24 @@ class SessionsIT {
         assertThat(forbidden.statusCode()).isEqualTo(403);
         assertThat(TestServer.json(forbidden).get("detail").asText()).contains("sessions");
     }
+
+    @Test
+    void theNumberOfLiveSessionsIsCappedByConfigAndAnEndedOneFreesItsPlace() {
+        try (TestServer one = TestServer.builder().set("http.maxSessions", "1").start()) {
+            HttpResponse<String> first = one.post("/v1/sessions", TestServer.ADMIN_KEY, "{}");
+            assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+            HttpResponse<String> second = one.post("/v1/sessions", TestServer.ADMIN_KEY, "{}");
+            assertThat(second.statusCode()).isEqualTo(503);
+            assertThat(TestServer.json(second).get("detail").asText()).contains("at most 1 session", "http.maxSessions");
+            assertThat(one.delete("/v1/sessions/" + TestServer.json(first).get("id").asText(), TestServer.ADMIN_KEY).statusCode())
+                    .isEqualTo(204);
+            HttpResponse<String> third = one.post("/v1/sessions", TestServer.ADMIN_KEY, "{}");
+            assertThat(third.statusCode()).as(third.body()).isEqualTo(201);
+        }
+        try (TestServer off = TestServer.builder().set("http.maxSessions", "0").start()) {
+            HttpResponse<String> refused = off.post("/v1/sessions", TestServer.ADMIN_KEY, "{}");
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(TestServer.json(refused).get("detail").asText()).contains("turned off", "http.maxSessions is 0");
+        }
+    }
 }

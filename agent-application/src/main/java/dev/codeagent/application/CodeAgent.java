@@ -13,6 +13,9 @@ import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.application.store.InMemoryRunLogProvider;
 import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.domain.session.Session;
+import dev.codeagent.domain.session.SessionLimits;
+import dev.codeagent.domain.session.SessionSandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.RunLog;
 import java.time.Clock;
@@ -164,6 +167,24 @@ public final class CodeAgent implements AutoCloseable {
      */
     public Sandbox sandbox() {
         return sandbox.get();
+    }
+
+    /**
+     * Opens a session (a real kernel kept across cells) in a sandbox of its own of the configured tier. The caller
+     * closes it; closing this agent closes the sandbox and with it every session still open.
+     *
+     * @throws UnsupportedOperationException when the configured tier hosts no sessions (the docker tier, so far):
+     *     the message names the tier and the one that does
+     * @throws dev.codeagent.domain.execution.SandboxUnavailableException when this host cannot run a kernel (no
+     *     ipykernel, or the isolation the tier needs)
+     */
+    public Session openSession(SessionLimits limits) {
+        Sandbox s = sandbox();
+        if (!(s instanceof SessionSandbox tier)) {
+            throw new UnsupportedOperationException("the " + s.tier() + " sandbox hosts no sessions yet; "
+                    + "set sandbox.kind: process for sessions");
+        }
+        return tier.open(limits);
     }
 
     /** Plain execution through the configured sandbox, built on first call. */

@@ -53,6 +53,15 @@ class CodeAgentTest {
     }
 
     @Test
+    void aTierWithoutSessionsSaysSoAndNamesTheOneThatHasThem() {
+        try (CodeAgent agent = scripted(CodeAgent.builder(config("sandbox: {kind: scripted}")).withoutDiscovery()).build()) {
+            assertThatThrownBy(() -> agent.openSession(dev.codeagent.domain.session.SessionLimits.defaults()))
+                    .isInstanceOf(UnsupportedOperationException.class)
+                    .hasMessage("the " + sandbox.tier() + " sandbox hosts no sessions yet; set sandbox.kind: process for sessions");
+        }
+    }
+
+    @Test
     void anUnknownSandboxKeyFailsAtStartListingTheKnownOnes() {
         assertThatThrownBy(() -> scripted(CodeAgent.builder(config("sandbox: {kind: dockr}")).withoutDiscovery()).build())
                 .isInstanceOf(ConfigException.class)

@@ -6,10 +6,14 @@ import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.domain.session.CellOutput;
+import dev.codeagent.domain.session.CellResult;
+import dev.codeagent.domain.session.CellStatus;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunStatus;
 import dev.codeagent.domain.solving.Task;
 import dev.codeagent.domain.solving.Verdict;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Proves the embedding front door with nothing but agent-application and the process adapter on the classpath. */
@@ -22,6 +26,17 @@ class EmbeddedAgentTest {
         assertThat(e.stdout().text()).isEqualTo("45\n");
         assertThat(e.stderr().text()).isEqualTo("err\n");
         assertThat(e.isolation().tier()).isEqualTo("process");
+    }
+
+    @Test
+    void anEmbeddedSessionKeepsStateBetweenCellsInTheConfiguredSandbox() throws Exception {
+        Process p = new ProcessBuilder("/usr/bin/python3", "-I", "-c", "import ipykernel, jupyter_client").start();
+        org.junit.jupiter.api.Assumptions.assumeTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS) && p.exitValue() == 0,
+                "needs /usr/bin/python3 with python3-ipykernel and python3-jupyter-client");
+        List<CellResult> results = EmbeddedAgent.session("process", "import math\nr = 2", "print(round(math.pi * r ** 2, 3))");
+        assertThat(results).extracting(CellResult::status).containsExactly(CellStatus.OK, CellStatus.OK);
+        assertThat(results.get(1).outputs()).singleElement().isInstanceOfSatisfying(CellOutput.Stream.class,
+                s -> assertThat(s.text()).isEqualTo("12.566\n"));
     }
 
     @Test
