@@ -6,12 +6,14 @@
 #   scripts/build-sandbox-image.sh [IMAGE]     (default: $CODEAGENT_SANDBOX_IMAGE or codeagent-sandbox:latest)
 #
 # Environment: CODEAGENT_SANDBOX_PYTHON  the interpreter to copy (default /usr/bin/python3.11)
+#              CODEAGENT_IMAGE_KERNEL    none: leave the session kernel out even when the host has ipykernel
 #              DOCKER                    the docker client (default: docker)
 # Idempotent: the root filesystem is built reproducibly and its digest is stored as a label, so a
 # second run with unchanged inputs leaves the existing image alone. Prints one line: image and size.
 # Elsewhere (with a registry) any image with python3 on its PATH works too, e.g. python:3.12-slim.
 set -euo pipefail
 
+here="$(cd "$(dirname "$(readlink -f "$0")")" && pwd)"
 image="${1:-${CODEAGENT_SANDBOX_IMAGE:-codeagent-sandbox:latest}}"
 python="${CODEAGENT_SANDBOX_PYTHON:-/usr/bin/python3.11}"
 docker="${DOCKER:-docker}"
@@ -62,11 +64,40 @@ done
 languages=python
 [ -e "$root/usr/bin/bash" ] && languages=python,bash
 
+# sessions: when the host's Python has Debian's ipykernel and jupyter_client (and matplotlib, for plots), the
+# image gets the packages a session's kernel imports (scripts/image/kernel-closure.py starts a real kernel and
+# lists them) from the host's dist-packages, their metadata, and matplotlib's data; without them the image has
+# no kernel and the docker tier says sessions are unavailable
+kernel=none
+site=/usr/lib/python3/dist-packages
+if [ "${CODEAGENT_IMAGE_KERNEL:-auto}" != none ] && [ -d "$site" ] \
+    && "$python" -c 'import ipykernel, jupyter_client' >/dev/null 2>&1; then
+  modules="$(cd "$work" && PYTHONDONTWRITEBYTECODE=1 "$python" "$here/image/kernel-closure.py" 2>"$work/kernel-closure.log")" \
+    || die "could not start a kernel on the host to find what a session needs: $(tail -3 "$work/kernel-closure.log")"
+  mkdir -p "$root$site"
+  entries=()
+  for m in $modules; do
+    for e in "$site/$m" "$site/$m.py" "$site/$m".*.so; do
+      [ -e "$e" ] && entries+=("$(basename "$e")")
+    done
+  done
+  for e in "$site"/*.dist-info "$site"/*.egg-info; do [ -e "$e" ] && entries+=("$(basename "$e")"); done
+  # -h: Debian links data files (matplotlib's fonts) into /usr/share; the image gets the files themselves
+  (cd "$site" && tar -chf - --exclude='__pycache__' "${entries[@]}") | (cd "$root$site" && tar -xf -)
+  if [ -d /usr/share/matplotlib ]; then
+    mkdir -p "$root/usr/share"
+    (cd /usr/share && tar -chf - matplotlib) | (cd "$root/usr/share" && tar -xf -)
+    [ -e /etc/matplotlibrc ] && cp -L /etc/matplotlibrc "$root/etc/matplotlibrc"
+  fi
+  kernel=ipykernel
+fi
+
 # every shared library the interpreter and its extension modules load, at the path the loader uses
 {
   ldd "$python"
   for t in "${tools[@]}"; do ldd "$t" 2>/dev/null || true; done
   find "$root$stdlib/lib-dynload" -name '*.so' -print0 | xargs -0 -r -n1 ldd 2>/dev/null
+  [ -d "$root$site" ] && find "$root$site" -name '*.so*' -type f -print0 | xargs -0 -r -n1 ldd 2>/dev/null
 } | awk '/=> \//{print $3} /^[[:space:]]*\/[^ ]*ld-linux/{print $1}' | sort -u | while read -r lib; do
   dest="$root$(readlink -f "$(dirname "$lib")")"
   mkdir -p "$dest"
@@ -86,6 +117,13 @@ root:x:0:
 nogroup:x:65534:
 GROUP
 
+# bytecode that stays valid in the image: the tarball below sets every mtime to 0, which would invalidate the
+# ordinary (timestamp) .pyc files, and the read-only root cannot take new ones, so every import would compile its
+# source again in every run (a session's kernel: seconds of CPU and tens of MiB more). Hash-based, unchecked .pyc
+# files are used as they are; their paths are the image's.
+"$python" -m compileall -q -f -j 0 --invalidation-mode unchecked-hash -s "$root" -p / \
+  "$root$stdlib" $([ -d "$root$site" ] && echo "$root$site") >/dev/null 2>&1 || true
+
 # nothing in the image grants privileges on exec or is writable by everyone: whatever the host's
 # files carried, setuid/setgid bits go, and the only world-writable places are the tmpfs mount points
 find "$root" -xdev -type f \( -perm -4000 -o -perm -2000 \) -exec chmod ug-s {} +
@@ -95,6 +133,10 @@ find "$root" -xdev -perm -0002 ! -type l ! -path "$root/tmp" ! -path "$root/work
 if command -v unshare >/dev/null 2>&1 && unshare --help 2>/dev/null | grep -q -- '--root'; then
   unshare --root="$root" /usr/bin/python3 -S -c 'import json, re, collections' \
     || die "the assembled root filesystem cannot run python3"
+  if [ "$kernel" = ipykernel ]; then
+    PYDEVD_DISABLE_FILE_VALIDATION=1 unshare --root="$root" /usr/bin/python3 -I -c 'import ipykernel.kernelapp, jupyter_client.manager, zmq' \
+      || die "the assembled root filesystem cannot import the kernel's packages"
+  fi
 fi
 
 tarball="$work/rootfs.tar"
@@ -113,6 +155,7 @@ if [ "$existing" != "$digest" ]; then
     --change "LABEL dev.codeagent.rootfs=$digest" \
     --change "LABEL dev.codeagent.python=$ver" \
     --change "LABEL dev.codeagent.languages=$languages" \
+    --change "LABEL dev.codeagent.kernel=$kernel" \
     --change 'CMD ["python3"]' \
     "$tarball" "$image" >/dev/null
   # the image this one replaced, if it was ours and nothing else uses it
@@ -120,4 +163,4 @@ if [ "$existing" != "$digest" ]; then
 fi
 
 size="$("$docker" image inspect --format '{{.Size}}' "$image")"
-echo "$image $(awk -v b="$size" 'BEGIN { printf "%.1f MiB", b / 1048576 }') (python $ver)"
+echo "$image $(awk -v b="$size" 'BEGIN { printf "%.1f MiB", b / 1048576 }') (python $ver, kernel: $kernel)"

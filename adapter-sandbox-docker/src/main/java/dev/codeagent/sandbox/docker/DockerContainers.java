@@ -117,6 +117,20 @@ final class DockerContainers {
             return limits;
         }
 
+        /**
+         * A session's container: {@code command} (the kernel bridge) is its init and runs as {@link #PROGRAM_UID}
+         * with no capability at all (nothing in it starts anything under another uid), its stdin open for the
+         * session's commands; otherwise the same container as a run's.
+         */
+        void applySessionTo(CreateContainerCmd cmd, List<String> command) {
+            applyTo(cmd);
+            cmd.getHostConfig().withCapAdd();
+            cmd.withUser(PROGRAM_UID + ":" + PROGRAM_UID)
+                    .withEntrypoint(command)
+                    .withEnv(List.of("PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=" + WORK_DIR,
+                            "PYDEVD_DISABLE_FILE_VALIDATION=1"));
+        }
+
         void applyTo(CreateContainerCmd cmd) {
             String tmpfsOptions = "rw,nosuid,nodev,size=" + tmpfsBytes + ",mode=1777";
             Map<String, String> tmpfs = new LinkedHashMap<>();

@@ -173,11 +173,25 @@ final class DockerEngine implements AutoCloseable {
 
     /** Attaches to stdout/stderr, writes {@code stdin} to the container and streams frames to the callback. */
     <C extends ResultCallback<Frame>> C attach(String id, byte[] stdin, C callback) {
+        return attach(id, new ByteArrayInputStream(stdin), callback);
+    }
+
+    /** Creates a session's container (see {@link DockerContainers.Spec#applySessionTo}). */
+    String createSession(DockerContainers.Spec spec, List<String> command) {
+        return call("create container", () -> {
+            CreateContainerCmd cmd = control.createContainerCmd(spec.image());
+            spec.applySessionTo(cmd, command);
+            return cmd.exec().getId();
+        });
+    }
+
+    /** Attaches to stdout/stderr and streams {@code stdin} to the container for as long as it gives bytes. */
+    <C extends ResultCallback<Frame>> C attach(String id, java.io.InputStream stdin, C callback) {
         return call("attach", () -> stream.attachContainerCmd(id)
                 .withStdOut(true)
                 .withStdErr(true)
                 .withFollowStream(true)
-                .withStdIn(new ByteArrayInputStream(stdin))
+                .withStdIn(stdin)
                 .exec(callback));
     }
 

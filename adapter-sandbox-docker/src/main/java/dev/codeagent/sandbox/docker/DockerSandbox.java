@@ -20,6 +20,10 @@ import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import dev.codeagent.domain.execution.UnsupportedLanguageException;
+import dev.codeagent.application.session.BridgeSession;
+import dev.codeagent.domain.session.Session;
+import dev.codeagent.domain.session.SessionLimits;
+import dev.codeagent.domain.session.SessionSandbox;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -50,7 +54,7 @@ import org.slf4j.LoggerFactory;
  * {@link Outcome#SANDBOX_ERROR}, runs while it is down fail fast, and the tier recovers by itself
  * when it returns.
  */
-public final class DockerSandbox implements Sandbox {
+public final class DockerSandbox implements Sandbox, SessionSandbox {
 
     private static final Logger log = LoggerFactory.getLogger(DockerSandbox.class);
     private static final OutcomeClassifier CLASSIFIER = new OutcomeClassifier();
@@ -86,6 +90,9 @@ public final class DockerSandbox implements Sandbox {
     private final boolean gvisor;
     private final boolean seccomp;
     private final Set<Language> languages;
+    /** Whether the image has a session kernel (label {@value #LABEL_KERNEL} is ipykernel; see build-sandbox-image.sh). */
+    private final boolean kernel;
+    private final Set<DockerSessionChannel> sessions = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final ContainerKeeper keeper;
     private volatile boolean closed;
 
@@ -116,6 +123,7 @@ public final class DockerSandbox implements Sandbox {
                     + " and set sandbox.docker.image)");
         }
         this.languages = languagesOf(imageLabels.get());
+        this.kernel = "ipykernel".equals(imageLabels.get().get(LABEL_KERNEL));
         this.runtime = config.runtime();
         this.gvisor = config.gvisor();
         Optional<List<String>> runtimeArgs = runtimeArgs(info.getRawValues(), runtime);
@@ -489,13 +497,96 @@ public final class DockerSandbox implements Sandbox {
         return Duration.ofNanos(System.nanoTime() - t0);
     }
 
-    /** Removes every container this sandbox made (pooled, in use, awaiting removal); runs in flight end. */
+    /** The image label that says whether the image has a kernel for sessions. */
+    static final String LABEL_KERNEL = "dev.codeagent.kernel";
+    private static final java.security.SecureRandom SESSION_IDS = new java.security.SecureRandom();
+
+    /**
+     * Opens a session in a container of its own: the kernel bridge is its init, as uid 65534 with no capability,
+     * no network, a read-only root and size-capped tmpfs /work and /tmp, under the tier's seccomp profile (and
+     * gVisor when configured); the container's memory, process and CPU limits are the session's for its whole
+     * life, its CPU budget read from the container's group. Closing the session removes the container.
+     *
+     * @throws SandboxUnavailableException when the image has no kernel (built without ipykernel), the engine
+     *     fails, or the kernel does not start
+     */
+    @Override
+    public Session open(SessionLimits limits) {
+        Objects.requireNonNull(limits, "limits");
+        if (closed) {
+            throw new SandboxUnavailableException("the docker sandbox is closed");
+        }
+        if (!kernel) {
+            throw new SandboxUnavailableException("the sandbox image " + image + " has no kernel for sessions; rebuild it "
+                    + "with scripts/build-sandbox-image.sh on a host with python3-ipykernel and python3-jupyter-client");
+        }
+        DockerContainers.Spec spec = new DockerContainers.Spec(image, limits.memoryBytes(), limits.maxProcesses(), cpus,
+                limits.diskBytes(), labels, DockerContainers.DEFAULT_IDLE, null, true).on(runtime, seccomp);
+        String id;
+        try {
+            id = engine.createSession(spec, List.of("/usr/bin/python3", "-I", "-c", BridgeSession.script()));
+        } catch (EngineFailure e) {
+            throw new SandboxUnavailableException("could not create a session's container: " + e.getMessage(), e);
+        }
+        String container = id;
+        DockerSessionChannel[] self = new DockerSessionChannel[1];
+        DockerSessionChannel channel = new DockerSessionChannel(() -> {
+            sessions.remove(self[0]);
+            try {
+                engine.remove(container);
+            } catch (RuntimeException e) {
+                log.warn("docker sandbox: could not remove session container {}: {}", container, e.getMessage());
+            }
+        });
+        self[0] = channel;
+        sessions.add(channel);
+        try {
+            // attached before it starts: nothing the bridge says is missed
+            engine.attach(id, channel.containerStdin(), channel);
+            engine.start(id);
+        } catch (RuntimeException e) {
+            channel.destroy();
+            throw new SandboxUnavailableException("could not start a session's container: " + e.getMessage(), e);
+        }
+        watchCpu(channel, GroupCpu.of(id, engine), limits);
+        byte[] sid = new byte[16];
+        SESSION_IDS.nextBytes(sid);
+        // a kernel that does not start destroys the channel, and with it the container
+        return BridgeSession.start("s-" + java.util.HexFormat.of().formatHex(sid), limits, channel);
+    }
+
+    /** The session's CPU budget over every process it ever ran: the container's group, polled. */
+    private static void watchCpu(DockerSessionChannel channel, GroupCpu meter, SessionLimits limits) {
+        long budget = limits.cpuBudget().toNanos();
+        Thread t = new Thread(() -> {
+            while (!channel.destroyed()) {
+                long used = meter.nanos();
+                if (used > budget) {
+                    channel.ended("the session used its CPU budget of " + limits.cpuBudget().toSeconds() + "s");
+                    return;
+                }
+                try {
+                    Thread.sleep(Math.max(100, meter.poll().toMillis()));
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "docker-session-cpu");
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /** Removes every container this sandbox made (pooled, in use, awaiting removal, sessions'); runs in flight end. */
     @Override
     public void close() {
         if (closed) {
             return;
         }
         closed = true;
+        for (DockerSessionChannel s : List.copyOf(sessions)) {
+            s.destroy();
+        }
+        sessions.clear();
         keeper.close();
         engine.close();
     }

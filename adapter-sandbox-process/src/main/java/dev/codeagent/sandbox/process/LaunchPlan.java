@@ -30,6 +30,13 @@ final class LaunchPlan {
     private static final List<String> SYSTEM_ENTRIES = List.of("/bin", "/sbin", "/lib", "/lib64", "/lib32", "/libx32");
     private static final List<String> NETWORK_FILES = List.of("/etc/resolv.conf", "/etc/hosts", "/etc/nsswitch.conf",
             "/etc/gai.conf", "/etc/ssl", "/etc/ca-certificates");
+    /**
+     * What of /etc the view shows: files Debian's packages in /usr link to, without which those links dangle —
+     * the alternatives (/usr/lib/x86_64-linux-gnu/libblas.so.3, which numpy loads, and /usr/bin/awk point through
+     * /etc/alternatives back into /usr) and matplotlib's defaults (mpl-data/matplotlibrc is a link to
+     * /etc/matplotlibrc). Links and package defaults, no host secrets; bound only where the host has them.
+     */
+    static final List<String> ETC_OF_USR = List.of("/etc/alternatives", "/etc/matplotlibrc");
     static final int OPEN_FILES = 256;
     static final String SECCOMP_FILE = "seccomp.bpf";
     static final String EMPTY_FILE = "empty";
@@ -382,7 +389,8 @@ final class LaunchPlan {
 
     /**
      * A read-only view of the system: /usr, the top-level links into it (or the directories themselves on
-     * hosts without a merged /usr), and any interpreter prefix outside /usr. No /etc, /home, /root, /var.
+     * hosts without a merged /usr), {@link #ETC_OF_USR}, and any interpreter prefix outside /usr. No other /etc, no
+     * /home, /root, /var.
      */
     private static List<String> systemView(Collection<Path> extraReadOnly) {
         List<String> a = new ArrayList<>();
@@ -404,6 +412,11 @@ final class LaunchPlan {
                 a.add(entry);
                 a.add(entry);
             }
+        }
+        for (String f : ETC_OF_USR) {
+            a.add("--ro-bind-try");
+            a.add(f);
+            a.add(f);
         }
         for (Path extra : extraReadOnly) {
             if (!extra.startsWith("/usr")) {

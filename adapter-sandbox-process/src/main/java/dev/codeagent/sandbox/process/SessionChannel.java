@@ -1,10 +1,10 @@
 package dev.codeagent.sandbox.process;
 
 import dev.codeagent.application.session.BridgeSession;
+import dev.codeagent.application.session.StderrTail;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 
 /**
@@ -15,12 +15,9 @@ import java.util.concurrent.ExecutorService;
  */
 final class SessionChannel implements BridgeSession.Channel {
 
-    private static final int TAIL = 4096;
-
     private final Process process;
     private final Runnable release;
-    private final byte[] tail = new byte[TAIL];
-    private int tailLength;
+    private final StderrTail tail = new StderrTail();
     private boolean destroyed;
     private String endedBy;
 
@@ -42,7 +39,7 @@ final class SessionChannel implements BridgeSession.Channel {
 
     @Override
     public synchronized String diagnostics() {
-        String err = new String(tail, 0, tailLength, StandardCharsets.UTF_8);
+        String err = tail.text();
         return endedBy == null ? err : endedBy + (err.isEmpty() ? "" : "\n" + err);
     }
 
@@ -75,17 +72,7 @@ final class SessionChannel implements BridgeSession.Channel {
         try (InputStream err = process.getErrorStream()) {
             int n;
             while ((n = err.read(buf)) > 0) {
-                synchronized (this) {
-                    if (n >= TAIL) {
-                        System.arraycopy(buf, n - TAIL, tail, 0, TAIL);
-                        tailLength = TAIL;
-                    } else {
-                        int keep = Math.min(tailLength, TAIL - n);
-                        System.arraycopy(tail, tailLength - keep, tail, 0, keep);
-                        System.arraycopy(buf, 0, tail, keep, n);
-                        tailLength = keep + n;
-                    }
-                }
+                tail.accept(buf, 0, n);
             }
         } catch (IOException e) {
             // the bridge has ended
