@@ -17,7 +17,6 @@ import base64
 import ctypes
 import json
 import os
-import select
 import signal
 import sys
 import tempfile
@@ -179,6 +178,14 @@ class Bridge:
         reply = None
         idle = False
         next_alive_check = 0.0
+        # wait on the kernel's sockets and our stdin at once, instead of polling them in turn every few ms
+        import zmq
+        poller = zmq.Poller()
+        for channel in (self.kc.iopub_channel, self.kc.shell_channel, self.kc.stdin_channel):
+            poller.register(channel.socket, zmq.POLLIN)
+        if not self.eof:
+            poller.register(in_fd, zmq.POLLIN)
+        ready = {}
         while reply is None or not idle:
             now = time.monotonic()
             if now >= deadline:
@@ -199,12 +206,16 @@ class Bridge:
                     return {"type": "result", "id": cid, "status": "kernel_died", "execution_count": 0,
                             "state_lost": True, "outputs": out.items,
                             "message": "the kernel died while running the cell (killed, or out of memory)"}
-            r = [] if self.eof else [in_fd] if buf[0] else select.select([in_fd], [], [], 0)[0]
+            if not buf[0]:
+                wait = min(deadline, next_alive_check) - time.monotonic()
+                ready = dict(poller.poll(max(0, int(wait * 1000)) + 1))
+            r = [] if self.eof else [in_fd] if buf[0] or ready.get(in_fd) else []
             if r:
                 line = read_line(in_fd, buf)
                 if line is None:
                     # the JVM closed our stdin: finish this cell, then shut down
                     self.eof = True
+                    poller.unregister(in_fd)
                     self.pending.append(b'{"op":"shutdown"}')
                     continue
                 try:
@@ -216,13 +227,11 @@ class Bridge:
                     self.km.interrupt_kernel()
                 else:
                     self.pending.append(line)
-            got = False
             while True:
                 try:
                     msg = self.kc.get_iopub_msg(timeout=0)
                 except Exception:
                     break
-                got = True
                 if msg["parent_header"].get("msg_id") != msg_id:
                     continue
                 kind = msg["msg_type"]
@@ -235,11 +244,10 @@ class Bridge:
                 smsg = self.kc.get_stdin_msg(timeout=0)
                 if smsg["msg_type"] == "input_request":
                     self.kc.input("\x04")  # ipykernel raises EOFError in the cell: EOF, not a hang
-                got = True
             except Exception:
                 pass
             try:
-                shell = self.kc.get_shell_msg(timeout=0 if got else 0.02)
+                shell = self.kc.get_shell_msg(timeout=0)
                 if shell["parent_header"].get("msg_id") == msg_id and shell["msg_type"] == "execute_reply":
                     reply = shell["content"]
             except Exception:
