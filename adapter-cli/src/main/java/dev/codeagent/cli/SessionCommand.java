@@ -8,9 +8,9 @@ import dev.codeagent.domain.session.Cell;
 import dev.codeagent.domain.session.CellOutput;
 import dev.codeagent.domain.session.CellResult;
 import dev.codeagent.domain.session.CellStatus;
+import dev.codeagent.domain.session.MimeBundle;
 import dev.codeagent.domain.session.Session;
 import dev.codeagent.domain.session.SessionLimits;
-import dev.codeagent.domain.session.SessionSandbox;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -31,23 +31,27 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code codeagent session FILE}: runs a file of cells in one session (a real kernel in the sandbox, state kept
- * from cell to cell) and prints what each gave; {@code --notebook} also writes them as a Jupyter notebook.
+ * from cell to cell) and prints what each gave; {@code --notebook} also writes them as a Jupyter notebook. Without
+ * FILE it is a REPL: cells are typed (or piped) in, each ending at a blank line, and run as they come; images are
+ * saved to files in {@code --images} and named in the output.
  */
 @Command(name = "session",
-        description = {"Run a file of Python cells in one sandboxed kernel session, state kept across cells.",
-            "Cells are separated by lines starting with '# %%' (the percent format of Jupytext, VS Code and Spyder)."},
+        description = {"Run Python cells in one sandboxed kernel session, state kept across cells.",
+            "With FILE: cells are separated by lines starting with '# %%' (the percent format of Jupytext, VS Code and",
+            "Spyder). Without FILE: a REPL; type a cell, end it with a blank line; Ctrl-D ends the session."},
         usageHelpAutoWidth = true,
         footerHeading = "%nExit status:%n",
         footer = {
             "  0    every cell ran without an error",
             "  1    a cell raised, timed out, or the kernel died (the cells after it still run)",
             "  2    bad usage or input",
-            "  125  the sandbox cannot host sessions here (the docker tier cannot yet; the process tier needs",
-            "       Debian's python3-ipykernel)",
+            "  125  the sandbox cannot host sessions here (the process tier needs Debian's python3-ipykernel; the",
+            "       docker image needs the kernel, see scripts/build-sandbox-image.sh)",
             "",
             "Examples:",
             "  codeagent session analysis.py",
-            "  codeagent session --notebook out.ipynb --cell-timeout 60s analysis.py"})
+            "  codeagent session --notebook out.ipynb --cell-timeout 60s analysis.py",
+            "  codeagent session --images plots/"})
 final class SessionCommand implements Callable<Integer> {
 
     private static final Pattern CELL_MARKER = Pattern.compile("(?m)^# ?%%.*(?:\\n|$)");
@@ -58,8 +62,13 @@ final class SessionCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "FILE|-", description = "The cells; - reads them from standard input.")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "FILE|-",
+            description = "The cells; - reads them from standard input. Without it: a REPL.")
     String file;
+
+    @Option(names = "--images", paramLabel = "DIR", description = "Where images the cells display are saved "
+            + "(cell-N-K.png, .svg), named in the output (default: the current directory; only in the REPL unless given).")
+    Path images;
 
     @Option(names = "--notebook", paramLabel = "FILE", description = "Also write the cells and their outputs as a Jupyter notebook (nbformat 4.5).")
     Path notebook;
@@ -71,10 +80,21 @@ final class SessionCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         CodeAgentConfig config = cli.config(Map.of());
-        Inputs.Text source = Inputs.read(file, cli.context(), "cells", Cell.MAX_SOURCE_CHARS * 4L, null);
-        List<String> cells = split(source.text());
-        if (cells.isEmpty()) {
-            throw new UsageException(source.name() + ": no cells (nothing but blank lines and '# %%' markers)");
+        java.util.Iterator<String> cells;
+        boolean repl = file == null;
+        if (repl) {
+            cells = new ReplCells(cli.context().stdin(), spec.commandLine().getOut(), cli.context().interactive());
+        } else {
+            Inputs.Text source = Inputs.read(file, cli.context(), "cells", Cell.MAX_SOURCE_CHARS * 4L, null);
+            List<String> all = split(source.text());
+            if (all.isEmpty()) {
+                throw new UsageException(source.name() + ": no cells (nothing but blank lines and '# %%' markers)");
+            }
+            cells = all.iterator();
+        }
+        Path imageDir = images != null ? cli.context().cwd().resolve(images) : repl ? cli.context().cwd() : null;
+        if (imageDir != null && !Files.isDirectory(imageDir)) {
+            throw new UsageException("--images: " + images + " is not a directory");
         }
         SessionLimits limits = SessionLimits.defaults();
         if (cellTimeout != null) {
@@ -87,19 +107,14 @@ final class SessionCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Notebook book = new Notebook();
         boolean failed = false;
-        try (CodeAgent agent = cli.agent(config)) {
-            if (!(agent.sandbox() instanceof SessionSandbox sessions)) {
-                throw new SandboxUnavailableException("the " + agent.sandbox().tier() + " tier cannot host sessions yet; "
-                        + "use --sandbox process");
-            }
-            try (Session session = sessions.open(limits)) {
-                for (int i = 0; i < cells.size(); i++) {
-                    Cell cell = new Cell(cells.get(i));
-                    CellResult r = session.execute(cell);
-                    book.add(cell, r);
-                    show(out, i + 1, r);
-                    failed |= r.status() != CellStatus.OK;
-                }
+        try (CodeAgent agent = cli.agent(config); Session session = open(agent, limits)) {
+            for (int n = 1; cells.hasNext(); n++) {
+                Cell cell = new Cell(cells.next());
+                CellResult r = session.execute(cell);
+                book.add(cell, r);
+                show(out, n, r, imageDir);
+                out.flush();
+                failed |= r.status() != CellStatus.OK;
             }
         }
         if (notebook != null) {
@@ -133,15 +148,120 @@ final class SessionCommand implements Callable<Integer> {
         return cells;
     }
 
-    private static void show(PrintWriter out, int n, CellResult r) {
+    private static Session open(CodeAgent agent, SessionLimits limits) {
+        try {
+            return agent.openSession(limits);
+        } catch (UnsupportedOperationException e) {
+            throw new SandboxUnavailableException(e.getMessage());
+        }
+    }
+
+    private static void show(PrintWriter out, int n, CellResult r, Path imageDir) {
         out.println("── cell " + n + ": " + r.status() + (r.stateLost() ? " (state lost)" : "")
                 + (r.message() == null || r.message().isBlank() ? "" : " - " + r.message()));
+        int image = 0;
         for (CellOutput o : r.outputs()) {
             String text = o instanceof CellOutput.Error e ? e.name() + ": " + e.value() : o.standIn();
+            if (imageDir != null && (o instanceof CellOutput.DisplayData || o instanceof CellOutput.ExecuteResult)) {
+                MimeBundle data = o instanceof CellOutput.DisplayData d ? d.data() : ((CellOutput.ExecuteResult) o).data();
+                Path saved = save(imageDir, n, ++image, data);
+                if (saved != null) {
+                    text = text.stripTrailing() + " -> " + saved + "\n";
+                }
+            }
             out.print(text);
             if (!text.endsWith("\n")) {
                 out.println();
             }
+        }
+    }
+
+    /** Saves a bundle's image (PNG, else SVG) as {@code cell-N-K.png}; null when it has none or it cannot be written. */
+    private static Path save(Path dir, int cell, int k, MimeBundle data) {
+        String png = data.data().get(MimeBundle.IMAGE_PNG);
+        String svg = data.data().get("image/svg+xml");
+        if (png == null && svg == null) {
+            return null;
+        }
+        Path target = dir.resolve("cell-" + cell + "-" + k + (png != null ? ".png" : ".svg"));
+        try {
+            if (png != null) {
+                Files.write(target, java.util.Base64.getMimeDecoder().decode(png));
+            } else {
+                Files.writeString(target, svg, StandardCharsets.UTF_8);
+            }
+            return target;
+        } catch (IOException | IllegalArgumentException e) {
+            return null;
+        }
+    }
+
+    /**
+     * The REPL's cells: lines read until a blank line (or a {@code # %%} line) ends a cell; the end of the input
+     * ends the last one. On a terminal, prompts as IPython does.
+     */
+    static final class ReplCells implements java.util.Iterator<String> {
+        private final java.io.BufferedReader in;
+        private final PrintWriter out;
+        private final boolean prompt;
+        private String next;
+        private int count = 1;
+        private boolean done;
+
+        ReplCells(java.io.InputStream in, PrintWriter out, boolean prompt) {
+            this.in = new java.io.BufferedReader(new java.io.InputStreamReader(in, StandardCharsets.UTF_8));
+            this.out = out;
+            this.prompt = prompt;
+        }
+
+        @Override
+        public boolean hasNext() {
+            if (next == null && !done) {
+                next = read();
+            }
+            return next != null;
+        }
+
+        @Override
+        public String next() {
+            if (!hasNext()) {
+                throw new java.util.NoSuchElementException();
+            }
+            String cell = next;
+            next = null;
+            count++;
+            return cell;
+        }
+
+        private String read() {
+            StringBuilder cell = new StringBuilder();
+            try {
+                while (true) {
+                    if (prompt) {
+                        out.print(cell.length() == 0 ? "In [" + count + "]: " : "   ...: ");
+                        out.flush();
+                    }
+                    String line = in.readLine();
+                    if (line == null) {
+                        done = true;
+                        break;
+                    }
+                    if (line.isBlank() || CELL_MARKER.matcher(line).lookingAt()) {
+                        if (cell.length() > 0) {
+                            break;
+                        }
+                        continue;
+                    }
+                    if (cell.length() + line.length() > Cell.MAX_SOURCE_CHARS) {
+                        throw new UsageException("a cell is longer than " + Cell.MAX_SOURCE_CHARS + " characters");
+                    }
+                    cell.append(line).append('\n');
+                }
+            } catch (IOException e) {
+                done = true;
+            }
+            String text = cell.toString().stripTrailing();
+            return text.isEmpty() ? null : text;
         }
     }
 }

@@ -116,6 +116,24 @@ class SessionCommandIT {
     }
 
     @Test
+    void withoutAFileItIsAReplThatRunsEachCellAsItComesAndSavesImagesByName() throws IOException {
+        boolean plots = python("import matplotlib, matplotlib_inline") == 0;
+        Path images = Files.createDirectory(dir.resolve("images"));
+        String cells = "x = 6\n\ndef f(y):\n    return x * y\n\nprint(f(7))\n# %%\n1 / 0\n\n"
+                + (plots ? "import matplotlib.pyplot as plt\nplt.plot([1, 2, 3])\nplt.show()\n" : "");
+        CliRunner.Result r = new CliRunner(dir).runWithStdin(cells, "session", "--sandbox", "process", "--images",
+                images.toString());
+        assertThat(r.status()).as(r.toString()).isEqualTo(1);
+        assertThat(r.out()).as(r.toString()).contains("── cell 1: OK\n", "── cell 3: OK\n42\n",
+                "── cell 4: ERROR\nZeroDivisionError: division by zero\n");
+        if (plots) {
+            Path png = images.resolve("cell-5-1.png");
+            assertThat(r.out()).contains("── cell 5: OK\n", "-> " + png);
+            assertThat(Files.readAllBytes(png)).startsWith(0x89, 'P', 'N', 'G');
+        }
+    }
+
+    @Test
     void aFileWithoutCellsIsAUsageError() throws IOException {
         Path cells = Files.writeString(dir.resolve("empty.py"), "# %%\n\n# %%\n");
         CliRunner.Result r = new CliRunner(dir).run("session", cells.toString());
