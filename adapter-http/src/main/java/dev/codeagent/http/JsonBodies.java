@@ -99,6 +99,15 @@ final class JsonBodies {
 
     /** The body as text: at most the cap, valid UTF-8, not empty. */
     String text(Context ctx) {
+        byte[] bytes = bytes(ctx);
+        if (bytes.length == 0) {
+            throw new ProblemException(Type.MALFORMED_JSON, "the request body is empty; expected a JSON object");
+        }
+        return decodeUtf8(bytes);
+    }
+
+    /** The raw body (a file's bytes), with the same cap and deadline as a JSON body; may be empty. */
+    byte[] bytes(Context ctx) {
         long declared = ctx.req().getContentLengthLong();
         if (declared > maxBytes) {
             throw tooLarge(declared + " bytes");
@@ -119,10 +128,7 @@ final class JsonBodies {
         if (bytes.length > maxBytes) {
             throw tooLarge("more than " + maxBytes + " bytes");
         }
-        if (bytes.length == 0) {
-            throw new ProblemException(Type.MALFORMED_JSON, "the request body is empty; expected a JSON object");
-        }
-        return decodeUtf8(bytes);
+        return bytes;
     }
 
     /**

@@ -48,7 +48,8 @@ final class Router {
     }
 
     void route(HandlerType method, String path, Handler handler) {
-        routes.add(method.name() + " " + path);
+        // as the API description writes it: a Javalin <param> (one that may hold slashes) is an OpenAPI {param}
+        routes.add(method.name() + " " + path.replaceAll("<([^>]+)>", "{$1}"));
         app.addHttpHandler(method, path, ctx -> {
             ctx.attribute(ROUTE, path);
             handler.handle(ctx);

@@ -10,6 +10,8 @@ import dev.codeagent.domain.session.CellOutput;
 import dev.codeagent.domain.session.CellResult;
 import dev.codeagent.domain.session.Session;
 import dev.codeagent.domain.session.SessionEndedException;
+import dev.codeagent.domain.session.SessionFileException;
+import dev.codeagent.domain.session.SessionFiles;
 import dev.codeagent.domain.session.SessionLimits;
 import dev.codeagent.domain.session.SessionSandbox;
 import dev.codeagent.http.ProblemException.Type;
@@ -66,6 +68,8 @@ final class SessionRoutes implements AutoCloseable {
         router.route(HandlerType.POST, "/v1/sessions/{id}/interrupt", this::interrupt);
         router.route(HandlerType.POST, "/v1/sessions/{id}/restart", this::restart);
         router.route(HandlerType.GET, "/v1/sessions/{id}/notebook", this::notebook);
+        router.route(HandlerType.PUT, "/v1/sessions/{id}/files/<path>", this::putFile);
+        router.route(HandlerType.GET, "/v1/sessions/{id}/files/<path>", this::getFile);
         router.route(HandlerType.DELETE, "/v1/sessions/{id}", this::end);
     }
 
@@ -167,6 +171,57 @@ final class SessionRoutes implements AutoCloseable {
             throw new ProblemException(Type.CONFLICT, e.getMessage());
         }
         ctx.status(204);
+    }
+
+    /** The body, as it is, becomes the file (at most {@link SessionFiles#MAX_BYTES} and {@code http.maxBodyBytes}). */
+    private void putFile(Context ctx) {
+        String path = filePath(ctx);
+        byte[] content = bodies.bytes(ctx);
+        Live l = live(ctx);
+        fileCall(l, true, () -> {
+            l.session().writeFile(path, content);
+            return null;
+        });
+        ctx.status(204);
+    }
+
+    private void getFile(Context ctx) {
+        String path = filePath(ctx);
+        Live l = live(ctx);
+        byte[] content = fileCall(l, false, () -> l.session().readFile(path, SessionFiles.MAX_BYTES));
+        ctx.status(200).contentType("application/octet-stream").result(content);
+    }
+
+    private static String filePath(Context ctx) {
+        String path = ctx.pathParam("path");
+        try {
+            return SessionFiles.requireRelative(path);
+        } catch (SessionFileException e) {
+            throw ProblemException.invalid("path", e.getMessage());
+        }
+    }
+
+    /** @param upload whether the file came with the request (too large is then 413, else 409: the file is the problem) */
+    private <T> T fileCall(Live l, boolean upload, java.util.function.Supplier<T> call) {
+        try {
+            return call.get();
+        } catch (SessionFileException e) {
+            switch (e.reason()) {
+                case INVALID:
+                    throw ProblemException.invalid("path", e.getMessage());
+                case NOT_FOUND:
+                    throw new ProblemException(Type.NOT_FOUND, e.getMessage());
+                case TOO_LARGE:
+                    throw new ProblemException(upload ? Type.BODY_TOO_LARGE : Type.CONFLICT, e.getMessage());
+                default:
+                    throw new ProblemException(Type.INTERNAL, e.getMessage());
+            }
+        } catch (SessionEndedException e) {
+            sessions.remove(l.session().id());
+            throw new ProblemException(Type.NOT_FOUND, e.getMessage());
+        } catch (IllegalStateException e) {
+            throw new ProblemException(Type.CONFLICT, e.getMessage());
+        }
     }
 
     private void notebook(Context ctx) {

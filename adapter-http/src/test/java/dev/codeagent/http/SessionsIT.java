@@ -132,4 +132,46 @@ class SessionsIT {
             assertThat(TestServer.json(refused).get("detail").asText()).contains("turned off", "http.maxSessions is 0");
         }
     }
+
+    @Test
+    void filesGoInAndComeOutOfTheSessionsWorkingDirectoryAndNoLinkLeadsOutOfIt() throws Exception {
+        HttpResponse<String> opened = server.post("/v1/sessions", TestServer.ADMIN_KEY, "{}");
+        assertThat(opened.statusCode()).as(opened.body()).isEqualTo(201);
+        String id = TestServer.json(opened).get("id").asText();
+        try {
+            String base = server.base.resolve("/v1/sessions/" + id + "/files/").toString();
+            java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+            HttpResponse<String> put = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "data/in.csv"))
+                    .header("Authorization", "Bearer " + TestServer.ADMIN_KEY)
+                    .PUT(java.net.http.HttpRequest.BodyPublishers.ofString("a,b\n1,2\n3,4\n")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertThat(put.statusCode()).as(put.body()).isEqualTo(204);
+            assertThat(cell(id, "import csv\nrows = list(csv.DictReader(open('data/in.csv')))\n"
+                    + "open('out.bin', 'wb').write(bytes(range(256)))\nsum(int(r['b']) for r in rows)")
+                    .get("outputs").get(0).get("data").get("text/plain").asText()).isEqualTo("6");
+            HttpResponse<byte[]> got = client.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(base + "out.bin"))
+                    .header("Authorization", "Bearer " + TestServer.ADMIN_KEY).GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+            assertThat(got.statusCode()).isEqualTo(200);
+            assertThat(got.headers().firstValue("Content-Type")).hasValue("application/octet-stream");
+            byte[] all = new byte[256];
+            for (int i = 0; i < 256; i++) {
+                all[i] = (byte) i;
+            }
+            assertThat(got.body()).isEqualTo(all);
+
+            assertThat(server.get("/v1/sessions/" + id + "/files/missing.txt", TestServer.ADMIN_KEY).statusCode()).isEqualTo(404);
+            HttpResponse<String> empty = server.get("/v1/sessions/" + id + "/files/a//b", TestServer.ADMIN_KEY);
+            assertThat(empty.statusCode()).as(empty.body()).isIn(400, 404);
+            // a cell plants links to files outside the working directory: the files endpoint does not follow them
+            cell(id, "import os\nos.symlink('/proc/self/environ', 'env')\nos.makedirs('d', exist_ok=True)\n"
+                    + "os.symlink('/', 'd/root')");
+            HttpResponse<String> link = server.get("/v1/sessions/" + id + "/files/env", TestServer.ADMIN_KEY);
+            assertThat(link.statusCode()).as(link.body()).isEqualTo(400);
+            assertThat(TestServer.json(link).get("detail").asText()).contains("symbolic link");
+            assertThat(server.get("/v1/sessions/" + id + "/files/d/root/etc/hostname", TestServer.ADMIN_KEY).statusCode())
+                    .isEqualTo(400);
+        } finally {
+            server.delete("/v1/sessions/" + id, TestServer.ADMIN_KEY);
+        }
+    }
 }

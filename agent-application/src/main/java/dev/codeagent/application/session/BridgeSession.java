@@ -11,6 +11,8 @@ import dev.codeagent.domain.session.CellStatus;
 import dev.codeagent.domain.session.MimeBundle;
 import dev.codeagent.domain.session.Session;
 import dev.codeagent.domain.session.SessionEndedException;
+import dev.codeagent.domain.session.SessionFileException;
+import dev.codeagent.domain.session.SessionFiles;
 import dev.codeagent.domain.session.SessionLimits;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -99,8 +101,9 @@ public final class BridgeSession implements Session {
         byte[] n = new byte[16];
         RANDOM.nextBytes(n);
         this.nonce = HexFormat.of().formatHex(n).getBytes(StandardCharsets.US_ASCII);
-        // a result frame holds at most a cell's capped outputs, JSON-escaped (up to 6 bytes per byte), plus headroom
-        this.maxFrameBytes = 6 * limits.maxOutputBytesPerCell() + 1024 * 1024;
+        // a result frame holds at most a cell's capped outputs, JSON-escaped (up to 6 bytes per byte), plus headroom;
+        // a file frame at most a file's bytes in base64
+        this.maxFrameBytes = Math.max(6 * limits.maxOutputBytesPerCell() + 1024 * 1024, SessionFiles.MAX_BYTES / 3 * 4 + 64 * 1024);
     }
 
     /**
@@ -227,6 +230,64 @@ public final class BridgeSession implements Session {
                 throw new SessionEndedException(endReason.get());
             }
             restarts.incrementAndGet();
+        } finally {
+            lastActivity.set(System.nanoTime());
+            busy.set(false);
+        }
+    }
+
+    @Override
+    public void writeFile(String path, byte[] content) {
+        SessionFiles.requireRelative(path);
+        Objects.requireNonNull(content, "content");
+        if (content.length > SessionFiles.MAX_BYTES) {
+            throw new SessionFileException(SessionFileException.Reason.TOO_LARGE, path + ": " + content.length
+                    + " bytes; a session's file may have at most " + SessionFiles.MAX_BYTES);
+        }
+        fileOp(JSON.createObjectNode().put("op", "write_file").put("path", path)
+                .put("data", java.util.Base64.getEncoder().encodeToString(content)), path);
+    }
+
+    @Override
+    public byte[] readFile(String path, long maxBytes) {
+        SessionFiles.requireRelative(path);
+        long max = Math.min(Math.max(0, maxBytes), SessionFiles.MAX_BYTES);
+        JsonNode f = fileOp(JSON.createObjectNode().put("op", "read_file").put("path", path).put("max", max), path);
+        try {
+            return java.util.Base64.getDecoder().decode(f.path("data").asText(""));
+        } catch (IllegalArgumentException e) {
+            end("the session's bridge sent a malformed file (" + e.getMessage() + ") and was killed");
+            throw new SessionEndedException(endReason.get());
+        }
+    }
+
+    /** Sends a file command, waits for its answer; an answer with an error becomes a {@link SessionFileException}. */
+    private JsonNode fileOp(ObjectNode command, String path) {
+        requireLive();
+        if (!busy.compareAndSet(false, true)) {
+            throw new IllegalStateException("a cell of session " + id + " is running: files wait until it ends");
+        }
+        try {
+            long fid = nextId.incrementAndGet();
+            send(command.put("id", fid));
+            JsonNode f = await(r -> "file".equals(r.path("type").asText()) && r.path("id").asLong() == fid, START);
+            if (f == null) {
+                end("the session's sandbox stopped answering and was killed");
+            }
+            if (f == null || f == ENDED) {
+                throw new SessionEndedException("session " + id + " has ended: " + endReason.get());
+            }
+            String error = f.path("error").asText("");
+            if (!error.isEmpty()) {
+                SessionFileException.Reason reason = switch (error) {
+                    case "invalid" -> SessionFileException.Reason.INVALID;
+                    case "not_found" -> SessionFileException.Reason.NOT_FOUND;
+                    case "too_large" -> SessionFileException.Reason.TOO_LARGE;
+                    default -> SessionFileException.Reason.FAILED;
+                };
+                throw new SessionFileException(reason, path + ": " + f.path("message").asText(error));
+            }
+            return f;
         } finally {
             lastActivity.set(System.nanoTime());
             busy.set(false);

@@ -18,6 +18,7 @@ import ctypes
 import json
 import os
 import signal
+import stat
 import sys
 import tempfile
 import time
@@ -157,6 +158,8 @@ class Bridge:
             elif op == "restart":
                 self.restart()
                 self.send({"type": "restarted", "id": cmd.get("id")})
+            elif op in ("write_file", "read_file"):
+                self.send(dict(file_op(op, cmd), type="file", id=cmd.get("id")))
             elif op == "interrupt":
                 pass  # no cell runs: nothing to interrupt
             elif op == "shutdown":
@@ -351,6 +354,74 @@ class Outputs:
 
     def force_error(self, reply):
         self.add_error(reply)
+
+
+def file_op(op, cmd):
+    # a file of the working directory, where the cells run: the path was checked by the JVM; here no part of it may
+    # be a symbolic link (a cell could plant one to make the bridge read or write elsewhere), nor leave the directory
+    path = cmd.get("path") or ""
+    parts = path.split("/")
+    if path.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        return {"error": "invalid", "message": "not a relative path"}
+    root = os.getcwd()
+    flags = os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        dfd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | flags)
+        try:
+            for d in parts[:-1]:
+                if op == "write_file":
+                    try:
+                        os.mkdir(d, 0o755, dir_fd=dfd)
+                    except FileExistsError:
+                        pass
+                if stat.S_ISLNK(os.stat(d, dir_fd=dfd, follow_symlinks=False).st_mode):
+                    return {"error": "invalid", "message": "a symbolic link is in the way"}
+                # O_NOFOLLOW still holds if a cell swaps a link in after that look
+                nfd = os.open(d, os.O_RDONLY | os.O_DIRECTORY | flags, dir_fd=dfd)
+                os.close(dfd)
+                dfd = nfd
+            if op == "write_file":
+                data = base64.b64decode(cmd.get("data") or "")
+                fd = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC | flags, 0o644, dir_fd=dfd)
+                try:
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(fd, view):]
+                finally:
+                    os.close(fd)
+                return {}
+            fd = os.open(parts[-1], os.O_RDONLY | flags, dir_fd=dfd)
+            try:
+                st = os.fstat(fd)
+                if not stat.S_ISREG(st.st_mode):
+                    return {"error": "not_found", "message": "not a regular file"}
+                if st.st_size > int(cmd.get("max", 0)):
+                    return {"error": "too_large", "message": "%d bytes, more than the %d asked for" % (st.st_size, int(cmd.get("max", 0)))}
+                chunks = []
+                while True:
+                    b = os.read(fd, 1 << 20)
+                    if not b:
+                        break
+                    chunks.append(b)
+                data = b"".join(chunks)
+                if len(data) > int(cmd.get("max", 0)):
+                    return {"error": "too_large", "message": "it grew past the %d bytes asked for" % int(cmd.get("max", 0))}
+                return {"data": base64.b64encode(data).decode("ascii")}
+            finally:
+                os.close(fd)
+        finally:
+            os.close(dfd)
+    except FileNotFoundError:
+        return {"error": "not_found", "message": "no such file"}
+    except (NotADirectoryError, IsADirectoryError):
+        return {"error": "not_found", "message": "not a regular file"}
+    except OSError as e:
+        import errno
+        if e.errno == errno.ELOOP:
+            return {"error": "invalid", "message": "a symbolic link is in the way"}
+        if e.errno in (errno.ENOSPC, errno.EFBIG, errno.EDQUOT):
+            return {"error": "too_large", "message": "the session's disk is full"}
+        return {"error": "failed", "message": os.strerror(e.errno or 0)}
 
 
 def subprocess_devnull():

@@ -51,6 +51,32 @@ public interface Session extends AutoCloseable {
     Optional<String> endReason();
 
     /**
+     * Writes a file into the session's working directory (where the kernel's cells run), creating its parent
+     * directories, replacing a file of that name. Waits for no cell: refused while one runs.
+     *
+     * @param path relative to the working directory (see {@link SessionFiles#requireRelative})
+     * @param content at most {@link SessionFiles#MAX_BYTES} bytes
+     * @throws SessionFileException INVALID for a bad path or a symbolic link in it, TOO_LARGE for too many bytes
+     *     or a full disk, FAILED when the sandbox could not write it
+     * @throws IllegalStateException while a cell runs
+     * @throws SessionEndedException when the session has ended
+     */
+    void writeFile(String path, byte[] content);
+
+    /**
+     * Reads a regular file of the session's working directory (one a cell wrote, say).
+     *
+     * @param path relative to the working directory (see {@link SessionFiles#requireRelative})
+     * @param maxBytes the most the caller takes; at most {@link SessionFiles#MAX_BYTES}
+     * @return the file's bytes
+     * @throws SessionFileException INVALID for a bad path or a symbolic link, NOT_FOUND when there is no regular file
+     *     there, TOO_LARGE when it holds more than {@code maxBytes}
+     * @throws IllegalStateException while a cell runs
+     * @throws SessionEndedException when the session has ended
+     */
+    byte[] readFile(String path, long maxBytes);
+
+    /**
      * Ends the session: the kernel and every process it started are killed and every file it wrote is
      * removed before this returns. A cell in flight ends {@link CellStatus#KERNEL_DIED}. Idempotent.
      */
