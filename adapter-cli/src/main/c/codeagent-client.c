@@ -15,6 +15,12 @@
  * the process was just started: keep trying to connect for that long.
  *
  * Wire format (both ways): one byte type, a 4-byte big-endian length, the payload. See CliProtocol.java.
+ *
+ *   codeagent-client --stale STAMP PATH...
+ *
+ * is the launcher's check whether the build is older than its sources, as `find PATH... -newer STAMP` would
+ * say, without starting find: exit 0 when some file or directory under a PATH is newer than STAMP (or STAMP is
+ * missing), 1 when none is, 2 when it cannot tell. Missing PATHs are skipped.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -26,7 +32,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ftw.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -102,7 +110,41 @@ static int send_frame(int fd, char type, const void *data, uint32_t len) {
 static char in[1 << 17];
 static size_t in_len;
 
+static struct timespec stamp;
+
+static int newer_than_stamp(const char *path, const struct stat *st, int type, struct FTW *ftw) {
+    (void) path;
+    (void) type;
+    (void) ftw;
+    const struct timespec *m = &st->st_mtim;
+    return m->tv_sec > stamp.tv_sec || (m->tv_sec == stamp.tv_sec && m->tv_nsec > stamp.tv_nsec);
+}
+
+static int stale(int argc, char **argv) {
+    struct stat st;
+    if (argc < 3 || stat(argv[2], &st) != 0) {
+        return 0;
+    }
+    stamp = st.st_mtim;
+    for (int i = 3; i < argc; i++) {
+        if (lstat(argv[i], &st) != 0) {
+            continue;
+        }
+        int r = nftw(argv[i], newer_than_stamp, 32, FTW_PHYS);
+        if (r == 1) {
+            return 0;
+        }
+        if (r < 0) {
+            return 2;
+        }
+    }
+    return 1;
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 2 && strcmp(argv[1], "--stale") == 0) {
+        return stale(argc, argv);
+    }
     if (argc < 6) {
         fprintf(stderr, "usage: codeagent-client SOCKET BUILD WAIT_MS N ARGS... FALLBACK...\n");
         return 2;
