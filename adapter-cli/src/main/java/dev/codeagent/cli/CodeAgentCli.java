@@ -124,7 +124,7 @@ public final class CodeAgentCli implements Runnable {
             overrides.put("sandbox.kind", sandbox);
         }
         overrides.putAll(commandOverrides);
-        return new ConfigLoader().load(Optional.ofNullable(configFile).map(f -> context.cwd().resolve(f)), context.env(), overrides);
+        return ConfigLoader.shared().load(Optional.ofNullable(configFile).map(f -> context.cwd().resolve(f)), context.env(), overrides);
     }
 
     /**

@@ -84,6 +84,20 @@ public final class ConfigLoader {
         this(Adapters.discover().sections());
     }
 
+    private static final java.util.Map<ClassLoader, ConfigLoader> SHARED = new java.util.WeakHashMap<>();
+
+    /**
+     * The loader of {@link #ConfigLoader()}, made once per class loader and shared: loading never changes it (every
+     * load starts from a copy of the defaults), and making one (its mappers, the adapters' sections) costs more than
+     * a load — which a background process serving many commands would pay for each.
+     */
+    public static ConfigLoader shared() {
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        synchronized (SHARED) {
+            return SHARED.computeIfAbsent(loader, l -> new ConfigLoader());
+        }
+    }
+
     /**
      * A loader for the application's keys and those of the given adapter sections.
      *

@@ -37,11 +37,19 @@ public record Adapters(
         return discover(Thread.currentThread().getContextClassLoader());
     }
 
-    /** What the given class loader can see. */
+    /**
+     * What the given class loader can see. Looked up once per class loader: a class path does not change under a
+     * running JVM, the providers are stateless, and a background process serving many commands would otherwise scan
+     * every jar's service files for each of them.
+     */
     public static Adapters discover(ClassLoader loader) {
-        return new Adapters(load(SandboxProvider.class, loader), load(GeneratorProvider.class, loader),
-                load(RunLogProvider.class, loader), load(FrontDoorProvider.class, loader));
+        synchronized (DISCOVERED) {
+            return DISCOVERED.computeIfAbsent(loader, l -> new Adapters(load(SandboxProvider.class, l),
+                    load(GeneratorProvider.class, l), load(RunLogProvider.class, l), load(FrontDoorProvider.class, l)));
+        }
     }
+
+    private static final Map<ClassLoader, Adapters> DISCOVERED = new java.util.WeakHashMap<>();
 
     /** Every config section the adapters own, sorted by path; none for adapters without settings. */
     public List<ConfigSection<?>> sections() {
