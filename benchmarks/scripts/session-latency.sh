@@ -30,6 +30,9 @@ for tier in ${tiers//,/ }; do
     echo "$tier: $(grep "^$tier" <<<"$ours" || echo unavailable)"
     continue
   fi
+  p="$(awk -v t="$tier" '$1 == t && $2 == "pooled" {print $3}' <<<"$ours")"
   printf '%-44s %10s %10s   (%sx, %sx)\n' "codeagent session, $tier tier" "$s" "$c" \
     "$(awk -v a="$s" -v b="$ref_start" 'BEGIN {printf "%.2f", a / b}')" "$(awk -v a="$c" -v b="$ref_cell" 'BEGIN {printf "%.2f", a / b}')"
+  [[ -z "$p" ]] || printf '%-44s %10s %10s   (%sx)\n' "  same, opened from the pool (http.sessionPool)" "$p" "" \
+    "$(awk -v a="$p" -v b="$ref_start" 'BEGIN {printf "%.3f", a / b}')"
 done

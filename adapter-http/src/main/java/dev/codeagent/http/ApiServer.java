@@ -89,7 +89,7 @@ public final class ApiServer implements AutoCloseable {
         PistonApi piston = new PistonApi(executeCode, config);
         new ExecutionRoutes(executions, bodies, requests, piston).register(router);
         new RunRoutes(runs, streams, bodies, requests).register(router);
-        this.sessions = new SessionRoutes(executeCode.sandbox(), bodies, http.maxSessions());
+        this.sessions = new SessionRoutes(executeCode.sandbox(), bodies, http.maxSessions(), http.sessionPool());
         sessions.register(router);
         new PistonRoutes(executions, bodies, piston).register(router);
         new ApiDescriptionRoutes().register(router);
@@ -169,6 +169,11 @@ public final class ApiServer implements AutoCloseable {
         metrics.gauge("codeagent.runs.active", "Agent runs in progress", runs::active);
         metrics.gauge("codeagent.runs.max", "Agent runs allowed at once", runs::maxRuns);
         metrics.gauge("codeagent.http.event.streams.open", "Open event streams", streams::open);
+        // the session routes are made after the gauges: read them when scraped
+        metrics.gauge("codeagent.sessions.live", "Sessions open (http.maxSessions caps them)",
+                () -> sessions == null ? 0 : sessions.live());
+        metrics.gauge("codeagent.sessions.ready", "Sessions started ahead and waiting to be opened (http.sessionPool)",
+                () -> sessions == null ? 0 : sessions.ready());
     }
 
     // ---------------------------------------------------------------- shutdown

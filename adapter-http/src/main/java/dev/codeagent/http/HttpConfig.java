@@ -37,6 +37,8 @@ import java.util.regex.Pattern;
  * @param maxMemory the most memory a request may ask for
  * @param maxSessions sessions ({@code /v1/sessions}: a kernel and a sandbox each, for their whole life) live at
  *     once; one more is refused with 503; 0 turns sessions off
+ * @param sessionPool sessions kept started ahead (with the default limits) once one has been asked for, so that
+ *     the next open does not wait for a kernel to start; they do not count against {@code maxSessions}; 0: none
  */
 public record HttpConfig(
         String host,
@@ -54,7 +56,8 @@ public record HttpConfig(
         int maxEventStreams,
         Duration maxTimeout,
         ByteSize maxMemory,
-        int maxSessions) {
+        int maxSessions,
+        int sessionPool) {
 
     /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
     public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "sessions", "piston", "metrics");
@@ -80,6 +83,9 @@ public record HttpConfig(
             throw new IllegalArgumentException("http.maxHeaderBytes must be between 1k and 1m, was " + maxHeaderBytes);
         }
         positive("http.requestTimeout", requestTimeout);
+        if (sessionPool < 0 || sessionPool > 16) {
+            throw new IllegalArgumentException("http.sessionPool must be between 0 and 16, was " + sessionPool);
+        }
         if (maxSessions < 0) {
             throw new IllegalArgumentException("http.maxSessions must not be negative (0 turns sessions off), was " + maxSessions);
         }
@@ -180,7 +186,7 @@ public record HttpConfig(
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 64, Duration.ofSeconds(60), 4, 64, Duration.ofSeconds(60),
-                ByteSize.ofMiB(1024), 4);
+                ByteSize.ofMiB(1024), 4, 1);
     }
 
     private static void positive(String key, int value) {

@@ -3,6 +3,7 @@ package dev.codeagent.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.session.Notebook;
+import dev.codeagent.application.session.PooledSessions;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import dev.codeagent.domain.session.Cell;
@@ -56,10 +57,21 @@ final class SessionRoutes implements AutoCloseable {
     private final Map<String, Live> sessions = new ConcurrentHashMap<>();
     private final int maxSessions;
 
-    SessionRoutes(Sandbox sandbox, JsonBodies bodies, int maxSessions) {
+    /** The tier's sessions, through a pool of sessions started ahead when one is configured; null without sessions. */
+    private final SessionSandbox tier;
+    private final PooledSessions pool;
+
+    /**
+     * @param poolSize sessions (with the default limits) kept started ahead once sessions have been asked for:
+     *     a kernel takes over a second to start; they do not count against {@code maxSessions}
+     */
+    SessionRoutes(Sandbox sandbox, JsonBodies bodies, int maxSessions, int poolSize) {
         this.sandbox = sandbox;
         this.bodies = bodies;
         this.maxSessions = maxSessions;
+        SessionSandbox t = sandbox instanceof SessionSandbox s ? s : null;
+        this.pool = t != null && maxSessions > 0 && poolSize > 0 ? new PooledSessions(t, SessionLimits.defaults(), poolSize) : null;
+        this.tier = pool != null ? pool : t;
     }
 
     void register(Router router) {
@@ -86,7 +98,7 @@ final class SessionRoutes implements AutoCloseable {
         if (maxSessions == 0) {
             throw new ProblemException(Type.OVERLOADED, "sessions are turned off on this server (http.maxSessions is 0)");
         }
-        if (!(sandbox instanceof SessionSandbox tier)) {
+        if (tier == null) {
             throw new ProblemException(Type.OVERLOADED, "sessions are not available on the " + sandbox.tier() + " tier");
         }
         synchronized (sessions) {
@@ -264,9 +276,22 @@ final class SessionRoutes implements AutoCloseable {
     }
 
     /** Ends every live session (the server is stopping). */
+    /** Sessions open now. */
+    int live() {
+        return sessions.size();
+    }
+
+    /** Sessions started ahead and waiting in the pool. */
+    int ready() {
+        return pool == null ? 0 : pool.ready();
+    }
+
     @Override
     public void close() {
         sessions.values().forEach(l -> l.session().close());
         sessions.clear();
+        if (pool != null) {
+            pool.close();
+        }
     }
 }

@@ -174,4 +174,29 @@ class SessionsIT {
             server.delete("/v1/sessions/" + id, TestServer.ADMIN_KEY);
         }
     }
+
+    @Test
+    void onceASessionIsAskedForTheNextIsStartedAheadAndHandedOutFresh() throws Exception {
+        try (TestServer pooled = TestServer.builder().set("http.sessionPool", "1").start()) {
+            HttpResponse<String> first = pooled.post("/v1/sessions", TestServer.ADMIN_KEY, "{}");
+            assertThat(first.statusCode()).as(first.body()).isEqualTo(201);
+            String one = TestServer.json(first).get("id").asText();
+            assertThat(pooled.post("/v1/sessions/" + one + "/cells", TestServer.ADMIN_KEY, "{\"code\": \"x = 1\"}").statusCode())
+                    .isEqualTo(200);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!pooled.get("/metrics", TestServer.ADMIN_KEY).body().contains("codeagent_sessions_ready 1")
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertThat(pooled.get("/metrics", TestServer.ADMIN_KEY).body()).contains("codeagent_sessions_ready 1", "codeagent_sessions_live 1");
+            HttpResponse<String> second = pooled.post("/v1/sessions", TestServer.ADMIN_KEY, "{}");
+            assertThat(second.statusCode()).as(second.body()).isEqualTo(201);
+            String two = TestServer.json(second).get("id").asText();
+            assertThat(two).isNotEqualTo(one);
+            HttpResponse<String> fresh = pooled.post("/v1/sessions/" + two + "/cells", TestServer.ADMIN_KEY,
+                    "{\"code\": \"'x' in dir()\"}");
+            assertThat(TestServer.json(fresh).get("outputs").get(0).get("data").get("text/plain").asText())
+                    .as("a pooled session is no other session's").isEqualTo("False");
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package dev.codeagent.bench;
 
+import dev.codeagent.application.session.PooledSessions;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.session.Cell;
@@ -72,6 +73,28 @@ public final class SessionLatencyBench {
         }
         System.out.printf(Locale.ROOT, "%s start %.1f%n", tier, median(starts) / 1e6);
         System.out.printf(Locale.ROOT, "%s cell %.2f%n", tier, median(runs) / 1e6);
+        // the HTTP API's pool (http.sessionPool): an open served by a session started ahead, once it is ready
+        List<Long> pooledStarts = new ArrayList<>();
+        try (PooledSessions pool = new PooledSessions(sandbox, SessionLimits.defaults(), 1)) {
+            pool.open(SessionLimits.defaults()).close();
+            for (int r = 0; r < rounds; r++) {
+                long deadline = System.nanoTime() + 60_000_000_000L;
+                while (pool.ready() == 0 && System.nanoTime() < deadline) {
+                    Thread.onSpinWait();
+                    try {
+                        Thread.sleep(10);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    }
+                }
+                long t0 = System.nanoTime();
+                Session s = pool.open(SessionLimits.defaults());
+                pooledStarts.add(System.nanoTime() - t0);
+                s.close();
+            }
+        }
+        System.out.printf(Locale.ROOT, "%s pooled %.1f%n", tier, median(pooledStarts) / 1e6);
     }
 
     private static double median(List<Long> values) {

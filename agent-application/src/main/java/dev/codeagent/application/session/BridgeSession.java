@@ -91,7 +91,7 @@ public final class BridgeSession implements Session {
     private final AtomicInteger cells = new AtomicInteger();
     private final AtomicLong rejected = new AtomicLong();
     private final AtomicLong lastActivity = new AtomicLong(System.nanoTime());
-    private final long openedAt = System.nanoTime();
+    private final AtomicLong openedAt = new AtomicLong(System.nanoTime());
     private final AtomicLong nextId = new AtomicLong();
 
     private BridgeSession(String id, SessionLimits limits, Channel channel) {
@@ -304,6 +304,16 @@ public final class BridgeSession implements Session {
         return Optional.ofNullable(endReason.get());
     }
 
+    /**
+     * Starts the session's clocks again (idle time, lifetime): a session started ahead of need ({@link PooledSessions})
+     * is its user's from when it is handed out.
+     */
+    void handedOut() {
+        long now = System.nanoTime();
+        openedAt.set(now);
+        lastActivity.set(now);
+    }
+
     /** Frames dropped because they did not carry this session's nonce; for tests and diagnostics. */
     public long rejectedFrames() {
         return rejected.get();
@@ -335,7 +345,7 @@ public final class BridgeSession implements Session {
     private void watch() {
         while (endReason.get() == null) {
             long now = System.nanoTime();
-            if (now - openedAt >= limits.maxLifetime().toNanos()) {
+            if (now - openedAt.get() >= limits.maxLifetime().toNanos()) {
                 end("the session reached its maximum lifetime of " + limits.maxLifetime().toSeconds() + " s");
             } else if (!busy.get() && now - lastActivity.get() >= limits.idleTimeout().toNanos()) {
                 end("the session was idle for " + limits.idleTimeout().toSeconds() + " s");
