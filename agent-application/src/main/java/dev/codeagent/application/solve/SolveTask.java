@@ -162,74 +162,95 @@ public final class SolveTask {
                     + ": give an expected output instead", events);
         }
         for (int n = run.attempts().size() + 1; n <= task.maxAttempts(); n++) {
-            if (Thread.currentThread().isInterrupted()) {
-                return stopped(run, whenStopped, events);
-            }
-            Duration left = Duration.between(clock.instant(), deadline);
-            if (left.isNegative() || left.isZero()) {
-                return end(run, RunStatus.ERROR, "the run took longer than its limit of "
-                        + Units.formatDuration(config.runTimeout()) + " (solve.runTimeout)", events);
-            }
-            events.on(new RunEvent.AttemptStarted(runId, clock.instant(), n, task.maxAttempts()));
-
-            long g0 = System.nanoTime();
-            String reply;
             try {
-                reply = generate(new GenerationRequest(task, history));
-            } catch (GeneratorException e) {
                 if (Thread.currentThread().isInterrupted()) {
                     return stopped(run, whenStopped, events);
                 }
-                String why = e.kind() == GeneratorException.Kind.AUTHENTICATION ? e.getMessage()
-                        : "the generator failed: " + e.getMessage();
-                return end(run, RunStatus.ERROR, why, events);
-            } catch (CallNotPermittedException e) {
-                return end(run, RunStatus.ERROR, "the LLM endpoint has been failing; not calling it for a while (circuit open)", events);
-            }
-            Duration generationTime = Duration.ofNanos(System.nanoTime() - g0);
-
-            Optional<String> code = extractor.extract(reply, task.language());
-            Attempt attempt;
-            if (code.isEmpty()) {
-                attempt = new Attempt(n, reply, "", null, Verdict.of(Verdict.Kind.INTERNAL_ERROR, "no code found in the reply"),
-                        feedback.noCodeFound(), generationTime, Duration.ZERO);
-            } else {
-                events.on(new RunEvent.CodeGenerated(runId, clock.instant(), n, code.get()));
-                long e0 = System.nanoTime();
-                Submission submission = judge.prepare(task, code.get());
-                Execution execution;
-                try {
-                    execution = executeCode.execute(submission.request(task.stdin(),
-                            clamp(task.limits(), Duration.between(clock.instant(), deadline))));
-                } catch (ExecutionCancelledException e) {
-                    return stopped(run, whenStopped, events);
-                } catch (OverloadedException e) {
-                    return end(run, RunStatus.ERROR, "the sandbox is overloaded: " + e.getMessage(), events);
-                } catch (InvalidRequestException e) {
-                    if (!"code".equals(e.field())) {
-                        return end(run, RunStatus.ERROR, e.getMessage(), events);
-                    }
-                    // the model wrote something the executor refuses (too large): that is feedback, not a crash
-                    execution = Execution.policyViolation(e.getMessage(), executeCode.sandbox().isolation());
+                Duration left = Duration.between(clock.instant(), deadline);
+                if (left.isNegative() || left.isZero()) {
+                    return end(run, RunStatus.ERROR, "the run took longer than its limit of "
+                            + Units.formatDuration(config.runTimeout()) + " (solve.runTimeout)", events);
                 }
-                events.on(new RunEvent.Executed(runId, clock.instant(), n, execution));
-                Verdict verdict = judge.judge(task, submission, execution);
-                String next = verdict.isAccepted() ? "" : feedback.forFailure(code.get(), execution, verdict);
-                attempt = new Attempt(n, reply, code.get(), execution, verdict, next, generationTime,
-                        Duration.ofNanos(System.nanoTime() - e0));
+                events.on(new RunEvent.AttemptStarted(runId, clock.instant(), n, task.maxAttempts()));
+
+                long g0 = System.nanoTime();
+                String reply;
+                try {
+                    reply = generate(new GenerationRequest(task, history));
+                } catch (GeneratorException e) {
+                    if (Thread.currentThread().isInterrupted()) {
+                        return stopped(run, whenStopped, events);
+                    }
+                    String why = e.kind() == GeneratorException.Kind.AUTHENTICATION ? e.getMessage()
+                            : "the generator failed: " + e.getMessage();
+                    return end(run, RunStatus.ERROR, why, events);
+                } catch (CallNotPermittedException e) {
+                    return end(run, RunStatus.ERROR, "the LLM endpoint has been failing; not calling it for a while (circuit open)", events);
+                }
+                Duration generationTime = Duration.ofNanos(System.nanoTime() - g0);
+
+                Optional<String> code = extractor.extract(reply, task.language());
+                Attempt attempt;
+                if (code.isEmpty()) {
+                    attempt = new Attempt(n, reply, "", null, Verdict.of(Verdict.Kind.INTERNAL_ERROR, "no code found in the reply"),
+                            feedback.noCodeFound(), generationTime, Duration.ZERO);
+                } else {
+                    events.on(new RunEvent.CodeGenerated(runId, clock.instant(), n, code.get()));
+                    long e0 = System.nanoTime();
+                    Submission submission = judge.prepare(task, code.get());
+                    Execution execution;
+                    try {
+                        execution = executeCode.execute(submission.request(task.stdin(),
+                                clamp(task.limits(), Duration.between(clock.instant(), deadline))));
+                    } catch (ExecutionCancelledException e) {
+                        return stopped(run, whenStopped, events);
+                    } catch (OverloadedException e) {
+                        return end(run, RunStatus.ERROR, "the sandbox is overloaded: " + e.getMessage(), events);
+                    } catch (InvalidRequestException e) {
+                        if (!"code".equals(e.field())) {
+                            return end(run, RunStatus.ERROR, e.getMessage(), events);
+                        }
+                        // the model wrote something the executor refuses (too large): that is feedback, not a crash
+                        execution = Execution.policyViolation(e.getMessage(), executeCode.sandbox().isolation());
+                    }
+                    events.on(new RunEvent.Executed(runId, clock.instant(), n, execution));
+                    Verdict verdict = judge.judge(task, submission, execution);
+                    String next = verdict.isAccepted() ? "" : feedback.forFailure(code.get(), execution, verdict);
+                    attempt = new Attempt(n, reply, code.get(), execution, verdict, next, generationTime,
+                            Duration.ofNanos(System.nanoTime() - e0));
+                }
+                runLog.attemptFinished(runId, attempt);
+                run = run.withAttempt(attempt);
+                events.on(new RunEvent.Judged(runId, clock.instant(), attempt));
+                if (attempt.verdict().isAccepted()) {
+                    return end(run, RunStatus.SOLVED, null, events);
+                }
+                if (attempt.execution() != null && attempt.execution().outcome() == Outcome.SANDBOX_ERROR) {
+                    return end(run, RunStatus.ERROR, "the sandbox failed: " + attempt.execution().detail(), events);
+                }
+                history.add(new GenerationRequest.Turn(reply, attempt.feedback()));
+            } catch (RuntimeException e) {
+                // an interrupt is a cancel wherever it lands (waiting for an execution place, inside a retry, a
+                // listener): the run is recorded as stopped, never left RUNNING for the next start to call interrupted
+                if (!cancellation(e)) {
+                    throw e;
+                }
+                return stopped(run, whenStopped, events);
             }
-            runLog.attemptFinished(runId, attempt);
-            run = run.withAttempt(attempt);
-            events.on(new RunEvent.Judged(runId, clock.instant(), attempt));
-            if (attempt.verdict().isAccepted()) {
-                return end(run, RunStatus.SOLVED, null, events);
-            }
-            if (attempt.execution() != null && attempt.execution().outcome() == Outcome.SANDBOX_ERROR) {
-                return end(run, RunStatus.ERROR, "the sandbox failed: " + attempt.execution().detail(), events);
-            }
-            history.add(new GenerationRequest.Turn(reply, attempt.feedback()));
         }
         return end(run, RunStatus.FAILED, "no attempt was accepted in " + task.maxAttempts() + " attempts", events);
+    }
+
+    private static boolean cancellation(Throwable e) {
+        if (Thread.currentThread().isInterrupted()) {
+            return true;
+        }
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ExecutionCancelledException || t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private String generate(GenerationRequest request) {

@@ -152,6 +152,33 @@ class SolveTaskTest {
     }
 
     @Test
+    void anInterruptThatSurfacesWrappedOrElsewhereStillCancelsTheRunAndRecordsIt() {
+        // as a bulkhead waiting for an execution place reports an interrupt: its own exception, the flag set
+        ScriptedSandbox wrapped = new ScriptedSandbox(r -> {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("acquiring a permission was cancelled");
+        });
+        try {
+            Run run = solve(replies(GOOD), wrapped, Task.of("x"));
+            assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
+            assertThat(runLog.find(run.id()).orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);
+        } finally {
+            Thread.interrupted();
+        }
+        ScriptedSandbox cause = new ScriptedSandbox(r -> {
+            throw new IllegalStateException("wrapped", new InterruptedException("sleep interrupted"));
+        });
+        Run run = solve(replies(GOOD), cause, Task.of("x"));
+        assertThat(run.status()).isEqualTo(RunStatus.CANCELLED);
+        // anything else is no cancel: it goes up as it did
+        ScriptedSandbox broken = new ScriptedSandbox(r -> {
+            throw new IllegalStateException("a bug");
+        });
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> solve(replies(GOOD), broken, Task.of("x")))
+                .hasMessage("a bug");
+    }
+
+    @Test
     void aSandboxFailureEndsTheRunAsAnError() {
         ScriptedSandbox down = new ScriptedSandbox(r -> ScriptedSandbox.ended(Outcome.SANDBOX_ERROR, "engine gone"));
         Run run = solve(replies(GOOD, GOOD), down, Task.of("x"));
