@@ -623,7 +623,12 @@ int main(void) {
                 signal(s, SIG_DFL);
             }
         }
-        /* the program, not its supervisor, is the OOM killer's first choice */
+        /*
+         * the program, not its supervisor, is the OOM killer's first choice. Non-dumpable, this child's /proc files
+         * are root's and the write would fail: dumpable again first. Nothing else of the run exists yet to read
+         * this process, and execve() sets dumpability anew anyway.
+         */
+        prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
         int oom = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
         if (oom >= 0) {
             (void) !write(oom, "1000", 4);

@@ -109,8 +109,10 @@ def main():
             # ignored signals stay ignored across execve: the program gets the defaults
             for g in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
                 signal.signal(g, signal.SIG_DFL)
-            # the program, not its supervisor, is the OOM killer's first choice
+            # the program, not its supervisor, is the OOM killer's first choice; non-dumpable, this child's /proc
+            # files are root's: dumpable again first (nothing else of the run exists yet; execve resets it anyway)
             try:
+                ctypes.CDLL(None).prctl(4, 1, 0, 0, 0)
                 with open('/proc/self/oom_score_adj', 'w') as f:
                     f.write('1000')
             except OSError:

@@ -59,6 +59,9 @@ class ProcessSandboxFallbackIT {
                         ResourceLimits.defaults()));
                 assertThat(exit.exitCode()).as(exit.detail() + exit.stderr().text()).isEqualTo(137);
                 assertThat(exit.signal()).isNull();
+                Execution oom = s.execute(new ExecutionRequest(new Program(Language.PYTHON,
+                        "print(open('/proc/self/oom_score_adj').read().strip())"), "", ResourceLimits.defaults()));
+                assertThat(oom.stdout().text()).as("the program is the OOM killer's first choice").isEqualTo("1000\n");
             } else {
                 assertThat(s.isolation().missing()).contains(IsolationFeature.FS_VIEW);
             }

@@ -67,6 +67,16 @@ class ProcessSandboxIT {
     }
 
     @Test
+    void theProgramNotItsSupervisorIsTheOomKillersFirstChoice() {
+        assumeThat(sandbox.isolation().has(IsolationFeature.INIT)).isTrue();
+        // the supervisor is non-dumpable, which made its child's /proc files root's: the write failed unseen (found
+        // by an attack review; the unit test of the supervisor runs as root, where it succeeded)
+        Execution e = python("print(open('/proc/self/oom_score_adj').read().strip(), open('/proc/1/oom_score_adj').read().strip())",
+                ResourceLimits.defaults());
+        assertThat(e.stdout().text()).as(e.toString()).isEqualTo("1000 0\n");
+    }
+
+    @Test
     void concurrentRunsGetDifferentUnprivilegedUids() throws Exception {
         assumeThat(sandbox.isolation().has(IsolationFeature.UNPRIVILEGED_UID)).isTrue();
         ExecutorService pool = Executors.newFixedThreadPool(4);
