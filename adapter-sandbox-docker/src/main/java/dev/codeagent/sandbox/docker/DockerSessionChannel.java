@@ -4,7 +4,7 @@ import com.github.dockerjava.api.async.ResultCallback;
 import com.github.dockerjava.api.model.Frame;
 import com.github.dockerjava.api.model.StreamType;
 import dev.codeagent.application.session.BridgeSession;
-import dev.codeagent.application.session.StderrTail;
+import dev.codeagent.application.session.EndingChannel;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,18 +19,15 @@ import java.util.concurrent.LinkedBlockingQueue;
  * attach stream's, the tail of its stderr is kept. The container holds the session's memory, processes and CPU
  * for its whole life; {@link #destroy()} force-removes it, and with it every process and file of the session.
  */
-final class DockerSessionChannel implements BridgeSession.Channel, ResultCallback<Frame> {
+final class DockerSessionChannel extends EndingChannel implements ResultCallback<Frame> {
 
     /** Chunks of the bridge's stdout not yet read: the attach thread waits (backpressure) beyond this. */
     private static final int MAX_CHUNKS = 4096;
 
     private final ChunkStream frames = new ChunkStream(MAX_CHUNKS);
     private final ChunkStream stdin = new ChunkStream(MAX_CHUNKS);
-    private final StderrTail tail = new StderrTail();
     private final Runnable remove;
     private volatile Closeable stream;
-    private boolean destroyed;
-    private String endedBy;
 
     /** @param remove force-removes the session's container */
     DockerSessionChannel(Runnable remove) {
@@ -70,31 +67,7 @@ final class DockerSessionChannel implements BridgeSession.Channel, ResultCallbac
     }
 
     @Override
-    public synchronized String diagnostics() {
-        String err = tail.text();
-        return endedBy == null ? err : endedBy + (err.isEmpty() ? "" : "\n" + err);
-    }
-
-    synchronized boolean destroyed() {
-        return destroyed;
-    }
-
-    /** Ends the session because a session-wide limit was reached; {@link #diagnostics()} says which. */
-    void ended(String why) {
-        synchronized (this) {
-            endedBy = why;
-        }
-        destroy();
-    }
-
-    @Override
-    public void destroy() {
-        synchronized (this) {
-            if (destroyed) {
-                return;
-            }
-            destroyed = true;
-        }
+    protected void release() {
         try {
             remove.run();
         } finally {
@@ -133,11 +106,7 @@ final class DockerSessionChannel implements BridgeSession.Channel, ResultCallbac
 
     @Override
     public void onError(Throwable throwable) {
-        synchronized (this) {
-            if (endedBy == null && !destroyed) {
-                endedBy = "the session's attach stream failed: " + DockerEngine.describe(throwable);
-            }
-        }
+        failed("the session's attach stream failed: " + DockerEngine.describe(throwable));
         frames.end();
     }
 

@@ -1,7 +1,7 @@
 package dev.codeagent.sandbox.process;
 
 import dev.codeagent.application.session.BridgeSession;
-import dev.codeagent.application.session.StderrTail;
+import dev.codeagent.application.session.EndingChannel;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -13,13 +13,10 @@ import java.util.concurrent.ExecutorService;
  * in a control group holding the session's memory and processes for its whole life, under the tier's seccomp
  * filter, with no network; {@link #destroy()} kills the group, sweeps the uid and removes the session's directory.
  */
-final class SessionChannel implements BridgeSession.Channel {
+final class SessionChannel extends EndingChannel {
 
     private final Process process;
     private final Runnable release;
-    private final StderrTail tail = new StderrTail();
-    private boolean destroyed;
-    private String endedBy;
 
     SessionChannel(Process process, ExecutorService threads, Runnable release) {
         this.process = process;
@@ -38,31 +35,7 @@ final class SessionChannel implements BridgeSession.Channel {
     }
 
     @Override
-    public synchronized String diagnostics() {
-        String err = tail.text();
-        return endedBy == null ? err : endedBy + (err.isEmpty() ? "" : "\n" + err);
-    }
-
-    synchronized boolean destroyed() {
-        return destroyed;
-    }
-
-    /** Ends the sandbox because a session-wide limit was reached; {@link #diagnostics()} says which. */
-    void ended(String why) {
-        synchronized (this) {
-            endedBy = why;
-        }
-        destroy();
-    }
-
-    @Override
-    public void destroy() {
-        synchronized (this) {
-            if (destroyed) {
-                return;
-            }
-            destroyed = true;
-        }
+    protected void release() {
         release.run();
     }
 
