@@ -301,6 +301,11 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
         return preStartedExecutions.get();
     }
 
+    /** How many executions could have taken a pre-started sandbox (unjudged, no network); for tests. */
+    long executions() {
+        return executions.get();
+    }
+
     /** The wrapping the probe chose; for tests and diagnostics. */
     Mode mode() {
         return plan.mode();
