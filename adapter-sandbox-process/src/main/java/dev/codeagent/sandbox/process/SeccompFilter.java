@@ -3,6 +3,7 @@ package dev.codeagent.sandbox.process;
 import dev.codeagent.sandbox.process.SeccompPolicy.Action;
 import dev.codeagent.sandbox.process.SeccompPolicy.AllowOnly;
 import dev.codeagent.sandbox.process.SeccompPolicy.AllowOnlyOrPair;
+import dev.codeagent.sandbox.process.SeccompPolicy.OnlyOnItself;
 import dev.codeagent.sandbox.process.SeccompPolicy.Refuse;
 import dev.codeagent.sandbox.process.SeccompPolicy.RefuseIf;
 import dev.codeagent.sandbox.process.SeccompPolicy.RefuseIfAnyBit;
@@ -157,6 +158,15 @@ final class SeccompFilter {
             b.add(ret(RET_ALLOW));
         } else if (a instanceof RefuseIf o) {
             matchAny(b, o.arg(), o.refused(), ret(RET_ALLOW), ret(RET_ERRNO | o.errno()));
+        } else if (a instanceof OnlyOnItself o) {
+            // per argument: ld arg; jeq value ? next : deny; then allow; deny
+            int n = o.args().size();
+            for (int i = 0; i < n; i++) {
+                b.add(loadArg(o.args().get(i).arg()));
+                b.add(new Insn(BPF_JEQ_K, 0, 2 * (n - i) - 1, o.args().get(i).value()));
+            }
+            b.add(ret(RET_ALLOW));
+            b.add(ret(RET_ERRNO | o.errno()));
         } else if (a instanceof RefuseIfAnyBit o) {
             b.add(loadArg(o.arg()));
             b.add(new Insn(BPF_JSET_K, 0, 1, o.mask()));
