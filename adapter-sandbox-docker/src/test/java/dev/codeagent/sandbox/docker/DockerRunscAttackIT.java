@@ -62,12 +62,7 @@ class DockerRunscAttackIT extends SandboxAttackTest {
     protected java.util.Map<String, String> knownGaps() {
         return java.util.Map.of("containsAForkBomb", "on runsc 0.0~20221219 the fork limit (RLIMIT_NPROC inside gVisor plus a"
                 + " host pids allowance for gVisor's own threads) does not refuse a fork within the wall limit; a host pids"
-                + " limit tight enough to refuse kills gVisor itself (SANDBOX_ERROR)",
-                "cannotReniceStarveOrLimitTheProcessesThatWatchIt", "gVisor 0.0~20221219 lets the program set the nice"
-                + " value, scheduling policy and CPU set of its root supervisor (no permission check on another uid's"
-                + " process; runc's kernel refuses), while prlimit on it is refused; these settings are gVisor's own"
-                + " records, not the host scheduler's, and our seccomp profile does not hold inside gVisor (see"
-                + " SeccompProfile)");
+                + " limit tight enough to refuse kills gVisor itself (SANDBOX_ERROR)");
     }
 
     @Override

@@ -131,21 +131,12 @@ class SeccompFilterTest {
     }
 
     @Test
-    void letsAProgramTuneOnlyItself() {
-        assertThat(x86(141, 0, 0, 5)).as("setpriority(PRIO_PROCESS, 0)").isEqualTo(RET_ALLOW);
-        assertThat(x86(141, 0, 1, 19)).as("setpriority(PRIO_PROCESS, 1)").isEqualTo(EPERM);
-        assertThat(x86(141, 1, 0, 19)).as("setpriority(PRIO_PGRP, 0)").isEqualTo(EPERM);
-        assertThat(x86(141, 2, 0, 19)).as("setpriority(PRIO_USER, 0)").isEqualTo(EPERM);
-        assertThat(x86(144, 0, 5)).as("sched_setscheduler(0, SCHED_IDLE)").isEqualTo(RET_ALLOW);
-        assertThat(x86(144, 1, 5)).as("sched_setscheduler(1, SCHED_IDLE)").isEqualTo(EPERM);
-        assertThat(x86(203, 0)).as("sched_setaffinity(0)").isEqualTo(RET_ALLOW);
-        assertThat(x86(203, 1)).as("sched_setaffinity(1)").isEqualTo(EPERM);
-        assertThat(x86(251, 1, 0)).as("ioprio_set(WHO_PROCESS, 0)").isEqualTo(RET_ALLOW);
-        assertThat(x86(251, 1, 1)).as("ioprio_set(WHO_PROCESS, 1)").isEqualTo(EPERM);
-        assertThat(x86(251, 3, 0)).as("ioprio_set(WHO_USER, 0)").isEqualTo(EPERM);
+    void letsAProgramSetOnlyItsOwnRlimits() {
         assertThat(x86(302, 0, 7)).as("prlimit64(0), setrlimit's road").isEqualTo(RET_ALLOW);
         assertThat(x86(302, 1, 7)).as("prlimit64(1)").isEqualTo(EPERM);
         assertThat(x86(302, 0x100000000L, 7)).as("only the low half is a pid").isEqualTo(RET_ALLOW);
+        assertThat(x86(144, 5, 5)).as("sched_setscheduler of a thread by its tid").isEqualTo(RET_ALLOW);
+        assertThat(x86(141, 0, 5, 5)).as("setpriority of a thread by its tid").isEqualTo(RET_ALLOW);
     }
 
     @Test
