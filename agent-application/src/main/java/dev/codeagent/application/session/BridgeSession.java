@@ -162,6 +162,15 @@ public final class BridgeSession implements Session {
 
     @Override
     public CellResult execute(Cell cell) {
+        return run(cell, null);
+    }
+
+    @Override
+    public CellResult execute(Cell cell, java.util.function.Consumer<CellOutput> onOutput) {
+        return run(cell, Objects.requireNonNull(onOutput, "onOutput"));
+    }
+
+    private CellResult run(Cell cell, java.util.function.Consumer<CellOutput> onOutput) {
         Objects.requireNonNull(cell, "cell");
         requireLive();
         if (!busy.compareAndSet(false, true)) {
@@ -175,9 +184,15 @@ public final class BridgeSession implements Session {
             }
             long cid = nextId.incrementAndGet();
             send(JSON.createObjectNode().put("op", "execute").put("id", cid).put("code", cell.source())
-                    .put("timeout_ms", limits.cellTimeout().toMillis()));
+                    .put("timeout_ms", limits.cellTimeout().toMillis()).put("stream", onOutput != null));
             Duration patience = limits.cellTimeout().plus(GRACE).plus(START);
-            JsonNode f = await(r -> "result".equals(r.path("type").asText()) && r.path("id").asLong() == cid, patience);
+            JsonNode f = await(r -> {
+                if (onOutput != null && "output".equals(r.path("type").asText()) && r.path("id").asLong() == cid) {
+                    live(r.path("output"), onOutput);
+                    return false;
+                }
+                return "result".equals(r.path("type").asText()) && r.path("id").asLong() == cid;
+            }, patience);
             Duration took = Duration.ofNanos(System.nanoTime() - started);
             if (f == null) {
                 end("the session's sandbox stopped answering and was killed");
@@ -463,29 +478,44 @@ public final class BridgeSession implements Session {
         frames.add(f);
     }
 
+    /** One output as it came; a malformed one is dropped (the result, checked whole, decides about the bridge). */
+    private void live(JsonNode o, java.util.function.Consumer<CellOutput> onOutput) {
+        CellOutput out;
+        try {
+            out = output(o);
+        } catch (IllegalArgumentException malformed) {
+            log.warn("session {}: dropped a malformed output frame: {}", id, malformed.getMessage());
+            return;
+        }
+        try {
+            onOutput.accept(out);
+        } catch (RuntimeException e) {
+            log.debug("session {}: an output listener failed: {}", id, e.toString());
+        }
+    }
+
+    private static CellOutput output(JsonNode o) {
+        switch (o.path("type").asText()) {
+            case "stream":
+                return new CellOutput.Stream(o.path("name").asText(), o.path("text").asText());
+            case "display_data":
+                return new CellOutput.DisplayData(bundle(o.path("data")));
+            case "execute_result":
+                return new CellOutput.ExecuteResult(Math.max(1, o.path("execution_count").asInt()), bundle(o.path("data")));
+            case "error":
+                List<String> tb = new ArrayList<>();
+                o.path("traceback").forEach(t -> tb.add(t.asText()));
+                String name = o.path("ename").asText();
+                return new CellOutput.Error(name.isBlank() ? "Error" : name, o.path("evalue").asText(), tb);
+            default:
+                throw new IllegalArgumentException("unknown output type " + o.path("type").asText());
+        }
+    }
+
     private static CellResult result(JsonNode f, Duration took) {
         List<CellOutput> outputs = new ArrayList<>();
         for (JsonNode o : f.path("outputs")) {
-            switch (o.path("type").asText()) {
-                case "stream":
-                    outputs.add(new CellOutput.Stream(o.path("name").asText(), o.path("text").asText()));
-                    break;
-                case "display_data":
-                    outputs.add(new CellOutput.DisplayData(bundle(o.path("data"))));
-                    break;
-                case "execute_result":
-                    outputs.add(new CellOutput.ExecuteResult(Math.max(1, o.path("execution_count").asInt()),
-                            bundle(o.path("data"))));
-                    break;
-                case "error":
-                    List<String> tb = new ArrayList<>();
-                    o.path("traceback").forEach(t -> tb.add(t.asText()));
-                    String name = o.path("ename").asText();
-                    outputs.add(new CellOutput.Error(name.isBlank() ? "Error" : name, o.path("evalue").asText(), tb));
-                    break;
-                default:
-                    throw new IllegalArgumentException("unknown output type " + o.path("type").asText());
-            }
+            outputs.add(output(o));
         }
         CellStatus status = CellStatus.valueOf(f.path("status").asText().toUpperCase(java.util.Locale.ROOT));
         boolean lost = f.path("state_lost").asBoolean(false) || status == CellStatus.KERNEL_DIED;

@@ -4,10 +4,12 @@
 #
 # Wire format, one JSON object per line.
 #   JVM -> bridge, first line: {"op":"hello","nonce":HEX,"max_output":N,"max_image":N,"grace_ms":N}
-#   then:  {"op":"execute","id":N,"code":S,"timeout_ms":N} | {"op":"interrupt"} | {"op":"restart","id":N}
+#   then:  {"op":"execute","id":N,"code":S,"timeout_ms":N,"stream":B} | {"op":"interrupt"} | {"op":"restart","id":N}
 #          | {"op":"shutdown"}
 #   bridge -> JVM: every frame carries "nonce" (the JVM rejects any frame without its nonce) and "type":
-#          ready | result | restarted | bye | failed
+#          ready | output | result | restarted | bye | failed
+#   With "stream" true, each output is also sent as it comes ({"type":"output","id":N,"output":{...}}, a stream
+#   output holding only its new text), within the same caps; the result still carries them all.
 # Why the hardening: the kernel runs the cell's code as the bridge's uid. The bridge keeps its protocol fds
 # as private, non-inherited duplicates and points fds 0 and 1 at /dev/null, so the kernel inherits no way to
 # the JVM; it is non-dumpable, so a cell cannot reach those duplicates through /proc/<bridge>/fd or read the
@@ -175,6 +177,7 @@ class Bridge:
                     "state_lost": True, "outputs": [],
                     "message": "the kernel is dead; restart the session to go on"}
         out = Outputs(self.max_output, self.max_image)
+        stream = bool(cmd.get("stream"))
         msg_id = self.kc.execute(cmd.get("code", ""), allow_stdin=True, stop_on_error=False)
         deadline = time.monotonic() + int(cmd["timeout_ms"]) / 1000.0
         timed_out = interrupted = False
@@ -242,7 +245,9 @@ class Bridge:
                 if kind == "status" and content.get("execution_state") == "idle":
                     idle = True
                 else:
-                    out.add(kind, content)
+                    piece = out.add(kind, content)
+                    if stream and piece is not None:
+                        self.send({"type": "output", "id": cid, "output": piece})
             try:
                 smsg = self.kc.get_stdin_msg(timeout=0)
                 if smsg["msg_type"] == "input_request":
@@ -263,7 +268,9 @@ class Bridge:
         elif reply.get("status") == "error":
             status, message = "error", ""
             if not any(o["type"] == "error" for o in out.items):
-                out.force_error(reply)
+                piece = out.add_error(reply)
+                if stream:
+                    self.send({"type": "output", "id": cid, "output": piece})
         elif reply.get("status") == "aborted":
             status, message = "interrupted", "the cell was aborted"
         elif out.truncated:
@@ -305,13 +312,15 @@ class Outputs:
                 text = text.encode()[:max(0, self.left)].decode("utf-8", "ignore")
                 self.cut("output past the cap of the cell's output bytes was dropped")
             if not text:
-                return
+                return None
             self.left -= len(text.encode())
             last = self.items[-1] if self.items else None
-            if last and last["type"] == "stream" and last["name"] == content.get("name"):
+            name = content.get("name", "stdout")
+            if last and last["type"] == "stream" and last["name"] == name:
                 last["text"] += text
             else:
-                self.items.append({"type": "stream", "name": content.get("name", "stdout"), "text": text})
+                self.items.append({"type": "stream", "name": name, "text": text})
+            return {"type": "stream", "name": name, "text": text}
         elif kind in ("display_data", "execute_result"):
             data = {}
             for mime, value in content.get("data", {}).items():
@@ -328,19 +337,19 @@ class Outputs:
                     self.cut("an image past the image cap was left out")
             size = sum(len(v.encode()) for v in data.values())
             if not data:
-                return
+                return None
             if size > self.left:
                 self.cut("output past the cap of the cell's output bytes was dropped")
-                return
+                return None
             self.left -= size
             item = {"type": kind, "data": data}
             if kind == "execute_result":
                 item["execution_count"] = content.get("execution_count") or 0
             self.items.append(item)
+            return item
         elif kind == "error":
-            self.add_error(content)
-        elif kind == "clear_output":
-            pass
+            return self.add_error(content)
+        return None  # clear_output and the kernel's own bookkeeping (execute_input, status) are not outputs
 
     def add_error(self, content):
         tb = [str(t) for t in content.get("traceback", [])]
@@ -349,11 +358,10 @@ class Outputs:
             tb = tb[-3:]
             self.cut("a traceback past the output cap was shortened")
         self.left -= sum(len(t.encode()) for t in tb)
-        self.items.append({"type": "error", "ename": content.get("ename") or "Error",
-                           "evalue": content.get("evalue", ""), "traceback": tb})
-
-    def force_error(self, reply):
-        self.add_error(reply)
+        item = {"type": "error", "ename": content.get("ename") or "Error", "evalue": content.get("evalue", ""),
+                "traceback": tb}
+        self.items.append(item)
+        return item
 
 
 def file_op(op, cmd):

@@ -75,6 +75,35 @@ public abstract class SessionSandboxContractTest {
     }
 
     @Test
+    void outputsArriveWhileTheCellStillRuns() {
+        try (Session s = sessions().open(limits(512 * SessionLimits.MIB, Duration.ofSeconds(60)))) {
+            java.util.List<CellOutput> seen = new java.util.concurrent.CopyOnWriteArrayList<>();
+            java.util.List<Long> at = new java.util.concurrent.CopyOnWriteArrayList<>();
+            long start = System.nanoTime();
+            CellResult r = s.execute(new Cell("import time\nprint('first', flush=True)\ntime.sleep(1.5)\n"
+                    + "display({'text/html': '<b>later</b>'}, raw=True)\nprint('second')\n1/0"), o -> {
+                        seen.add(o);
+                        at.add(System.nanoTime());
+                    });
+            long end = System.nanoTime();
+            assertThat(r.status()).as(r.toString()).isEqualTo(CellStatus.ERROR);
+            assertThat(seen).as("every output streamed").hasSizeGreaterThanOrEqualTo(4);
+            assertThat(seen.get(0)).isEqualTo(new CellOutput.Stream("stdout", "first\n"));
+            assertThat(Duration.ofNanos(end - at.get(0))).as("the first output came while the cell slept")
+                    .isGreaterThan(Duration.ofMillis(1000));
+            assertThat(seen).anySatisfy(o -> assertThat(o).isInstanceOfSatisfying(CellOutput.DisplayData.class,
+                    d -> assertThat(d.data().data()).containsEntry("text/html", "<b>later</b>")));
+            assertThat(seen.get(seen.size() - 1)).isInstanceOfSatisfying(CellOutput.Error.class,
+                    e -> assertThat(e.name()).isEqualTo("ZeroDivisionError"));
+            StringBuilder streamed = new StringBuilder();
+            seen.stream().filter(o -> o instanceof CellOutput.Stream).forEach(o -> streamed.append(((CellOutput.Stream) o).text()));
+            assertThat(streamed.toString()).as("the pieces add up to the result's text").isEqualTo(text(r))
+                    .isEqualTo("first\nsecond\n");
+            assertThat(Duration.ofNanos(end - start)).isGreaterThan(Duration.ofMillis(1500));
+        }
+    }
+
+    @Test
     void aChartComesBackAsAPngAndAnErrorWithItsNameValueAndTraceback() {
         try (Session s = sessions().open(limits(512 * SessionLimits.MIB, Duration.ofSeconds(60)))) {
             CellResult error = s.execute(new Cell("def f():\n    return 1 / 0\nf()"));

@@ -1,6 +1,7 @@
 package dev.codeagent.domain.session;
 
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * A live interpreter (a Jupyter kernel) inside its own sandbox, keeping state from one cell to the next.
@@ -31,6 +32,25 @@ public interface Session extends AutoCloseable {
      * @throws IllegalStateException when another cell of this session is running
      */
     CellResult execute(Cell cell);
+
+    /**
+     * As {@link #execute(Cell)}, and hands each output to {@code onOutput} as the kernel produces it, in order,
+     * within the same caps: a stream output holds only the text that arrived, so the pieces of one stream may be
+     * cut differently from the merged ones in the result. {@code onOutput} runs on the calling thread before
+     * this returns, must not block for long (the kernel's outputs wait meanwhile) and what it throws is
+     * ignored. A session that cannot stream hands over the result's outputs at the end.
+     */
+    default CellResult execute(Cell cell, Consumer<CellOutput> onOutput) {
+        CellResult r = execute(cell);
+        for (CellOutput o : r.outputs()) {
+            try {
+                onOutput.accept(o);
+            } catch (RuntimeException ignored) {
+                // the caller's listener failing (a client gone) is not the cell's failure
+            }
+        }
+        return r;
+    }
 
     /** Interrupts the running cell (it ends {@link CellStatus#INTERRUPTED}); does nothing when none runs. */
     void interrupt();
