@@ -1,6 +1,5 @@
 package dev.codeagent.http;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.codeagent.http.ProblemException.Type;
 import jakarta.servlet.ServletOutputStream;
 import jakarta.servlet.http.HttpServletResponse;
@@ -12,11 +11,38 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Writes a run's events as server-sent events: everything after the client's last seen id, then the
- * live ones as they come, with a comment line as heartbeat while nothing happens; the stream ends
- * after run-finished. The number of open streams is bounded.
+ * Writes events as server-sent events — a run's, a session cell's: everything after the client's last seen
+ * id, then the live ones as they come, with a comment line as heartbeat while nothing happens; the stream
+ * ends after the source's last event. The number of open streams is bounded.
  */
 final class EventStreams {
+
+    /** One event as it goes on the wire: its id, its name, and its data as one line of compact JSON. */
+    record Frame(long id, String event, String data) {
+    }
+
+    /** What a reader gets: the frames after its position, and whether more can ever come. */
+    record Frames(java.util.List<Frame> frames, boolean ended) {
+    }
+
+    /** Where a stream's events come from. */
+    interface Source {
+        /** The frames with ids above {@code lastId}; when there are none yet and more may come, waits up to {@code wait}. */
+        Frames after(long lastId, Duration wait) throws InterruptedException, IOException;
+    }
+
+    /** A run's journal as a source. */
+    static Source of(EventJournal journal) {
+        return (lastId, wait) -> {
+            EventJournal.Batch b = journal.after(lastId, wait);
+            java.util.List<Frame> frames = new java.util.ArrayList<>();
+            for (EventJournal.Entry e : b.entries()) {
+                // compact JSON has no raw newlines, so one data line carries the whole event
+                frames.add(new Frame(e.id(), e.event().name(), Views.MAPPER.writeValueAsString(Views.event(e.event(), e.id()))));
+            }
+            return new Frames(frames, b.finished() || b.closed());
+        };
+    }
 
     private static final Logger log = LoggerFactory.getLogger(EventStreams.class);
 
@@ -38,8 +64,8 @@ final class EventStreams {
         }
     }
 
-    /** Streams the journal to the response (blocking this thread until the stream ends), then frees the place. */
-    void stream(HttpServletResponse res, EventJournal journal, long lastId) {
+    /** Streams the source to the response (blocking this thread until the stream ends), then frees the place. */
+    void stream(HttpServletResponse res, Source source, long lastId) {
         try {
             res.setStatus(200);
             res.setContentType("text/event-stream");
@@ -50,16 +76,16 @@ final class EventStreams {
             write(out, "retry: 2000\n\n");
             long last = lastId;
             while (true) {
-                EventJournal.Batch batch = journal.after(last, heartbeat);
-                for (EventJournal.Entry e : batch.entries()) {
-                    write(out, frame(e));
-                    last = e.id();
+                Frames batch = source.after(last, heartbeat);
+                for (Frame f : batch.frames()) {
+                    write(out, "id: " + f.id() + "\nevent: " + f.event() + "\ndata: " + f.data() + "\n\n");
+                    last = f.id();
                 }
-                if (batch.finished() || batch.closed()) {
-                    // a finished journal hands over everything up to run-finished in one batch
+                if (batch.ended()) {
+                    // an ended source hands over everything up to its last event in one batch
                     break;
                 }
-                if (batch.entries().isEmpty()) {
+                if (batch.frames().isEmpty()) {
                     write(out, ": keep-alive\n\n");
                 }
             }
@@ -70,12 +96,6 @@ final class EventStreams {
         } finally {
             slots.release();
         }
-    }
-
-    private static String frame(EventJournal.Entry e) throws JsonProcessingException {
-        // compact JSON has no raw newlines, so one data line carries the whole event
-        String data = Views.MAPPER.writeValueAsString(Views.event(e.event(), e.id()));
-        return "id: " + e.id() + "\nevent: " + e.event().name() + "\ndata: " + data + "\n\n";
     }
 
     private static void write(ServletOutputStream out, String text) throws IOException {

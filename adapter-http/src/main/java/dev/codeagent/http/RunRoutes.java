@@ -125,10 +125,10 @@ final class RunRoutes {
             return;
         }
         streams.acquire();
-        streams.stream(ctx.res(), journal, lastId);
+        streams.stream(ctx.res(), EventStreams.of(journal), lastId);
     }
 
-    private static long lastEventId(Context ctx) {
+    static long lastEventId(Context ctx) {
         String raw = ctx.header("Last-Event-ID");
         String field = "Last-Event-ID";
         if (raw == null) {

@@ -43,7 +43,22 @@ final class SessionRoutes implements AutoCloseable {
     record CellBody(String code) {
     }
 
-    private record Live(Session session, Notebook notebook, String owner) {
+    /** How many cells' event journals a session keeps for resuming their streams. */
+    static final int KEPT_JOURNALS = 4;
+
+    private record Live(Session session, Notebook notebook, String owner, java.util.concurrent.atomic.AtomicInteger cells,
+            java.util.concurrent.atomic.AtomicBoolean running, Map<Integer, CellJournal> journals) {
+
+        Live(Session session, String owner) {
+            this(session, new Notebook(), owner, new java.util.concurrent.atomic.AtomicInteger(),
+                    new java.util.concurrent.atomic.AtomicBoolean(), java.util.Collections.synchronizedMap(
+                            new java.util.LinkedHashMap<>(8, 0.75f, false) {
+                                @Override
+                                protected boolean removeEldestEntry(Map.Entry<Integer, CellJournal> eldest) {
+                                    return size() > KEPT_JOURNALS;
+                                }
+                            }));
+        }
     }
 
     /** The key a request came with, or "" when auth is off (then every caller is the same one). */
@@ -54,6 +69,13 @@ final class SessionRoutes implements AutoCloseable {
 
     private final Sandbox sandbox;
     private final JsonBodies bodies;
+    private final EventStreams streams;
+    /** Runs streamed cells, so that a client that goes away does not take its cell with it. */
+    private final java.util.concurrent.ExecutorService cellThreads = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "session-cell");
+        t.setDaemon(true);
+        return t;
+    });
     private final Map<String, Live> sessions = new ConcurrentHashMap<>();
     private final int maxSessions;
 
@@ -65,9 +87,10 @@ final class SessionRoutes implements AutoCloseable {
      * @param poolSize sessions (with the default limits) kept started ahead once sessions have been asked for:
      *     a kernel takes over a second to start; they do not count against {@code maxSessions}
      */
-    SessionRoutes(Sandbox sandbox, JsonBodies bodies, int maxSessions, int poolSize) {
+    SessionRoutes(Sandbox sandbox, JsonBodies bodies, EventStreams streams, int maxSessions, int poolSize) {
         this.sandbox = sandbox;
         this.bodies = bodies;
+        this.streams = streams;
         this.maxSessions = maxSessions;
         SessionSandbox t = sandbox instanceof SessionSandbox s ? s : null;
         this.pool = t != null && maxSessions > 0 && poolSize > 0 ? new PooledSessions(t, SessionLimits.defaults(), poolSize) : null;
@@ -77,6 +100,7 @@ final class SessionRoutes implements AutoCloseable {
     void register(Router router) {
         router.route(HandlerType.POST, "/v1/sessions", this::open);
         router.route(HandlerType.POST, "/v1/sessions/{id}/cells", this::cell);
+        router.route(HandlerType.GET, "/v1/sessions/{id}/cells/{n}/events", this::cellEvents);
         router.route(HandlerType.POST, "/v1/sessions/{id}/interrupt", this::interrupt);
         router.route(HandlerType.POST, "/v1/sessions/{id}/restart", this::restart);
         router.route(HandlerType.GET, "/v1/sessions/{id}/notebook", this::notebook);
@@ -114,7 +138,7 @@ final class SessionRoutes implements AutoCloseable {
             } catch (SandboxUnavailableException e) {
                 throw new ProblemException(Type.OVERLOADED, "cannot open a session: " + e.getMessage());
             }
-            sessions.put(s.id(), new Live(s, new Notebook(), caller(ctx)));
+            sessions.put(s.id(), new Live(s, caller(ctx)));
             ctx.header("Location", "/v1/sessions/" + s.id());
             ObjectNode view = Views.MAPPER.createObjectNode();
             view.put("id", s.id());
@@ -158,6 +182,15 @@ final class SessionRoutes implements AutoCloseable {
             throw ProblemException.invalid("code", e.getMessage());
         }
         Live l = live(ctx);
+        if (!l.running().compareAndSet(false, true)) {
+            throw new ProblemException(Type.CONFLICT, "a cell of session " + l.session().id() + " is already running");
+        }
+        int n = l.cells().incrementAndGet();
+        String accept = ctx.header("Accept");
+        if (accept != null && accept.contains("text/event-stream")) {
+            streamed(ctx, l, cell, n);
+            return;
+        }
         CellResult r;
         try {
             r = l.session().execute(cell);
@@ -166,9 +199,74 @@ final class SessionRoutes implements AutoCloseable {
             throw new ProblemException(Type.NOT_FOUND, e.getMessage());
         } catch (IllegalStateException e) {
             throw new ProblemException(Type.CONFLICT, e.getMessage());
+        } finally {
+            l.running().set(false);
         }
         l.notebook().add(cell, r);
         Router.json(ctx, 200, view(r));
+    }
+
+    /**
+     * Runs the cell on a thread of its own and streams its events: each output as it comes, then the result. The
+     * cell goes on if the client goes away; {@code GET …/cells/{n}/events} with {@code Last-Event-ID} picks the
+     * stream up again (named in the {@code Location} header).
+     */
+    private void streamed(Context ctx, Live l, Cell cell, int n) {
+        try {
+            streams.acquire();
+        } catch (ProblemException e) {
+            l.running().set(false);
+            throw e;
+        }
+        CellJournal journal = new CellJournal();
+        l.journals().put(n, journal);
+        try {
+            cellThreads.execute(() -> runCell(l, cell, journal));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            l.running().set(false);
+            journal.end("failed", failure(503, "the server is stopping"));
+        }
+        ctx.header("Location", "/v1/sessions/" + l.session().id() + "/cells/" + n + "/events");
+        streams.stream(ctx.res(), journal, 0);
+    }
+
+    private void runCell(Live l, Cell cell, CellJournal journal) {
+        try {
+            CellResult r = l.session().execute(cell, o -> journal.output(output(o)));
+            l.notebook().add(cell, r);
+            journal.end("result", view(r));
+        } catch (SessionEndedException e) {
+            sessions.remove(l.session().id());
+            journal.end("failed", failure(404, e.getMessage()));
+        } catch (IllegalStateException e) {
+            journal.end("failed", failure(409, e.getMessage()));
+        } catch (RuntimeException e) {
+            journal.end("failed", failure(500, "the cell could not be run: " + e.getMessage()));
+        } finally {
+            l.running().set(false);
+        }
+    }
+
+    private static ObjectNode failure(int status, String detail) {
+        return Views.MAPPER.createObjectNode().put("status", status).put("detail", detail);
+    }
+
+    private void cellEvents(Context ctx) {
+        Live l = owned(ctx);
+        String raw = ctx.pathParam("n");
+        CellJournal journal = raw.matches("[0-9]{1,9}") ? l.journals().get(Integer.parseInt(raw)) : null;
+        if (journal == null) {
+            throw new ProblemException(Type.NOT_FOUND, "no streamed cell " + raw + " in this session (the last "
+                    + KEPT_JOURNALS + " streamed cells are kept)");
+        }
+        long lastId = RunRoutes.lastEventId(ctx);
+        if (journal.seenToTheEnd(lastId)) {
+            // nothing more will come: 204 is what makes an EventSource stop reconnecting
+            ctx.status(204);
+            return;
+        }
+        streams.acquire();
+        streams.stream(ctx.res(), journal, lastId);
     }
 
     private void interrupt(Context ctx) {
@@ -259,23 +357,27 @@ final class SessionRoutes implements AutoCloseable {
         n.put("message", r.message());
         ArrayNode outputs = n.putArray("outputs");
         for (CellOutput o : r.outputs()) {
-            ObjectNode out = outputs.addObject();
-            if (o instanceof CellOutput.Stream s) {
-                out.put("type", "stream").put("name", s.name()).put("text", s.text());
-            } else if (o instanceof CellOutput.DisplayData d) {
-                out.put("type", "display_data").set("data", Views.MAPPER.valueToTree(d.data().data()));
-            } else if (o instanceof CellOutput.ExecuteResult e) {
-                out.put("type", "execute_result").put("executionCount", e.executionCount())
-                        .set("data", Views.MAPPER.valueToTree(e.data().data()));
-            } else if (o instanceof CellOutput.Error e) {
-                out.put("type", "error").put("name", e.name()).put("value", e.value())
-                        .set("traceback", Views.MAPPER.valueToTree(e.traceback()));
-            }
+            outputs.add(output(o));
         }
         return n;
     }
 
-    /** Ends every live session (the server is stopping). */
+    static ObjectNode output(CellOutput o) {
+        ObjectNode out = Views.MAPPER.createObjectNode();
+        if (o instanceof CellOutput.Stream s) {
+            out.put("type", "stream").put("name", s.name()).put("text", s.text());
+        } else if (o instanceof CellOutput.DisplayData d) {
+            out.put("type", "display_data").set("data", Views.MAPPER.valueToTree(d.data().data()));
+        } else if (o instanceof CellOutput.ExecuteResult e) {
+            out.put("type", "execute_result").put("executionCount", e.executionCount())
+                    .set("data", Views.MAPPER.valueToTree(e.data().data()));
+        } else if (o instanceof CellOutput.Error e) {
+            out.put("type", "error").put("name", e.name()).put("value", e.value())
+                    .set("traceback", Views.MAPPER.valueToTree(e.traceback()));
+        }
+        return out;
+    }
+
     /** Sessions open now. */
     int live() {
         return sessions.size();
@@ -286,9 +388,16 @@ final class SessionRoutes implements AutoCloseable {
         return pool == null ? 0 : pool.ready();
     }
 
+    /** Ends every live session and every cell stream (the server is stopping). */
     @Override
     public void close() {
-        sessions.values().forEach(l -> l.session().close());
+        cellThreads.shutdown();
+        sessions.values().forEach(l -> {
+            l.session().close();
+            synchronized (l.journals()) {
+                l.journals().values().forEach(CellJournal::close);
+            }
+        });
         sessions.clear();
         if (pool != null) {
             pool.close();

@@ -73,6 +73,51 @@ class SessionsIT {
     }
 
     @Test
+    void aCellStreamsItsOutputsAsServerSentEventsAndTheStreamCanBeResumed() throws Exception {
+        HttpResponse<String> opened = server.post("/v1/sessions", TestServer.ADMIN_KEY, "{\"cellTimeoutMs\": 20000}");
+        assertThat(opened.statusCode()).as(opened.body()).isEqualTo(201);
+        String id = TestServer.json(opened).get("id").asText();
+        java.net.http.HttpRequest post = server.request("/v1/sessions/" + id + "/cells")
+                .timeout(java.time.Duration.ofSeconds(60)).header("Accept", "text/event-stream")
+                .header("Authorization", "Bearer " + TestServer.ADMIN_KEY).header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(Views.MAPPER.createObjectNode()
+                        .put("code", "import time\nprint('first', flush=True)\ntime.sleep(1.5)\nprint('second')\n6 * 7").toString()))
+                .build();
+        String resume;
+        try (SseReader sse = new SseReader(post)) {
+            assertThat(sse.response.statusCode()).isEqualTo(200);
+            assertThat(sse.response.headers().firstValue("Content-Type")).get().asString().startsWith("text/event-stream");
+            resume = sse.response.headers().firstValue("Location").orElseThrow();
+            assertThat(resume).isEqualTo("/v1/sessions/" + id + "/cells/1/events");
+            long start = System.nanoTime();
+            SseReader.Event first = sse.next();
+            long firstAt = System.nanoTime();
+            assertThat(first.name()).isEqualTo("output");
+            assertThat(first.id()).isEqualTo(1);
+            assertThat(Views.MAPPER.readTree(first.data()).get("text").asText()).isEqualTo("first\n");
+            java.util.List<SseReader.Event> rest = sse.rest();
+            assertThat(java.time.Duration.ofNanos(System.nanoTime() - firstAt)).as("'first' came while the cell slept")
+                    .isGreaterThan(java.time.Duration.ofMillis(1000));
+            assertThat(rest).extracting(SseReader.Event::name).containsExactly("output", "output", "result");
+            JsonNode result = Views.MAPPER.readTree(rest.get(2).data());
+            assertThat(result.get("status").asText()).isEqualTo("OK");
+            assertThat(result.get("outputs").get(0).get("text").asText()).isEqualTo("first\nsecond\n");
+            assertThat(result.get("outputs").get(1).get("data").get("text/plain").asText()).isEqualTo("42");
+            assertThat(start).isPositive();
+        }
+        // an EventSource that reconnects after event 1 gets the rest, then 204 once it has seen the end
+        try (SseReader again = new SseReader(SseReader.get(server, resume, TestServer.ADMIN_KEY, 1L))) {
+            assertThat(again.rest()).extracting(SseReader.Event::id).containsExactly(2L, 3L, 4L);
+        }
+        try (SseReader done = new SseReader(SseReader.get(server, resume, TestServer.ADMIN_KEY, 4L))) {
+            assertThat(done.response.statusCode()).isEqualTo(204);
+        }
+        assertThat(server.get("/v1/sessions/" + id + "/cells/9/events", TestServer.ADMIN_KEY).statusCode()).isEqualTo(404);
+        assertThat(cell(id, "print('after')").get("outputs").get(0).get("text").asText()).isEqualTo("after\n");
+        assertThat(server.delete("/v1/sessions/" + id, TestServer.ADMIN_KEY).statusCode()).isEqualTo(204);
+    }
+
+    @Test
     void badInputAndUnknownSessionsGetProblemsNamingWhatIsWrong() {
         HttpResponse<String> badTimeout = server.post("/v1/sessions", TestServer.ADMIN_KEY, "{\"cellTimeoutMs\": 0}");
         assertThat(badTimeout.statusCode()).isEqualTo(400);

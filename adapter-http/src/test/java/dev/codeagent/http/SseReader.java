@@ -24,14 +24,24 @@ final class SseReader implements AutoCloseable {
     private final BufferedReader reader;
 
     SseReader(TestServer server, String runId, String key, Long lastEventId) {
-        HttpRequest.Builder b = server.request("/v1/runs/" + runId + "/events").timeout(Duration.ofSeconds(60))
+        this(get(server, "/v1/runs/" + runId + "/events", key, lastEventId));
+    }
+
+    /** A GET of an event stream, as an EventSource sends it. */
+    static HttpRequest get(TestServer server, String path, String key, Long lastEventId) {
+        HttpRequest.Builder b = server.request(path).timeout(Duration.ofSeconds(60))
                 .header("Accept", "text/event-stream").header("Authorization", "Bearer " + key).GET();
         if (lastEventId != null) {
             b.header("Last-Event-ID", Long.toString(lastEventId));
         }
+        return b.build();
+    }
+
+    /** Any request whose answer is an event stream. */
+    SseReader(HttpRequest request) {
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
         try {
-            response = client.send(b.build(), HttpResponse.BodyHandlers.ofInputStream());
+            response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

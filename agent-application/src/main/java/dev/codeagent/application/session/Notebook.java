@@ -26,14 +26,14 @@ public final class Notebook {
     private final List<CellResult> results = new ArrayList<>();
 
     /** Adds a cell that ran and what it gave. */
-    public Notebook add(Cell cell, CellResult result) {
+    public synchronized Notebook add(Cell cell, CellResult result) {
         cells.add(cell);
         results.add(result);
         return this;
     }
 
     /** The cells as a code-cell-per-cell {@code .ipynb} text that {@code nbformat.validate} accepts. */
-    public String toJson() {
+    public synchronized String toJson() {
         ObjectNode nb = JSON.createObjectNode();
         ArrayNode out = nb.putArray("cells");
         for (int i = 0; i < cells.size(); i++) {
