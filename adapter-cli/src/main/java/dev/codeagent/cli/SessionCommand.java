@@ -148,7 +148,8 @@ final class SessionCommand implements Callable<Integer> {
         return cells;
     }
 
-    private static Session open(CodeAgent agent, SessionLimits limits) {
+    /** A session of the configured tier; a tier without sessions is an unavailable sandbox (exit 125), said in one line. */
+    static Session open(CodeAgent agent, SessionLimits limits) {
         try {
             return agent.openSession(limits);
         } catch (UnsupportedOperationException e) {

@@ -110,6 +110,11 @@ final class SolveCommand implements Callable<Integer> {
     @Option(names = "--queue", description = "Queue the run for the workers of a shared store (store.kind: postgres; see 'codeagent worker') and wait for its end, instead of solving here.")
     boolean queue;
 
+    @Option(names = "--session", description = "Run every attempt's code also in one live Python session, so what an attempt"
+            + " defined stays for the next and the model is told what the session holds; the verdict still comes from the"
+            + " judge, in a fresh sandbox.")
+    boolean session;
+
     @Option(names = "--json", description = "Print one JSON object: id, status, attempts, code, output, reason.")
     boolean json;
 
@@ -117,6 +122,12 @@ final class SolveCommand implements Callable<Integer> {
     public Integer call() {
         CodeAgentConfig config = cli.config(overrides());
         Task task = task(config);
+        if (session && queue) {
+            throw new UsageException("--session and --queue do not go together: a queued run is solved by a worker, without your session");
+        }
+        if (session && task.language() != Language.PYTHON) {
+            throw new UsageException("--session runs Python; this task is " + task.language().id());
+        }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         Run run;
@@ -130,7 +141,15 @@ final class SolveCommand implements Callable<Integer> {
             } else {
                 SolveTask solveTask = agent.solveTask();
                 RunListener progress = json ? RunListener.NONE : new ProgressPrinter(err, cli.context().interactive(), task.maxAttempts());
-                run = solveTask.solve(SolveTask.newRunId(), task, progress);
+                if (session) {
+                    try (dev.codeagent.domain.session.Session s = SessionCommand.open(agent,
+                            dev.codeagent.domain.session.SessionLimits.defaults())) {
+                        run = solveTask.solveInSession(SolveTask.newRunId(), task, progress,
+                                () -> dev.codeagent.application.solve.StopReason.CANCELLED, s);
+                    }
+                } else {
+                    run = solveTask.solve(SolveTask.newRunId(), task, progress);
+                }
             }
             // shown before closing: the user need not wait for the sandbox's clean-up
             if (json) {

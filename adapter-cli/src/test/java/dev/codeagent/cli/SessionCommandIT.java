@@ -53,6 +53,40 @@ class SessionCommandIT {
     }
 
     @Test
+    void solveWithASessionKeepsWhatAnAttemptDefinedAndTheJudgeStillDecides() throws IOException {
+        ObjectMapper json = new ObjectMapper();
+        // attempt 1 loads the data and gets the function wrong; attempt 2 uses the data it did not load itself
+        Path replay = Files.writeString(dir.resolve("steps.jsonl"),
+                json.writeValueAsString(java.util.Map.of("reply", "```python\ndata = [3, 1, 2]\nprint('loaded', len(data))\n"
+                        + "def smallest_first():\n    return data\n```")) + "\n"
+                + json.writeValueAsString(java.util.Map.of("reply", "```python\ndef smallest_first():\n    return sorted(data)\n```"))
+                + "\n");
+        Path tests = Files.writeString(dir.resolve("tests.py"), "assert smallest_first() == [1, 2, 3]\n");
+
+        CliRunner.Result r = new CliRunner(dir).run("solve", "--session", "--sandbox", "process", "--json", "--replay",
+                replay.toString(), "--tests", tests.toString(), "sort the data, smallest first");
+        assertThat(r.status()).as(r.toString()).isZero();
+        JsonNode run = json.readTree(r.out());
+        assertThat(run.get("status").asText()).isEqualTo("SOLVED");
+        assertThat(run.get("attempts")).hasSize(2);
+        assertThat(run.get("attempts").get(0).get("verdict").asText()).isEqualTo("WRONG_ANSWER");
+        assertThat(run.get("attempts").get(1).get("verdict").asText()).isEqualTo("ACCEPTED");
+
+        // the same replies without the session: attempt 2's code alone has no data, and the judge says so
+        CliRunner.Result alone = new CliRunner(dir).run("solve", "--sandbox", "process", "--json", "--replay",
+                replay.toString(), "--tests", tests.toString(), "sort the data, smallest first");
+        assertThat(alone.status()).as(alone.toString()).isEqualTo(1);
+        JsonNode second = json.readTree(alone.out()).get("attempts").get(1);
+        assertThat(second.get("verdict").asText()).isEqualTo("RUNTIME_ERROR");
+        assertThat(second.get("error").get("type").asText()).isEqualTo("NameError");
+
+        CliRunner.Result mixed = new CliRunner(dir).run("solve", "--session", "--language", "javascript", "--replay",
+                replay.toString(), "x");
+        assertThat(mixed.status()).isEqualTo(2);
+        assertThat(mixed.err()).contains("--session runs Python; this task is javascript");
+    }
+
+    @Test
     void theNotebookReRunsUnderJupyterNbconvertWithTheSameOutputTypes() throws Exception {
         Path nbconvert = Path.of("/usr/bin/jupyter-nbconvert");
         // CI installs it (.ci/run); a developer machine without it skips

@@ -173,16 +173,15 @@ public final class CodeAgent implements AutoCloseable {
      * Opens a session (a real kernel kept across cells) in a sandbox of its own of the configured tier. The caller
      * closes it; closing this agent closes the sandbox and with it every session still open.
      *
-     * @throws UnsupportedOperationException when the configured tier hosts no sessions (the docker tier, so far):
-     *     the message names the tier and the one that does
+     * @throws UnsupportedOperationException when the configured tier hosts no sessions: the message names the tier
      * @throws dev.codeagent.domain.execution.SandboxUnavailableException when this host cannot run a kernel (no
      *     ipykernel, or the isolation the tier needs)
      */
     public Session openSession(SessionLimits limits) {
         Sandbox s = sandbox();
         if (!(s instanceof SessionSandbox tier)) {
-            throw new UnsupportedOperationException("the " + s.tier() + " sandbox hosts no sessions yet; "
-                    + "set sandbox.kind: process for sessions");
+            throw new UnsupportedOperationException("the " + s.tier() + " sandbox hosts no sessions; "
+                    + "set sandbox.kind: process or docker for sessions");
         }
         return tier.open(limits);
     }

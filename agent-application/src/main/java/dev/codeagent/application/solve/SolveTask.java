@@ -130,7 +130,32 @@ public final class SolveTask {
         Run run = Run.started(runId, task, started);
         runLog.started(run);
         events.on(new RunEvent.RunStarted(runId, started, task));
-        return work(run, events, whenStopped, deadline);
+        return work(run, events, whenStopped, deadline, null);
+    }
+
+    /**
+     * As {@link #solve(String, Task, RunListener, Supplier)}, the attempts sharing a live session: each attempt's
+     * code first runs there as a cell, so what it defined stays for the next attempt, and on failure the model is
+     * also told how the cell went and what names the session holds. The verdict still comes from the judge alone,
+     * in a fresh sandbox, on the attempt's code run after the earlier cells that ran without error. The session is
+     * the caller's, and stays open.
+     *
+     * @throws IllegalArgumentException when the task is not Python (sessions are Python kernels)
+     */
+    public Run solveInSession(String runId, Task task, RunListener listener, Supplier<StopReason> whenStopped,
+            dev.codeagent.domain.session.Session session) {
+        Objects.requireNonNull(session, "session");
+        Objects.requireNonNull(whenStopped, "whenStopped");
+        Objects.requireNonNull(task, "task");
+        if (task.language() != dev.codeagent.domain.execution.Language.PYTHON) {
+            throw new IllegalArgumentException("a session runs Python; this task is " + task.language().id());
+        }
+        RunListener events = safe(Objects.requireNonNull(listener, "listener"));
+        Instant started = clock.instant();
+        Run run = Run.started(runId, task, started);
+        runLog.started(run);
+        events.on(new RunEvent.RunStarted(runId, started, task));
+        return work(run, events, whenStopped, started.plus(config.runTimeout()), new SessionWorkspace(session));
     }
 
     /**
@@ -146,10 +171,11 @@ public final class SolveTask {
             throw new IllegalArgumentException("run " + run.id() + " has ended already (" + run.status() + ")");
         }
         RunListener events = safe(Objects.requireNonNull(listener, "listener"));
-        return work(run, events, whenStopped, clock.instant().plus(config.runTimeout()));
+        return work(run, events, whenStopped, clock.instant().plus(config.runTimeout()), null);
     }
 
-    private Run work(Run run, RunListener events, Supplier<StopReason> whenStopped, Instant deadline) {
+    /** @param workspace the session the attempts share, or null */
+    private Run work(Run run, RunListener events, Supplier<StopReason> whenStopped, Instant deadline, SessionWorkspace workspace) {
         String runId = run.id();
         Task task = run.task();
         List<GenerationRequest.Turn> history = new ArrayList<>();
@@ -197,7 +223,19 @@ public final class SolveTask {
                 } else {
                     events.on(new RunEvent.CodeGenerated(runId, clock.instant(), n, code.get()));
                     long e0 = System.nanoTime();
-                    Submission submission = judge.prepare(task, code.get());
+                    SessionWorkspace.Step step = null;
+                    Submission submission;
+                    if (workspace != null) {
+                        String prelude = workspace.prelude();
+                        try {
+                            step = workspace.run(code.get());
+                        } catch (dev.codeagent.domain.session.SessionEndedException e) {
+                            return end(run, RunStatus.ERROR, "the run's session ended: " + e.getMessage(), events);
+                        }
+                        submission = judge.prepareAfter(task, prelude, code.get());
+                    } else {
+                        submission = judge.prepare(task, code.get());
+                    }
                     Execution execution;
                     try {
                         execution = executeCode.execute(submission.request(task.stdin(),
@@ -215,7 +253,8 @@ public final class SolveTask {
                     }
                     events.on(new RunEvent.Executed(runId, clock.instant(), n, execution));
                     Verdict verdict = judge.judge(task, submission, execution);
-                    String next = verdict.isAccepted() ? "" : feedback.forFailure(code.get(), execution, verdict);
+                    String next = verdict.isAccepted() ? ""
+                            : feedback.forFailure(code.get(), execution, verdict) + (step == null ? "" : SessionWorkspace.note(step));
                     attempt = new Attempt(n, reply, code.get(), execution, verdict, next, generationTime,
                             Duration.ofNanos(System.nanoTime() - e0));
                 }

@@ -215,6 +215,41 @@ class SolveTaskTest {
         assertThat(python.requests().get(0).judging().tests()).isEqualTo("assert inc(1) == 2");
     }
 
+    @Test
+    void inASessionEachAttemptRunsAsACellTheModelHearsWhatItHoldsAndTheJudgeRebuildsIt() {
+        dev.codeagent.domain.session.Session session = org.mockito.Mockito.mock(dev.codeagent.domain.session.Session.class);
+        List<String> cells = new CopyOnWriteArrayList<>();
+        org.mockito.Mockito.when(session.execute(org.mockito.ArgumentMatchers.any())).thenAnswer(inv -> {
+            String source = ((dev.codeagent.domain.session.Cell) inv.getArgument(0)).source();
+            cells.add(source);
+            List<dev.codeagent.domain.session.CellOutput> out = source.contains("globals()")
+                    ? List.of(new dev.codeagent.domain.session.CellOutput.Stream("stdout", "div: function\n"))
+                    : List.of(new dev.codeagent.domain.session.CellOutput.Stream("stdout", "shown in the session\n"));
+            return new dev.codeagent.domain.session.CellResult(dev.codeagent.domain.session.CellStatus.OK, cells.size(),
+                    Duration.ofMillis(5), false, out, "");
+        });
+        CodeGenerator generator = request -> {
+            requests.add(request);
+            return replies(BAD, GOOD).apply(request);
+        };
+        Run run = new SolveTask(generator, execute(python), runLog, config(), Clock.systemUTC())
+                .solveInSession("r1", Task.of("divide safely"), events::add, () -> StopReason.CANCELLED, session);
+
+        assertThat(run.status()).isEqualTo(RunStatus.SOLVED);
+        assertThat(cells).hasSize(4);
+        assertThat(cells.get(0)).contains("return a / b\n");
+        assertThat(requests.get(1).history().get(0).feedback()).contains("ZeroDivisionError")
+                .contains("live Python session").contains("shown in the session").contains("The session holds: div: function.");
+        String judged = python.requests().get(1).program().source();
+        assertThat(judged).as("attempt 2 is judged after attempt 1's cell, rebuilt from its code")
+                .contains("exec(compile(\"def div(a, b):\\n    return a / b\\nprint(div(1, 0))\", '<session>', 'exec'), globals())")
+                .endsWith(run.attempts().get(1).code());
+        org.mockito.Mockito.verify(session, org.mockito.Mockito.never()).close();
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalArgumentException.class, () -> new SolveTask(generator,
+                execute(python), runLog, config(), Clock.systemUTC()).solveInSession("r2",
+                new Task("x", dev.codeagent.domain.execution.Language.BASH, null, null, "", dev.codeagent.domain.execution.ResourceLimits.defaults(), 3), events::add, () -> StopReason.CANCELLED, session));
+    }
+
     private Run solve(Function<GenerationRequest, String> replies, ScriptedSandbox sandbox, Task task) {
         CodeGenerator generator = request -> {
             requests.add(request);

@@ -102,6 +102,57 @@ public final class Judge {
         return new Submission(code, new Program(task.language(), code), 1, lines, job);
     }
 
+    /**
+     * What runs to judge {@code code} for {@code task} when it follows earlier code in a live session (an agent
+     * working in a kernel: {@code solve --session}): the program first runs {@code prelude} — the earlier cells that
+     * ran without error, in order — with its stdout discarded, so that every name the session holds is there and
+     * an expected output is the code's alone; then the code, whose lines keep their numbers in error reports. The
+     * judge never sees the session itself: a fresh sandbox rebuilds its state from the same code.
+     *
+     * @throws IllegalArgumentException as {@link #prepare(Task, String)}, or when the task is not Python (sessions
+     *     are Python kernels)
+     */
+    public Submission prepareAfter(Task task, String prelude, String code) {
+        Objects.requireNonNull(prelude, "prelude");
+        Submission alone = prepare(task, code);
+        if (prelude.isBlank()) {
+            return alone;
+        }
+        if (task.language() != Language.PYTHON) {
+            throw new IllegalArgumentException("code after a session's cells can be judged for Python only, not "
+                    + task.language().id());
+        }
+        String head = "import contextlib as _codeagent_c, io as _codeagent_io\n"
+                + "with _codeagent_c.redirect_stdout(_codeagent_io.StringIO()):\n"
+                + "    exec(compile(" + pythonLiteral(prelude) + ", '<session>', 'exec'), globals())\n";
+        int headLines = 3;
+        return new Submission(code, new Program(task.language(), head + code), headLines + 1, alone.codeLineCount(),
+                alone.judging());
+    }
+
+    /** A Python string literal holding {@code text} exactly. */
+    static String pythonLiteral(String text) {
+        StringBuilder b = new StringBuilder(text.length() + 16).append('"');
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            switch (c) {
+                case '\\' -> b.append("\\\\");
+                case '"' -> b.append("\\\"");
+                case '\n' -> b.append("\\n");
+                case '\r' -> b.append("\\r");
+                case '\t' -> b.append("\\t");
+                default -> {
+                    if (c < 0x20 || c == 0x7f || c == 0x2028 || c == 0x2029) {
+                        b.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        b.append(c);
+                    }
+                }
+            }
+        }
+        return b.append('"').toString();
+    }
+
     /** The verdict on {@code submission} of {@code task}, given how it ran. */
     public Verdict judge(Task task, Submission submission, Execution execution) {
         Objects.requireNonNull(task, "task");

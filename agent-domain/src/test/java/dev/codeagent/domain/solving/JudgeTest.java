@@ -387,4 +387,23 @@ class JudgeTest {
 
         assertThat(v.message()).hasSizeLessThanOrEqualTo(300).endsWith("...");
     }
+
+    @Test
+    void codeAfterASessionsCellsRunsAfterThemAndKeepsItsLineNumbers() throws Exception {
+        String prelude = "data = [3, 1, 2]\nprint('noise \\\\ \"quoted\" \\t tab \u00e9 \ud83d\ude00')";
+        Submission s = new Judge().prepareAfter(Task.of("sort"), prelude, "def f():\n    return sorted(data)\nprint(f())");
+        assertThat(s.codeFirstLine()).isEqualTo(4);
+        assertThat(s.codeLine(5)).isEqualTo(2);
+        assertThat(s.codeLine(3)).isNull();
+        assertThat(new Judge().prepareAfter(Task.of("sort"), " ", "x = 1").program().source()).isEqualTo("x = 1");
+        java.nio.file.Path python = java.nio.file.Path.of("/usr/bin/python3");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(python), "needs /usr/bin/python3");
+        Process p = new ProcessBuilder(python.toString(), "-I", "-c", s.program().source()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as(out).isZero();
+        assertThat(out).as("the prelude ran, its output is not the program's").isEqualTo("[1, 2, 3]\n");
+        Process lit = new ProcessBuilder(python.toString(), "-I", "-c", "import sys\nsys.stdout.buffer.write(("
+                + Judge.pythonLiteral(prelude) + ").encode())").start();
+        assertThat(new String(lit.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(prelude);
+    }
 }
