@@ -57,7 +57,7 @@ class CodeAgentTest {
         try (CodeAgent agent = scripted(CodeAgent.builder(config("sandbox: {kind: scripted}")).withoutDiscovery()).build()) {
             assertThatThrownBy(() -> agent.openSession(dev.codeagent.domain.session.SessionLimits.defaults()))
                     .isInstanceOf(UnsupportedOperationException.class)
-                    .hasMessage("the " + sandbox.tier() + " sandbox hosts no sessions yet; set sandbox.kind: process for sessions");
+                    .hasMessage("the " + sandbox.tier() + " sandbox hosts no sessions; set sandbox.kind: process or docker for sessions");
         }
     }
 
