@@ -43,6 +43,8 @@ final class DockerContainers {
      * limit of 97). Under runsc the container's pids limit is the program's plus this.
      */
     static final int GVISOR_PROCESSES = 256;
+    /** Under gVisor: how many processes the program's pids group inside gVisor holds (read by the supervisor). */
+    static final String PIDS_MAX_ENV = "CODEAGENT_PIDS_MAX";
     /** How long a started container waits for its program before its bootstrap gives up and exits. */
     static final Duration DEFAULT_IDLE = Duration.ofMinutes(15);
 
@@ -131,6 +133,27 @@ final class DockerContainers {
                             "PYDEVD_DISABLE_FILE_VALIDATION=1"));
         }
 
+        /**
+         * The supervisor's: it starts the program and the judge under their uids and kills what they leave. Under
+         * gVisor also CAP_SYS_ADMIN, which there is gVisor's kernel's, not the host's: the supervisor mounts gVisor's
+         * pids controller and puts the program in a group of {@link #PIDS_MAX_ENV} processes, the only thing that
+         * stops a fork bomb in there (the host's pids cgroup counts gVisor's threads, not the program's processes).
+         * The program, started as another uid with no-new-privileges, has no capability either way.
+         */
+        private Capability[] capabilities() {
+            return gvisor() ? new Capability[] {Capability.SETUID, Capability.SETGID, Capability.KILL, Capability.SYS_ADMIN}
+                    : new Capability[] {Capability.SETUID, Capability.SETGID, Capability.KILL};
+        }
+
+        private List<String> environment() {
+            List<String> env = new java.util.ArrayList<>(List.of("PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8",
+                    "HOME=" + WORK_DIR, Bootstrap.IDLE_ENV + "=" + idle.toSeconds()));
+            if (gvisor()) {
+                env.add(PIDS_MAX_ENV + "=" + Math.max(1, maxProcesses - SUPERVISOR_PROCESSES));
+            }
+            return env;
+        }
+
         void applyTo(CreateContainerCmd cmd) {
             String tmpfsOptions = "rw,nosuid,nodev,size=" + tmpfsBytes + ",mode=1777";
             Map<String, String> tmpfs = new LinkedHashMap<>();
@@ -139,7 +162,7 @@ final class DockerContainers {
             HostConfig host = HostConfig.newHostConfig()
                     .withNetworkMode("none")
                     .withCapDrop(Capability.ALL)
-                    .withCapAdd(Capability.SETUID, Capability.SETGID, Capability.KILL)
+                    .withCapAdd(capabilities())
                     .withSecurityOpts(seccomp ? List.of("no-new-privileges", "seccomp=" + SeccompProfile.JSON)
                             : List.of("no-new-privileges"))
                     .withRuntime(runtime)
@@ -164,8 +187,7 @@ final class DockerContainers {
                     .withNetworkDisabled(true)
                     // the whole command as entrypoint: nothing of the image's entrypoint or cmd runs
                     .withEntrypoint(Bootstrap.COMMAND)
-                    .withEnv(List.of("PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8", "HOME=" + WORK_DIR,
-                            Bootstrap.IDLE_ENV + "=" + idle.toSeconds()))
+                    .withEnv(environment())
                     .withAttachStdin(true)
                     .withAttachStdout(true)
                     .withAttachStderr(true)

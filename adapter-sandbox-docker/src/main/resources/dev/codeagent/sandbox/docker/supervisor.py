@@ -3,7 +3,7 @@
 # (dev.codeagent.application.sandbox.SupervisorJob: "<bytes>\n" and a JSON object with files, argv, env,
 # rlimits, and this tier's stdin, nonce and backstop), starts the program, waits for it, kills what it
 # left, and reports how it ended on stdout behind a marker made from the nonce.
-# Started as root with only CAP_SETUID and CAP_SETGID (DockerContainers), it runs the program as 65534, which
+# Started as root with only CAP_SETUID and CAP_SETGID (and under gVisor CAP_SYS_ADMIN for its pids group), it runs the program as 65534, which
 # then has no capability and cannot signal, trace or prlimit its root supervisor. A judged job ("judge" in the
 # payload) also forks the judge (judge.py) as 65533 with the tests in a directory only it can read, joined to
 # the candidate (candidate.py running the program) by two pipes; the judge's verdict comes back on a third
@@ -102,6 +102,19 @@ try:
     if not x:fail('no '+a[0]+' in the image')
   a[0]=x
 except Exception as e:fail(repr(e))
+# Under gVisor the host's pids cgroup sees gVisor's threads, not the program's processes, and RLIMIT_NPROC does
+# not stop a fork bomb: gVisor's own pids controller does. The container (runsc only) gets CAP_SYS_ADMIN, which
+# there is gVisor's, and CODEAGENT_PIDS_MAX; the controller is mounted where only root can look, and the program
+# joins a group of its own before it becomes 65534 (which then has no capability).
+PG=None;P=int(os.environ.get('CODEAGENT_PIDS_MAX','0') or 0)
+if P>0:
+  try:
+    d='/tmp/.codeagent-pids';os.mkdir(d,0o700)
+    if L.mount(b'none',d.encode(),b'cgroup',2|4|8,b'pids')!=0:raise OSError(ctypes.get_errno(),'mount pids')
+    # its root is r-x for all; root owns it but has no CAP_DAC_OVERRIDE, so makes it its own to write first
+    os.chmod(d,0o700);PG=d+'/run';os.mkdir(PG)
+    with open(PG+'/pids.max','w') as f:f.write(str(P))
+  except Exception as x:fail('cannot make the pids group (%r)'%(x,))
 # SIGCHLD blocked, so that sigtimedwait below hears of every child's end (pid 1 would drop it otherwise)
 signal.pthread_sigmask(signal.SIG_BLOCK,[signal.SIGCHLD])
 os.write(1,b'\x00codeagent:go\n')
@@ -135,6 +148,8 @@ if p==0:
     if jg:
       os.close(vr)
       for f in (ci,co):os.set_inheritable(f,True)
+    if PG:
+      with open(PG+'/cgroup.procs','w') as f:f.write(str(os.getpid()))
     become(U)
     # ignored signals stay ignored across execve: the program gets the defaults, not the Python runtime's
     for g in (signal.SIGPIPE,signal.SIGXFSZ):signal.signal(g,signal.SIG_DFL)

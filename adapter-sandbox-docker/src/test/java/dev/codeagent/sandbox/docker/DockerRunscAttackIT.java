@@ -59,13 +59,6 @@ class DockerRunscAttackIT extends SandboxAttackTest {
     }
 
     @Override
-    protected java.util.Map<String, String> knownGaps() {
-        return java.util.Map.of("containsAForkBomb", "on runsc 0.0~20221219 the fork limit (RLIMIT_NPROC inside gVisor plus a"
-                + " host pids allowance for gVisor's own threads) does not refuse a fork within the wall limit; a host pids"
-                + " limit tight enough to refuse kills gVisor itself (SANDBOX_ERROR)");
-    }
-
-    @Override
     protected Sandbox sandbox() {
         return sandbox;
     }

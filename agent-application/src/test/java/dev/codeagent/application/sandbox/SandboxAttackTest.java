@@ -609,4 +609,24 @@ public abstract class SandboxAttackTest {
         assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.OK);
         assertThat(e.stdout().text().lines().toList()).as(why(e)).containsExactly("others some", "self ok");
     }
+
+    @Test
+    void theProgramHoldsNoCapabilityAndCannotGainOne() {
+        // whatever the supervisor holds to set the run up (the docker tier's root init; under gVisor CAP_SYS_ADMIN
+        // for its pids group), the program has nothing: no effective, permitted or ambient capability, and
+        // no-new-privileges, so no setuid file gives one back; a mount is refused
+        Execution e = run("import ctypes, os\n"
+                + "status = dict(l.split(':', 1) for l in open('/proc/self/status') if ':' in l)\n"
+                + "for k in ('CapEff', 'CapPrm'):\n"
+                + "    print(k, status.get(k, '?').strip())\n"
+                + "libc = ctypes.CDLL(None, use_errno=True)\n"
+                // asked of the kernel rather than read from /proc: gVisor's status has no CapAmb or NoNewPrivs line
+                + "print('ambient', [c for c in range(64) if libc.prctl(47, 1, c, 0, 0) == 1])\n"
+                + "print('no_new_privs', libc.prctl(39, 0, 0, 0, 0))\n"
+                + "os.makedirs('m', exist_ok=True)\n"
+                + "print('mount', libc.mount(b'none', b'm', b'tmpfs', 0, None), ctypes.get_errno() in (1, 13))\n", limits());
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.OK);
+        assertThat(e.stdout().text().lines().toList()).as(why(e)).containsExactly("CapEff 0000000000000000",
+                "CapPrm 0000000000000000", "ambient []", "no_new_privs 1", "mount -1 True");
+    }
 }
