@@ -149,6 +149,40 @@ final class DockerEngine implements AutoCloseable {
         return call("inspect container", () -> control.inspectContainerCmd(id).exec());
     }
 
+    /**
+     * Whether the engine announced an OOM kill in the container since {@code sinceEpochSeconds}. The engine
+     * sets a container's OOMKilled only for an OOM event that comes before the container's end; under gVisor the
+     * event was seen to come after it (die, then oom), and then only the event log tells.
+     */
+    boolean oomEventSince(String id, long sinceEpochSeconds) {
+        return call("read container events", () -> {
+            java.util.concurrent.atomic.AtomicBoolean seen = new java.util.concurrent.atomic.AtomicBoolean();
+            ResultCallback.Adapter<com.github.dockerjava.api.model.Event> cb = new ResultCallback.Adapter<>() {
+                @Override
+                public void onNext(com.github.dockerjava.api.model.Event e) {
+                    seen.set(true);
+                }
+            };
+            // with an until the engine sends what it has and ends the stream
+            control.eventsCmd().withContainerFilter(id).withEventFilter("oom")
+                    .withSince(Long.toString(sinceEpochSeconds))
+                    .withUntil(Long.toString(java.time.Instant.now().getEpochSecond() + 1)).exec(cb);
+            try {
+                cb.awaitCompletion(5, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while reading the engine's events", e);
+            } finally {
+                try {
+                    cb.close();
+                } catch (java.io.IOException ignored) {
+                    // the stream is over either way
+                }
+            }
+            return seen.get();
+        });
+    }
+
     /** The container's CPU time as the engine's stats report it (one sample, no stream). */
     long cpuUsageNanos(String id) {
         return call("read container stats", () -> {

@@ -70,8 +70,13 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
     private static final Duration BREAKER_OPEN = Duration.ofSeconds(2);
     /** How long after a kill the stream may take to deliver its tail. */
     private static final long DRAIN_MILLIS = 2_000;
-    /** How long a container that ended without a report may take to show the engine's verdict on it. */
+    /**
+     * How long a container that ended without a report may take to show the engine's verdict on it. Under gVisor
+     * the engine hears of the host's OOM kill from runsc's events, after the container's end; on a loaded host
+     * 2 s was seen to be too short (the run was reported as a sandbox failure).
+     */
     private static final long OOM_VERDICT_MILLIS = 2_000;
+    private static final long GVISOR_OOM_VERDICT_MILLIS = 6_000;
     /**
      * How long a container may take from attach to starting the program, apart from the wall-clock limit
      * (which starts then): generous, since only a host under heavy load is this slow; passing it is a
@@ -452,21 +457,36 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
      * a little before that.
      */
     private boolean oomKilled(String id) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMillis(OOM_VERDICT_MILLIS).toNanos();
+        long deadline = System.nanoTime() + Duration.ofMillis(gvisor ? GVISOR_OOM_VERDICT_MILLIS : OOM_VERDICT_MILLIS).toNanos();
         try {
             while (true) {
                 InspectContainerResponse.ContainerState state = engine.inspect(id).getState();
                 if (Boolean.TRUE.equals(state.getOOMKilled())) {
                     return true;
                 }
+                boolean ended = !Boolean.TRUE.equals(state.getRunning());
+                if (ended && engine.oomEventSince(id, startedAt(state))) {
+                    return true;
+                }
                 // under gVisor the engine may hear of the OOM kill after the container's end: wait it out
-                if (!gvisor && !Boolean.TRUE.equals(state.getRunning()) || System.nanoTime() > deadline) {
+                if (!gvisor && ended || System.nanoTime() > deadline) {
+                    log.warn("docker sandbox: container {} ended without a report and no OOM kill (running {}, exit {},"
+                            + " error '{}')", id, state.getRunning(), state.getExitCodeLong(), state.getError());
                     return false;
                 }
-                Thread.sleep(20);
+                Thread.sleep(ended ? 250 : 20);
             }
         } catch (EngineFailure | NotFoundException e) {
             return false;
+        }
+    }
+
+    /** When the container started, in epoch seconds (a minute ago when the engine does not say). */
+    private static long startedAt(InspectContainerResponse.ContainerState state) {
+        try {
+            return java.time.Instant.parse(state.getStartedAt()).getEpochSecond() - 1;
+        } catch (RuntimeException e) {
+            return java.time.Instant.now().getEpochSecond() - 60;
         }
     }
 
