@@ -146,12 +146,26 @@ final class Bootstrap {
      * @param nonce the secret that marks the bootstrap's report at the end of stdout (see {@link #reportMarker})
      */
     static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce) {
+        return payload(request, fileSizeCap, nonce, null);
+    }
+
+    /**
+     * @param programFilter a seccomp program (BPF, {@link dev.codeagent.application.sandbox.SeccompFilter#bytes()}) the
+     *     supervisor installs in the program's process before it starts the program, or null: under gVisor, where the
+     *     engine's profile does not reach the program
+     */
+    static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, byte[] programFilter) {
         ResourceLimits limits = request.limits();
-        return payload(request, fileSizeCap, nonce, limits.wallTime().plus(BACKSTOP_GRACE).toSeconds() + 1);
+        return payload(request, fileSizeCap, nonce, limits.wallTime().plus(BACKSTOP_GRACE).toSeconds() + 1, programFilter);
     }
 
     /** The payload with an explicit backstop: seconds after the program's start at which its supervisor ends the run. */
     static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, long backstopSeconds) {
+        return payload(request, fileSizeCap, nonce, backstopSeconds, null);
+    }
+
+    private static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, long backstopSeconds,
+            byte[] programFilter) {
         ResourceLimits limits = request.limits();
         Map<String, String> files = new LinkedHashMap<>(request.program().files());
         files.put(request.program().mainFileName(), request.program().source());
@@ -173,6 +187,7 @@ final class Bootstrap {
                 .with("backstop", backstopSeconds)
                 .with("nonce", nonce)
                 .with("judge", request.judged() ? judge(request) : null)
+                .with("seccomp", programFilter == null ? null : java.util.Base64.getEncoder().encodeToString(programFilter))
                 .encode();
     }
 

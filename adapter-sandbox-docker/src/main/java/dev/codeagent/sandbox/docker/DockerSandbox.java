@@ -20,6 +20,7 @@ import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import dev.codeagent.domain.execution.UnsupportedLanguageException;
+import dev.codeagent.application.sandbox.SeccompFilter;
 import dev.codeagent.application.session.BridgeSession;
 import dev.codeagent.domain.session.Session;
 import dev.codeagent.domain.session.SessionLimits;
@@ -94,6 +95,12 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
     private final String runtime;
     private final boolean gvisor;
     private final boolean seccomp;
+    /**
+     * Under gVisor, where the engine's profile does not reach the program (runsc applies it only with --oci-seccomp,
+     * which breaks select() in 0.0~20221219): codeagent's own filter, which the supervisor installs in the
+     * program's process itself (gVisor's kernel runs seccomp filters). Null under runc, where the profile does it.
+     */
+    private final byte[] programFilter;
     private final Set<Language> languages;
     /** Whether the image has a session kernel (label {@value #LABEL_KERNEL} is ipykernel; see build-sandbox-image.sh). */
     private final boolean kernel;
@@ -136,8 +143,10 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
             throw new SandboxUnavailableException("sandbox.docker.runtime is " + runtime + " but the Docker engine at "
                     + engine.host() + " has no such runtime; " + (config.gvisor() ? REGISTER_RUNSC : "use runc"));
         }
-        this.isolation = isolationOf(info, config.gvisor(), runtimeArgs.get());
-        this.seccomp = isolation.has(IsolationFeature.SECCOMP);
+        this.programFilter = config.gvisor() ? SeccompFilter.forHost().map(SeccompFilter::bytes).orElse(null) : null;
+        this.isolation = isolationOf(info, config.gvisor(), runtimeArgs.get(), programFilter != null);
+        // the engine's profile goes on the container where the engine applies it (on runsc only with --oci-seccomp)
+        this.seccomp = isolation.has(IsolationFeature.SECCOMP_DEFAULT);
         if (mode == IsolationMode.STRICT && !isolation.missing().isEmpty()) {
             throw new SandboxUnavailableException("strict isolation: the Docker engine at " + engine.host()
                     + " cannot enforce " + String.join(", ", isolation.sortedMissing()));
@@ -309,7 +318,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
             GroupCpu meter = GroupCpu.of(id, engine);
             long cpuBefore = meter.nanos();
             long start = System.nanoTime();
-            engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce), session);
+            engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce, programFilter), session);
             Watch watch = watch(session, meter, cpuBefore, limits, start);
             AttachSession.End end = watch.end();
             if (end == null) {
@@ -612,6 +621,11 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
     }
 
     static Isolation isolationOf(Info info, boolean gvisor, List<String> runtimeArgs) {
+        return isolationOf(info, gvisor, runtimeArgs, false);
+    }
+
+    /** @param ownFilter whether the supervisor installs codeagent's filter in the program's process itself (gVisor) */
+    static Isolation isolationOf(Info info, boolean gvisor, List<String> runtimeArgs, boolean ownFilter) {
         Set<IsolationFeature> features = EnumSet.of(IsolationFeature.CONTAINER, IsolationFeature.PID_NAMESPACE,
                 IsolationFeature.MOUNT_NAMESPACE, IsolationFeature.IPC_NAMESPACE, IsolationFeature.UTS_NAMESPACE,
                 IsolationFeature.NETWORK_NONE, IsolationFeature.FS_VIEW, IsolationFeature.CAP_DROP_ALL,
@@ -628,7 +642,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         boolean seccomp = security.stream().anyMatch(s -> s.contains("name=seccomp"))
                 && (!gvisor || runtimeArgs.stream().anyMatch(a -> a.matches("--?oci-seccomp(=true)?")));
         (seccomp ? features : missing).add(IsolationFeature.SECCOMP_DEFAULT);
-        (seccomp ? features : missing).add(IsolationFeature.SECCOMP);
+        (seccomp || ownFilter ? features : missing).add(IsolationFeature.SECCOMP);
         if (gvisor) {
             features.add(IsolationFeature.GVISOR);
         }

@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.sandbox.SeccompFilter;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
@@ -43,7 +44,7 @@ import org.slf4j.LoggerFactory;
  * own unprivileged uid from a pool and runs under bubblewrap in its own user, pid, network, mount, ipc
  * and uts namespaces, seeing only a read-only /usr, a fresh /proc (host-identifying files masked, see
  * {@link LaunchPlan#MASKED_PROC}), a minimal /dev and size-capped private tmpfs mounts for /work and /tmp,
- * under a seccomp filter ({@link SeccompPolicy}). Its first process inside is a supervisor
+ * under a seccomp filter ({@code SeccompPolicy}). Its first process inside is a supervisor
  * ({@link Supervisor}), the namespace's init, which writes the program's files into the tmpfs (nothing
  * writable is on the host's disk), runs the program and reports its real wait status behind a nonce. Where
  * control groups can be had, every run has one ({@link RunGroups}), joined before anything of the run exists

@@ -1,10 +1,12 @@
-package dev.codeagent.sandbox.process;
+package dev.codeagent.application.sandbox;
 
 import java.util.List;
 import java.util.Set;
 
 /**
- * The syscall filter the process tier puts under every program, as a table a reviewer can read: each rule
+ * The syscall filter codeagent puts under every program, as a table a reviewer can read (the process tier loads it
+ * with bubblewrap; the docker tier's supervisor installs it itself where the engine's profile does not reach, under
+ * gVisor; the docker profile repeats it for runc, cross-checked by a test): each rule
  * names a syscall, what happens to it, and why. Everything not listed is allowed (namespaces, the dropped
  * uid and the control group do the rest); a refused call fails with {@code EPERM} so the program sees an
  * error instead of dying. The list follows Docker's default profile (what it refuses to a container

@@ -1,13 +1,13 @@
-package dev.codeagent.sandbox.process;
+package dev.codeagent.application.sandbox;
 
-import dev.codeagent.sandbox.process.SeccompPolicy.Action;
-import dev.codeagent.sandbox.process.SeccompPolicy.AllowOnly;
-import dev.codeagent.sandbox.process.SeccompPolicy.AllowOnlyOrPair;
-import dev.codeagent.sandbox.process.SeccompPolicy.OnlyOnItself;
-import dev.codeagent.sandbox.process.SeccompPolicy.Refuse;
-import dev.codeagent.sandbox.process.SeccompPolicy.RefuseIf;
-import dev.codeagent.sandbox.process.SeccompPolicy.RefuseIfAnyBit;
-import dev.codeagent.sandbox.process.SeccompPolicy.Rule;
+import dev.codeagent.application.sandbox.SeccompPolicy.Action;
+import dev.codeagent.application.sandbox.SeccompPolicy.AllowOnly;
+import dev.codeagent.application.sandbox.SeccompPolicy.AllowOnlyOrPair;
+import dev.codeagent.application.sandbox.SeccompPolicy.OnlyOnItself;
+import dev.codeagent.application.sandbox.SeccompPolicy.Refuse;
+import dev.codeagent.application.sandbox.SeccompPolicy.RefuseIf;
+import dev.codeagent.application.sandbox.SeccompPolicy.RefuseIfAnyBit;
+import dev.codeagent.application.sandbox.SeccompPolicy.Rule;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -32,14 +32,14 @@ import java.util.TreeSet;
  * number: both would bypass a table of x86_64 numbers). Then one compare per listed syscall, each followed
  * by its small body; everything else is allowed.
  */
-final class SeccompFilter {
+public final class SeccompFilter {
 
     /** One {@code struct sock_filter}. */
     record Insn(int code, int jt, int jf, int k) {
     }
 
     /** The architectures with a syscall table in {@link SeccompPolicy}. */
-    enum Arch {
+    public enum Arch {
         X86_64(0xC000003E),
         AARCH64(0xC00000B7);
 
@@ -55,7 +55,7 @@ final class SeccompFilter {
         }
 
         /** The JVM's architecture, if the policy has a table for it. */
-        static Optional<Arch> host() {
+        public static Optional<Arch> host() {
             String a = System.getProperty("os.arch", "");
             if (a.equals("amd64") || a.equals("x86_64")) {
                 return Optional.of(X86_64);
@@ -93,7 +93,7 @@ final class SeccompFilter {
     }
 
     /** The policy compiled for the JVM's architecture, or empty where the policy has no syscall table. */
-    static Optional<SeccompFilter> forHost() {
+    public static Optional<SeccompFilter> forHost() {
         return Arch.host().map(a -> compile(a, SeccompPolicy.RULES));
     }
 
@@ -203,7 +203,7 @@ final class SeccompFilter {
         return new Insn(BPF_RET_K, 0, 0, k);
     }
 
-    Arch arch() {
+    public Arch arch() {
         return arch;
     }
 
@@ -212,7 +212,7 @@ final class SeccompFilter {
     }
 
     /** The program as bubblewrap reads it from {@code --seccomp FD}. */
-    byte[] bytes() {
+    public byte[] bytes() {
         ByteBuffer buf = ByteBuffer.allocate(program.size() * 8).order(ByteOrder.nativeOrder());
         for (Insn i : program) {
             buf.putShort((short) i.code()).put((byte) i.jt()).put((byte) i.jf()).putInt(i.k());
@@ -224,7 +224,7 @@ final class SeccompFilter {
      * Writes the program to {@code file} (0644: it is no secret, and the wrapper that opens it may already
      * run as the program's uid), replacing it atomically so a concurrent launch never reads half a program.
      */
-    Path writeTo(Path file) throws IOException {
+    public Path writeTo(Path file) throws IOException {
         Path tmp = Files.createTempFile(file.toAbsolutePath().getParent(), ".seccomp", ".tmp");
         try {
             Files.write(tmp, bytes());

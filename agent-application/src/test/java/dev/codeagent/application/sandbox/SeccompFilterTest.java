@@ -1,15 +1,15 @@
-package dev.codeagent.sandbox.process;
+package dev.codeagent.application.sandbox;
 
-import static dev.codeagent.sandbox.process.SeccompFilter.RET_ALLOW;
-import static dev.codeagent.sandbox.process.SeccompFilter.RET_ERRNO;
-import static dev.codeagent.sandbox.process.SeccompFilter.RET_KILL_PROCESS;
+import static dev.codeagent.application.sandbox.SeccompFilter.RET_ALLOW;
+import static dev.codeagent.application.sandbox.SeccompFilter.RET_ERRNO;
+import static dev.codeagent.application.sandbox.SeccompFilter.RET_KILL_PROCESS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.codeagent.sandbox.process.SeccompFilter.Arch;
-import dev.codeagent.sandbox.process.SeccompFilter.Insn;
-import dev.codeagent.sandbox.process.SeccompPolicy.Refuse;
-import dev.codeagent.sandbox.process.SeccompPolicy.Rule;
+import dev.codeagent.application.sandbox.SeccompFilter.Arch;
+import dev.codeagent.application.sandbox.SeccompFilter.Insn;
+import dev.codeagent.application.sandbox.SeccompPolicy.Refuse;
+import dev.codeagent.application.sandbox.SeccompPolicy.Rule;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
