@@ -111,6 +111,11 @@ final class CgroupV1Group implements RunGroup {
     }
 
     @Override
+    public long memoryLimitHits() {
+        return CgroupFiles.readLong(memory.resolve("memory.failcnt"));
+    }
+
+    @Override
     public boolean oomKilled() {
         OptionalLong kills = CgroupFiles.keyed(memory.resolve("memory.oom_control"), "oom_kill");
         if (kills.isPresent()) {

@@ -81,6 +81,11 @@ final class CgroupV2Group implements RunGroup {
     }
 
     @Override
+    public long memoryLimitHits() {
+        return CgroupFiles.keyed(dir.resolve("memory.events"), "max").orElse(0);
+    }
+
+    @Override
     public boolean oomKilled() {
         return CgroupFiles.keyed(dir.resolve("memory.events"), "oom_kill").orElse(0) > 0;
     }

@@ -39,6 +39,8 @@ final class Run {
 
     /** How often the run's control group is read while the run lives: CPU time and OOM kills. */
     static final Duration POLL = Duration.ofMillis(20);
+    /** How recently the group must have hit its memory limit for a time limit's kill to count as the memory's. */
+    static final Duration MEMORY_HELD = Duration.ofMillis(250);
     /** Room beyond the stderr cap for the supervisor's report, which is taken off before the cap is applied. */
     static final int REPORT_ROOM = 256;
 
@@ -65,6 +67,9 @@ final class Run {
     private final byte[] marker;
     private volatile boolean clean = true;
     private volatile boolean cancelled;
+    /** The group's count of memory-limit hits at the last poll, and when it last rose (System.nanoTime()). */
+    private long limitHits = -1;
+    private long lastLimitHit = Long.MIN_VALUE;
 
     /**
      * @param launch the started child this run watches
@@ -122,6 +127,11 @@ final class Run {
 
         Kill kill = watch(exit, start + limits.wallTime().toNanos());
         long end = System.nanoTime();
+        if ((kill == Kill.WALL_TIME || kill == Kill.CPU_TIME) && heldAtMemoryLimit(end)) {
+            // a run pinned at its memory limit spends its time in reclaim (the runtime's own file pages evicted and
+            // read again, swap being off) rather than dying: what ended it was its memory, not its code's speed
+            kill = Kill.MEMORY;
+        }
         if (kill != null) {
             clean = killGroup() && clean;
             clean = killer.killAll(started(exit), spec.uid()) && clean;
@@ -215,8 +225,30 @@ final class Run {
         return cpu != null && cpu.compareTo(limits.cpuTime()) > 0;
     }
 
+    /** Whether the group was still hitting its memory limit within the last {@link #MEMORY_HELD} before {@code now}. */
+    private boolean heldAtMemoryLimit(long now) {
+        if (group == null) {
+            return false;
+        }
+        notePressure();
+        return lastLimitHit != Long.MIN_VALUE && now - lastLimitHit <= MEMORY_HELD.toNanos();
+    }
+
+    private void notePressure() {
+        try {
+            long hits = group.memoryLimitHits();
+            if (limitHits >= 0 && hits > limitHits) {
+                lastLimitHit = System.nanoTime();
+            }
+            limitHits = hits;
+        } catch (RuntimeException e) {
+            // a group that cannot be read tells nothing about pressure; the other figures decide
+        }
+    }
+
     /** Reads the group while the run lives; the reason to end the run, or null. */
     private Kill poll(ResourceLimits limits) {
+        notePressure();
         if (group.oomKilled()) {
             return Kill.MEMORY;
         }

@@ -24,6 +24,13 @@ sealed interface RunGroup extends AutoCloseable permits CgroupV1Group, CgroupV2G
     boolean oomKilled();
 
     /**
+     * How many times the group's memory reached its limit and the kernel had to reclaim (or fail) to stay under it:
+     * a count that keeps rising means the run is held at its limit ({@code memory.failcnt} on v1, the {@code max}
+     * event on v2).
+     */
+    long memoryLimitHits();
+
+    /**
      * Sets the group's limits anew: a warm sandbox joins its group when it is pre-started, before the job
      * and its limits are known. Lowering memory below what the group holds makes the kernel reclaim, and
      * fails if it cannot.
