@@ -58,6 +58,12 @@ class DockerRunscAttackIT extends SandboxAttackTest {
         assertThat(e.stdout().text().lines().findFirst()).get().as("gVisor's kernel release").isNotEqualTo(hostRelease);
     }
 
+    /** The program's processes live in gVisor's kernel: its own process list is where survivors would show. */
+    @Override
+    protected java.util.List<?> survivors(String marker) {
+        return GvisorProcesses.leftAfter(sandbox.ownerId(), survivorGrace());
+    }
+
     @Override
     protected Sandbox sandbox() {
         return sandbox;

@@ -1,0 +1,75 @@
+package dev.codeagent.sandbox.docker;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The processes inside gVisor sandboxes, as gVisor's own kernel lists them ({@code runsc ps}): under runsc the
+ * program's processes never appear in the host's /proc, so a test that must see them running, or gone, asks here.
+ */
+final class GvisorProcesses {
+
+    /** Where Docker keeps its OCI runtimes' state (runsc, registered as a runtime, uses runc's root). */
+    private static final Path STATE = Path.of("/run/docker/runtime-runc/moby");
+
+    private GvisorProcesses() {
+    }
+
+    /**
+     * Every process other than the container's init (the supervisor, pid 1) in the running containers of the sandbox
+     * instance {@code ownerId}, as "container-id pid command"; empty when there is none.
+     */
+    static List<String> beyondInit(String ownerId) throws IOException, InterruptedException {
+        List<String> found = new ArrayList<>();
+        for (String id : DockerTestSupport.containersOf(ownerId)) {
+            for (String line : ps(id)) {
+                String[] f = line.trim().split("\\s+");
+                // UID PID PPID C TTY STIME TIME CMD
+                if (f.length >= 8 && f[1].matches("\\d+") && !f[1].equals("1")) {
+                    found.add(ContainerKeeper.shortId(id) + " " + f[1] + " " + f[7]);
+                }
+            }
+        }
+        return found;
+    }
+
+    /** {@link #beyondInit}, waited on for up to {@code grace} until it is empty; what is left then. */
+    static List<String> leftAfter(String ownerId, java.time.Duration grace) {
+        try {
+            long deadline = System.nanoTime() + grace.toNanos();
+            List<String> left = beyondInit(ownerId);
+            while (!left.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                left = beyondInit(ownerId);
+            }
+            return left;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while listing gVisor's processes", e);
+        }
+    }
+
+    private static List<String> ps(String id) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder("runsc", "--root", STATE.toString(), "ps", id).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!p.waitFor(10, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new IOException("runsc ps " + id + " did not answer");
+        }
+        if (p.exitValue() != 0) {
+            // a container that ended meanwhile (or one runsc does not run) has no processes to list
+            if (out.contains("does not exist") || !Files.isDirectory(STATE)) {
+                return List.of();
+            }
+            throw new IOException("runsc ps " + id + " failed: " + out.strip());
+        }
+        return out.lines().skip(1).toList();
+    }
+}
