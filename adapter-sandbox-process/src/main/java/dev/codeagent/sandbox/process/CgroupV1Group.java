@@ -111,6 +111,11 @@ final class CgroupV1Group implements RunGroup {
     }
 
     @Override
+    public boolean outOfMemory() {
+        return CgroupFiles.keyed(memory.resolve("memory.oom_control"), "under_oom").orElse(0) > 0;
+    }
+
+    @Override
     public long memoryLimitHits() {
         return CgroupFiles.readLong(memory.resolve("memory.failcnt"));
     }

@@ -81,6 +81,11 @@ final class CgroupV2Group implements RunGroup {
     }
 
     @Override
+    public boolean outOfMemory() {
+        return CgroupFiles.keyed(dir.resolve("memory.events"), "oom").orElse(0) > 0;
+    }
+
+    @Override
     public long memoryLimitHits() {
         return CgroupFiles.keyed(dir.resolve("memory.events"), "max").orElse(0);
     }

@@ -225,10 +225,22 @@ final class Run {
         return cpu != null && cpu.compareTo(limits.cpuTime()) > 0;
     }
 
-    /** Whether the group was still hitting its memory limit within the last {@link #MEMORY_HELD} before {@code now}. */
+    /**
+     * Whether the group's memory decided the run's end: the OOM killer took one of its processes or its tasks wait on
+     * it (a victim can take long to die, and the time limit came first: the JavaScript off-heap test, killed at the
+     * wall limit with no limit hit in its last second), or the
+     * group was still hitting its limit within the last {@link #MEMORY_HELD} before {@code now}.
+     */
     private boolean heldAtMemoryLimit(long now) {
         if (group == null) {
             return false;
+        }
+        try {
+            if (group.oomKilled() || group.outOfMemory()) {
+                return true;
+            }
+        } catch (RuntimeException e) {
+            // unreadable: the hits below decide
         }
         notePressure();
         return lastLimitHit != Long.MIN_VALUE && now - lastLimitHit <= MEMORY_HELD.toNanos();

@@ -31,6 +31,12 @@ sealed interface RunGroup extends AutoCloseable permits CgroupV1Group, CgroupV2G
     long memoryLimitHits();
 
     /**
+     * Whether the group has been out of memory: on v1 its tasks are waiting on the OOM killer now
+     * ({@code under_oom}), on v2 an OOM happened ({@code oom} event), kill or no kill.
+     */
+    boolean outOfMemory();
+
+    /**
      * Sets the group's limits anew: a warm sandbox joins its group when it is pre-started, before the job
      * and its limits are known. Lowering memory below what the group holds makes the kernel reclaim, and
      * fails if it cannot.
