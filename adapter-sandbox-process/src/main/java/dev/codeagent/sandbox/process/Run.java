@@ -162,7 +162,7 @@ final class Run {
         }
         if (kill == null && group != null) {
             // what the group says decides, also when the program ended before the next poll
-            kill = group.oomKilled() ? Kill.MEMORY : overCpu(usage.cpu(), limits) ? Kill.CPU_TIME : null;
+            kill = group.oomKilled() || group.outOfMemory() ? Kill.MEMORY : overCpu(usage.cpu(), limits) ? Kill.CPU_TIME : null;
         }
         Integer signal;
         Integer exitCode;
