@@ -64,8 +64,10 @@ final class GvisorProcesses {
             throw new IOException("runsc ps " + id + " did not answer");
         }
         if (p.exitValue() != 0) {
-            // a container that ended meanwhile (or one runsc does not run) has no processes to list
-            if (out.contains("does not exist") || !Files.isDirectory(STATE)) {
+            // a container that ended meanwhile (or one runsc does not run) has no processes to list; nor has one
+            // being removed after its run (stopped) or one of the pool not yet started (created)
+            if (out.contains("does not exist") || out.contains("in state stopped") || out.contains("in state created")
+                    || !Files.isDirectory(STATE)) {
                 return List.of();
             }
             throw new IOException("runsc ps " + id + " failed: " + out.strip());
