@@ -115,11 +115,27 @@ final class CgroupV1Group implements RunGroup {
         return CgroupFiles.keyed(memory.resolve("memory.oom_control"), "under_oom").orElse(0) > 0;
     }
 
+    /** How close to its limit a group's usage is when reclaim holds it there (a few charge batches of 64 pages). */
+    private static final long AT_LIMIT_SLACK_BYTES = 2L * 1024 * 1024;
+
+    /** Times this group was found at its memory limit (see {@link #memoryLimitHits}). */
+    private long atLimitSeen;
+
     @Override
     public long memoryLimitHits() {
-        return CgroupFiles.readLong(memory.resolve("memory.failcnt"));
+        // memory + swap is limited to the memory limit and the kernel charges memsw first, so a refused charge may
+        // count in memsw's failcnt only; and kernels of the 6.x series keep neither count for v1 groups (both stay 0
+        // while the OOM killer strikes). So a group found at its limit when asked counts as one more hit: charges
+        // come in batches and reclaim keeps a held group within a few of them of the limit.
+        Path memsw = memory.resolve("memory.memsw.failcnt");
+        long counted = CgroupFiles.readLong(memory.resolve("memory.failcnt")) + (Files.exists(memsw) ? CgroupFiles.readLong(memsw) : 0);
+        long limit = CgroupFiles.readLong(memory.resolve("memory.limit_in_bytes"));
+        long usage = CgroupFiles.readLong(memory.resolve("memory.usage_in_bytes"));
+        if (limit - usage <= Math.max(AT_LIMIT_SLACK_BYTES, limit / 64)) {
+            atLimitSeen++;
+        }
+        return counted + atLimitSeen;
     }
-
     @Override
     public boolean oomKilled() {
         OptionalLong kills = CgroupFiles.keyed(memory.resolve("memory.oom_control"), "oom_kill");
@@ -127,7 +143,7 @@ final class CgroupV1Group implements RunGroup {
             return kills.getAsLong() > 0;
         }
         // kernels before 4.13 keep no count of kills: the limit having been hit at all is the nearest sign
-        return CgroupFiles.readLong(memory.resolve("memory.failcnt")) > 0;
+        return memoryLimitHits() > 0;
     }
 
     @Override
