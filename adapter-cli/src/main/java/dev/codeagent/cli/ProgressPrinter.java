@@ -48,18 +48,7 @@ final class ProgressPrinter implements RunListener {
 
     /** {@code RUNTIME_ERROR ZeroDivisionError: division by zero (line 3: return a / b)} */
     static String describe(Verdict v) {
-        StringBuilder s = new StringBuilder(v.kind().name());
-        // an error located in the model's code says most; else the output difference or the judge's message
-        // (a failing assertion of the tests has no line in the model's code, but the message quotes it)
-        String detail = v.error() != null && v.error().line() != null ? v.error().summary()
-                : v.difference() != null ? v.difference().summary()
-                : !v.message().isBlank() ? v.message()
-                : v.error() != null ? v.error().summary()
-                : "";
-        if (!detail.isBlank()) {
-            s.append(' ').append(Failures.oneLine(detail));
-        }
-        return s.toString();
+        return v.headline();
     }
 
     private void status(int attempt, String what) {

@@ -46,4 +46,19 @@ public record Verdict(Kind kind, String message, ErrorReport error, OutputDiffer
     public boolean isAccepted() {
         return kind == Kind.ACCEPTED;
     }
+
+    /**
+     * The verdict in one line for a person watching: the kind, then what says most about it — an error located in
+     * the model's code, else the output difference or the judge's message (a failing assertion of the tests has no
+     * line in the model's code, but the message quotes it). Line breaks become spaces.
+     */
+    public String headline() {
+        String detail = error != null && error.line() != null ? error.summary()
+                : difference != null ? difference.summary()
+                : !message.isBlank() ? message
+                : error != null ? error.summary()
+                : "";
+        String oneLine = detail.strip().replaceAll("\\s*\\R\\s*", " ");
+        return oneLine.isEmpty() ? kind.name() : kind.name() + ' ' + oneLine;
+    }
 }
