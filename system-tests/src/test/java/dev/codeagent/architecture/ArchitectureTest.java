@@ -73,6 +73,8 @@ class ArchitectureTest {
     @ArchTest
     static final ArchRule standardStreamsOnlyInTheCli = noClasses()
             .that().resideOutsideOfPackages(ROOT + ".cli..", ROOT + ".bench..")
+            // `codeagent jupyter install` answers its user like the CLI does; the kernel it starts logs
+            .and().doNotHaveFullyQualifiedName(ROOT + ".jupyter.JupyterMain")
             .should(GeneralCodingRules.ACCESS_STANDARD_STREAMS)
             .because("the user's program output and the CLI's own output are the only things on stdout/stderr;"
                     + " everything else logs through SLF4J");

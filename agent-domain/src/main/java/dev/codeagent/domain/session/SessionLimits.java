@@ -102,6 +102,11 @@ public record SessionLimits(Duration cellTimeout, Duration idleTimeout, Duration
                 perCell, image, maxCells);
     }
 
+    public SessionLimits withMemoryBytes(long bytes) {
+        return new SessionLimits(cellTimeout, idleTimeout, maxLifetime, bytes, cpuBudget, maxProcesses, diskBytes,
+                maxOutputBytesPerCell, maxImageBytes, maxCells);
+    }
+
     public SessionLimits withMaxCells(int cells) {
         return new SessionLimits(cellTimeout, idleTimeout, maxLifetime, memoryBytes, cpuBudget, maxProcesses, diskBytes,
                 maxOutputBytesPerCell, maxImageBytes, cells);

@@ -1,0 +1,96 @@
+package dev.codeagent.jupyter;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * The kernelspec that lets any Jupyter client start the codeagent kernel: a directory {@code kernels/NAME} holding
+ * {@code kernel.json}, found by Jupyter under its data directories ({@code jupyter kernelspec list} shows it).
+ *
+ * @param name the kernel's name, what {@code --kernel_name} and a notebook's metadata refer to
+ * @param command the command that starts the kernel, before the connection file's place
+ */
+public record KernelSpec(String name, List<String> command) {
+
+    /** Jupyter's own rule for kernel names. */
+    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+
+    public KernelSpec {
+        Objects.requireNonNull(name, "name");
+        if (!NAME.matcher(name).matches()) {
+            throw new IllegalArgumentException("a kernel name is 1 to 64 letters, digits, '.', '_' or '-', not '" + name + "'");
+        }
+        command = List.copyOf(command);
+        if (command.isEmpty()) {
+            throw new IllegalArgumentException("the kernel's command is empty");
+        }
+    }
+
+    /** {@code kernel.json}: the command with {@code {connection_file}}, Python's language, interrupts as messages. */
+    public String json() {
+        Map<String, Object> spec = new LinkedHashMap<>();
+        List<String> argv = new ArrayList<>(command);
+        argv.add("{connection_file}");
+        spec.put("argv", argv);
+        spec.put("display_name", "codeagent".equals(name) ? "codeagent (sandboxed Python)" : "codeagent (" + name + ")");
+        spec.put("language", "python");
+        // Jupyter's default is SIGINT to the kernel process: that would reach the JVM, not the sandboxed code
+        spec.put("interrupt_mode", "message");
+        spec.put("metadata", Map.of("debugger", false));
+        try {
+            return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(spec) + "\n";
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * Writes {@code kernels/NAME/kernel.json} under a Jupyter data directory, whole or not at all, replacing an
+     * earlier one of the same name.
+     *
+     * @return the kernelspec's directory
+     * @throws IOException when it cannot be written
+     */
+    public Path installInto(Path dataDir) throws IOException {
+        Path dir = dataDir.resolve("kernels").resolve(name);
+        Files.createDirectories(dir);
+        Path tmp = Files.createTempFile(dir, ".kernel-", ".json");
+        try {
+            Files.writeString(tmp, json(), StandardCharsets.UTF_8);
+            Files.move(tmp, dir.resolve("kernel.json"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            Files.deleteIfExists(tmp);
+        }
+        return dir;
+    }
+
+    /** Jupyter's per-user data directory on Linux: $JUPYTER_DATA_DIR, else $XDG_DATA_HOME/jupyter, else ~/.local/share/jupyter. */
+    public static Path userDataDir(Map<String, String> env) {
+        String jupyter = env.get("JUPYTER_DATA_DIR");
+        if (jupyter != null && !jupyter.isBlank()) {
+            return Path.of(jupyter);
+        }
+        String xdg = env.get("XDG_DATA_HOME");
+        if (xdg != null && !xdg.isBlank()) {
+            return Path.of(xdg, "jupyter");
+        }
+        String home = env.getOrDefault("HOME", System.getProperty("user.home"));
+        return Path.of(home, ".local", "share", "jupyter");
+    }
+
+    /** The data directory of an installation prefix, as {@code jupyter kernelspec install --prefix} uses it. */
+    public static Path prefixDataDir(Path prefix) {
+        return prefix.resolve("share").resolve("jupyter");
+    }
+}
