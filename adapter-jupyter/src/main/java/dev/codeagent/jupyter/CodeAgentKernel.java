@@ -53,7 +53,9 @@ import org.dflib.jjava.jupyter.messages.publish.PublishExecuteResult;
 import org.dflib.jjava.jupyter.messages.publish.PublishStream;
 import org.dflib.jjava.jupyter.messages.reply.ErrorReply;
 import org.dflib.jjava.jupyter.messages.reply.ExecuteReply;
+import org.dflib.jjava.jupyter.messages.reply.HistoryReply;
 import org.dflib.jjava.jupyter.messages.request.ExecuteRequest;
+import org.dflib.jjava.jupyter.messages.request.HistoryRequest;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -165,6 +167,13 @@ public final class CodeAgentKernel extends BaseKernel {
         ErrorReply reply = new ErrorReply(failure.name(), failure.value(), traceback);
         reply.setExecutionCount(count);
         env.defer().replyError(ExecuteReply.MESSAGE_TYPE.error(), reply);
+    }
+
+    /** No history is kept across kernels, but a console waits for an answer: an empty one (the library's is none). */
+    @Override
+    protected void handleHistoryRequest(ShellReplyEnvironment env, Message<HistoryRequest> message) {
+        env.setBusyDeferIdle();
+        env.reply(new HistoryReply(List.of()));
     }
 
     /** Why a cell failed, for the notebook's error output and the reply; traceback empty: the one line. */

@@ -134,16 +134,18 @@ public final class JupyterMain {
             return 2;
         }
         kernel.becomeHandlerForConnection(wire);
+        // the session (a sandbox and an IPython kernel in it) takes longest: it starts before the sockets are bound
+        kernel.start();
         try {
             wire.connect();
         } catch (RuntimeException e) {
             err.println("codeagent jupyter: cannot bind the kernel's sockets: " + e.getMessage());
+            kernel.onShutdown(false);
             return 1;
         }
         // a kernel killed by its manager (after a shutdown that took too long) still closes its sandboxes
         Runtime.getRuntime().addShutdownHook(new Thread(() -> kernel.onShutdown(false), "codeagent-kernel-stop"));
         watchParent(env, wire);
-        kernel.start();
         wire.waitUntilClose();
         log.debug("the kernel's connection closed");
         return 0;

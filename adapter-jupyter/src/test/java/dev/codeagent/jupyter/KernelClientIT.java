@@ -29,7 +29,8 @@ class KernelClientIT {
 
     @Test
     void aJupyterClientRunsCellsInterruptsRestartsAndShutsTheKernelDown() throws Exception {
-        JsonNode r = runClient("kernel_client_check.py");
+        boolean docker = dockerEngine();
+        JsonNode r = runClient("kernel_client_check.py", docker ? List.of("docker") : List.of());
 
         assertThat(r.get("implementation").asText()).isEqualTo("codeagent");
         assertThat(r.get("protocol_version").asText()).isEqualTo("5.3");
@@ -42,6 +43,7 @@ class KernelClientIT {
         assertThat(r.get("x_after_interrupt").asText()).as("an interrupt keeps the session's state").isEqualTo("42");
 
         assertThat(r.get("complete").toString()).isEqualTo("[\"%%solve\"]");
+        assertThat(r.get("history").get("entries").asInt()).as("history is answered, empty").isZero();
         assertThat(r.get("bad_magic").get("ename").asText()).isEqualTo("UsageError");
         assertThat(r.get("bad_magic").get("evalue").asText()).startsWith("%%solve: unknown option --tries")
                 .doesNotContain("Exception").doesNotContain("\n");
@@ -53,6 +55,11 @@ class KernelClientIT {
         assertThat(r.get("timeout").get("ename").asText()).isEqualTo("CellTimeout");
         assertThat(r.get("timeout").get("evalue").asText()).contains("2000 ms");
 
+        if (docker) {
+            assertThat(r.get("sandbox_docker").asText()).contains("sandbox docker; a new session is starting");
+            assertThat(r.get("in_docker").asText()).as("the cell ran in a container").isEqualTo("True\n");
+        }
+
         assertThat(r.get("restarted_pid_differs").asBoolean()).isTrue();
         assertThat(r.get("old_kernel_alive_after_restart")).isEmpty();
         assertThat(r.get("y_after_restart").get("ename").asText()).as("Restart loses the state").isEqualTo("NameError");
@@ -63,18 +70,34 @@ class KernelClientIT {
     }
 
     /** Installs a kernelspec that starts the kernel from this test's class path, then runs a client script. */
-    private JsonNode runClient(String script) throws Exception {
+    /** Docker tests skip without an engine on a developer machine and fail without one in CI. */
+    private static boolean dockerEngine() throws Exception {
+        if ("true".equals(System.getenv("CI"))) {
+            return true;
+        }
+        try {
+            Process p = new ProcessBuilder("docker", "info").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            return p.waitFor(20, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    private JsonNode runClient(String script, List<String> args) throws Exception {
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", classPath, JupyterMain.class.getName(), "kernel",
-                "--set", "sandbox.kind=process", "--set", "store.sqlite.path=" + tmp.resolve("runs.db"));
+                "--set", "sandbox.kind=process", "--set", "store.sqlite.path=" + tmp.resolve("runs.db"),
+                "--set", "sandbox.docker.poolSize=0");
         Path data = KernelSpec.prefixDataDir(tmp.resolve("prefix"));
         new KernelSpec("codeagent", command).installInto(data);
         Path file = tmp.resolve(script);
         try (InputStream in = KernelClientIT.class.getResourceAsStream(script)) {
             Files.copy(in, file);
         }
-        ProcessBuilder pb = new ProcessBuilder(List.of("/usr/bin/python3", file.toString())).directory(tmp.toFile());
+        List<String> command2 = new ArrayList<>(List.of("/usr/bin/python3", file.toString()));
+        command2.addAll(args);
+        ProcessBuilder pb = new ProcessBuilder(command2).directory(tmp.toFile());
         pb.environment().put("JUPYTER_PATH", data.toString());
         pb.environment().put("JUPYTER_RUNTIME_DIR", tmp.resolve("runtime").toString());
         pb.environment().put("PYDEVD_DISABLE_FILE_VALIDATION", "1");

@@ -97,6 +97,8 @@ results["x_after_interrupt"] = text(run("x + 1"))
 
 # magics complete; an unknown option is one line, not a Java stack trace
 results["complete"] = kc.complete("%%so", 4, reply=True, timeout=30)["content"]["matches"]
+history = kc.history(hist_access_type="tail", n=10, reply=True, timeout=30)["content"]
+results["history"] = {"entries": len(history["history"])}
 bad = run("%%solve --tries 3\nanything")
 results["bad_magic"] = {"status": bad["status"], "ename": bad["ename"], "evalue": bad["evalue"]}
 
@@ -110,6 +112,13 @@ results["x_after_death"] = {"status": after["status"], "ename": after["ename"]}
 run("%limits timeout=2s")
 slow = run("import time\ntime.sleep(30)")
 results["timeout"] = {"status": slow["status"], "ename": slow["ename"], "evalue": slow["evalue"]}
+
+# %sandbox docker: the next cells run in a container (a new session), and back
+if "docker" in sys.argv[1:]:
+    switched = run("%sandbox docker")
+    results["sandbox_docker"] = text(switched)
+    results["in_docker"] = text(run("import os\nprint(os.path.exists('/.dockerenv'))"))
+    run("%sandbox process")
 
 # Restart: a new kernel process and a new session; state is gone
 run("y = 7")
