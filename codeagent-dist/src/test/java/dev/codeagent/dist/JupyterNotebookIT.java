@@ -37,6 +37,13 @@ class JupyterNotebookIT {
                 "--set", "generator.kind=replay", "--set", "generator.replay.file=" + ROOT.resolve("examples/middle.replay.jsonl")),
                 prefix);
         assertThat(prefix.resolve("share/jupyter/kernels/codeagent/kernel.json")).exists();
+        // Jupyter lists it (Debian ships no jupyter-kernelspec entry point: the same app, run as a module)
+        Path listed = dir.resolve("kernelspecs.json");
+        run(List.of("/usr/bin/python3", "-c", "import json, sys\nfrom jupyter_client.kernelspec import KernelSpecManager\n"
+                + "open(sys.argv[1], 'w').write(json.dumps(KernelSpecManager().get_all_specs()))", listed.toString()), prefix);
+        JsonNode spec = new ObjectMapper().readTree(listed.toFile()).get("codeagent");
+        assertThat(spec).as("kernelspecs Jupyter finds").isNotNull();
+        assertThat(spec.get("spec").get("argv").get(0).asText()).isEqualTo(ROOT.resolve("codeagent").toString());
 
         run(List.of("/usr/bin/jupyter-nbconvert", "--to", "notebook", "--execute", "--allow-errors",
                 "--ExecutePreprocessor.kernel_name=codeagent", "--ExecutePreprocessor.timeout=180",
