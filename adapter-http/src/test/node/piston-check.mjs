@@ -24,6 +24,16 @@ out.named = await client.execute({
   files: [{ name: "solution.py", content: "import sys\nprint(sys.argv[0])" }, { name: "main.py", content: "print('not me')" }],
   args: [],
 });
+// bytes that are not UTF-8, as Piston's own CLI sends a binary -f file (base64), and as hex
+out.binary = await client.execute({
+  language: "python",
+  files: [
+    { name: "main.py", content: "print(open('blob.bin', 'rb').read().hex(), open('h.bin', 'rb').read().hex())" },
+    { name: "blob.bin", content: Buffer.from([0, 255, 128, 10]).toString("base64"), encoding: "base64" },
+    { name: "h.bin", content: "c3a9fe", encoding: "hex" },
+  ],
+  args: [],
+});
 out.unknown = await client.execute("cobol", "DISPLAY 'HI'.");
 const anonymous = piston({ server: server.replace(/\/\/[^@]*@/, "//") });
 out.anonymous = await anonymous.runtimes();

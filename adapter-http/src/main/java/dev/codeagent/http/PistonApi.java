@@ -41,8 +41,7 @@ import org.slf4j.LoggerFactory;
  * <p>Differences, by nature of the sandbox: there is no compile stage (every language here is
  * interpreted), so {@code compile_*} fields are checked and otherwise ignored and no {@code compile}
  * object is returned; {@code output} is stdout followed by stderr, not their interleaving (an
- * {@link Execution} keeps the two streams apart); files must be text (the sandboxes write files as
- * UTF-8 text), so base64 or hex content that is not UTF-8 is refused.
+ * {@link Execution} keeps the two streams apart). Base64 and hex files are written as their bytes.
  */
 final class PistonApi {
 
@@ -246,27 +245,33 @@ final class PistonApi {
             throw pistonError(name, name + " " + e.message());
         }
 
-        // Piston runs the first utf8 file, under its own name, and places the others beside it
+        // Piston runs the first utf8 file, under its own name, and places the others beside it; base64 and hex files
+        // are written as the bytes they decode to (Buffer.from(content, encoding)), text or not
         String main = null;
         String mainName = null;
         Map<String, String> others = new LinkedHashMap<>();
+        Map<String, String> binary = new LinkedHashMap<>();
         for (int i = 0; i < body.files().size(); i++) {
             FileBody f = body.files().get(i);
             String encoding = f.encoding() == null ? "utf8" : f.encoding();
-            String content = decode(f.content(), encoding, i);
             boolean named = f.name() != null && !f.name().isBlank();
-            if (main == null && encoding.equals("utf8")) {
-                main = content;
+            String name = named ? f.name() : "file" + i + ".code";
+            if (!encoding.equals("utf8")) {
+                binary.put(name, Base64.getEncoder().encodeToString(bytes(f.content(), encoding, i)));
+            } else if (main == null) {
+                main = f.content();
                 // unnamed, it keeps this server's main.<ext> rather than Piston's file0.code: only argv[0] differs
                 mainName = named ? f.name() : null;
             } else {
-                others.put(named ? f.name() : "file" + i + ".code", content);
+                others.put(name, f.content());
             }
         }
         if (main == null) {
             throw pistonError("files", "files must include at least one utf8 encoded file");
         }
-        String badNames = FileNames.problem(others.keySet());
+        java.util.Set<String> allNames = new java.util.LinkedHashSet<>(others.keySet());
+        allNames.addAll(binary.keySet());
+        String badNames = FileNames.problem(allNames);
         if (badNames != null) {
             throw pistonError("files", badNames);
         }
@@ -289,7 +294,7 @@ final class PistonApi {
             stdin += "\n";
         }
         try {
-            return new ExecutionRequest(new Program(rt.language(), main, others, mainName), stdin, args, limits);
+            return new ExecutionRequest(new Program(rt.language(), main, others, mainName, binary), stdin, args, limits);
         } catch (IllegalArgumentException e) {
             throw pistonError("files", e.getMessage());
         }
@@ -312,32 +317,22 @@ final class PistonApi {
         return value.longValue();
     }
 
-    private static String decode(String content, String encoding, int index) {
-        byte[] bytes;
+    private static byte[] bytes(String content, String encoding, int index) {
         switch (encoding) {
-            case "utf8":
-                return content;
             case "base64":
                 try {
-                    bytes = Base64.getMimeDecoder().decode(content);
+                    return Base64.getMimeDecoder().decode(content);
                 } catch (IllegalArgumentException e) {
                     throw pistonError("files[" + index + "].content", "files[" + index + "].content is not valid base64");
                 }
-                break;
             case "hex":
                 try {
-                    bytes = HexFormat.of().parseHex(content);
+                    return HexFormat.of().parseHex(content);
                 } catch (IllegalArgumentException e) {
                     throw pistonError("files[" + index + "].content", "files[" + index + "].content is not valid hex");
                 }
-                break;
             default:
                 throw pistonError("files[" + index + "].encoding", "files[" + index + "].encoding must be one of utf8, base64, hex");
-        }
-        try {
-            return JsonBodies.decodeUtf8(bytes);
-        } catch (ProblemException e) {
-            throw pistonError("files[" + index + "].content", "files[" + index + "]: only text files are supported here");
         }
     }
 

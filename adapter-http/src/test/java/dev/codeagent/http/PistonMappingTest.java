@@ -43,10 +43,32 @@ class PistonMappingTest {
                 "x", List.of("1"), 2500.0, 10000.0, -1.0, -1.0, null, null));
         assertThat(r.program().language()).isEqualTo(Language.PYTHON);
         assertThat(r.program().source()).isEqualTo("print(open('data.txt').read())");
-        assertThat(r.program().files()).containsEntry("data.txt", "hello");
+        assertThat(r.program().binaryFiles()).containsEntry("data.txt", "aGVsbG8=");
         assertThat(r.stdin()).isEqualTo("x\n");
         assertThat(r.args()).containsExactly("1");
         assertThat(r.limits().wallTime()).isEqualTo(Duration.ofMillis(2500));
+    }
+
+    @Test
+    void base64AndHexFilesAreWrittenAsTheirBytesTextOrNot() {
+        ExecutionRequest r = piston.request(new PistonApi.ExecuteBody("python", "*", List.of(
+                new PistonApi.FileBody("main.py", "print(1)", "utf8"),
+                new PistonApi.FileBody("image.png", "iVBORw0K\nGgo=", "base64"),
+                new PistonApi.FileBody(null, "00ff80", "hex"),
+                new PistonApi.FileBody("notes.txt", "plain", null)),
+                null, null, null, null, null, null, null, null));
+        assertThat(r.program().mainFileName()).isEqualTo("main.py");
+        assertThat(r.program().binaryFiles()).containsOnly(
+                java.util.Map.entry("image.png", "iVBORw0KGgo="), java.util.Map.entry("file2.code", "AP+A"));
+        assertThat(r.program().files()).containsOnly(java.util.Map.entry("notes.txt", "plain"));
+        assertThatThrownBy(() -> piston.request(new PistonApi.ExecuteBody("python", "*", List.of(
+                new PistonApi.FileBody("main.py", "print(1)", null), new PistonApi.FileBody("x", "zz", "hex")),
+                null, null, null, null, null, null, null, null)))
+                .hasMessage("files[1].content is not valid hex");
+        assertThatThrownBy(() -> piston.request(new PistonApi.ExecuteBody("python", "*", List.of(
+                new PistonApi.FileBody("main.py", "print(1)", null), new PistonApi.FileBody("x", "AA", "latin1")),
+                null, null, null, null, null, null, null, null)))
+                .hasMessage("files[1].encoding must be one of utf8, base64, hex");
     }
 
     @Test

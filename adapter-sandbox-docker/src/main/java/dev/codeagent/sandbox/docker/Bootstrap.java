@@ -179,7 +179,7 @@ final class Bootstrap {
         // RLIMIT_CPU counts whole seconds; round up so a 500 ms limit still lets the program start
         long cpu = Math.max(1L, (limits.cpuTime().toMillis() + 999) / 1000);
         long fsize = Math.min(limits.maxFileBytes(), fileSizeCap);
-        return new SupervisorJob(files, argv, ENV)
+        return new SupervisorJob(files, request.program().binaryFiles(), argv, ENV)
                 .rlimit("RLIMIT_CPU", cpu, cpu + 1)
                 .rlimit("RLIMIT_FSIZE", fsize, fsize)
                 .rlimit("RLIMIT_CORE", 0, 0)

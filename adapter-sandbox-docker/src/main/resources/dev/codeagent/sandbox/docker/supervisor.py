@@ -33,7 +33,11 @@ def become(u):
 def put(p,v,mode=0o644):
   d=os.path.dirname(p)
   if d:os.makedirs(d,exist_ok=True)
-  with open(os.open(p,os.O_WRONLY|os.O_CREAT|os.O_TRUNC,mode),'w',encoding='utf-8',errors='replace',newline='') as f:f.write(v)
+  fd=os.open(p,os.O_WRONLY|os.O_CREAT|os.O_TRUNC,mode)
+  if isinstance(v,bytes):
+    with open(fd,'wb') as f:f.write(v)
+  else:
+    with open(fd,'w',encoding='utf-8',errors='replace',newline='') as f:f.write(v)
 def fail(m):
   os.write(2,b'codeagent-bootstrap: '+m.encode('utf-8','replace')+b'\n');os._exit(121)
 def rd(n):
@@ -73,6 +77,8 @@ try:
   if jg and not R:fail('a judged run needs the container to start as root with CAP_SETUID and CAP_SETGID')
   euid(U)
   for k,v in r['files'].items():put(os.path.join('/work',k),v)
+  import binascii
+  for k,v in r.get('binary',{}).items():put(os.path.join('/work',k),binascii.a2b_base64(v))
   if jg:
     lib='/tmp/.codeagent-candidate'
     for k in ('candidate.py','codeagent_wire.py'):put(lib+'/'+k,jg['scripts'][k])

@@ -159,7 +159,7 @@ final class WarmPool implements AutoCloseable {
      */
     static byte[] job(List<String> argv, Map<String, String> env, Map<String, String> files, List<LaunchPlan.Limit> limits,
             ExecutionRequest request, String nonce) {
-        SupervisorJob job = new SupervisorJob(files, argv, env).with("nonce", nonce);
+        SupervisorJob job = new SupervisorJob(files, request.program().binaryFiles(), argv, env).with("nonce", nonce);
         limits.forEach(l -> job.rlimit(l.name(), l.soft(), l.hard()));
         byte[] head = job.encode();
         byte[] stdin = request.stdin().getBytes(StandardCharsets.UTF_8);

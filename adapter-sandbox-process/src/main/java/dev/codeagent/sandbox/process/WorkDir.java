@@ -42,10 +42,14 @@ final class WorkDir {
         WorkDir w = null;
         try {
             List<String> names = new ArrayList<>();
-            write(dir, program.mainFileName(), program.source(), owner);
+            write(dir, program.mainFileName(), program.source().getBytes(StandardCharsets.UTF_8), owner);
             names.add(program.mainFileName());
             for (Map.Entry<String, String> f : program.files().entrySet()) {
-                write(dir, f.getKey(), f.getValue(), owner);
+                write(dir, f.getKey(), f.getValue().getBytes(StandardCharsets.UTF_8), owner);
+                names.add(f.getKey());
+            }
+            for (Map.Entry<String, String> f : program.binaryFiles().entrySet()) {
+                write(dir, f.getKey(), java.util.Base64.getDecoder().decode(f.getValue()), owner);
                 names.add(f.getKey());
             }
             if (owner >= 0) {
@@ -61,7 +65,7 @@ final class WorkDir {
         }
     }
 
-    private static void write(Path dir, String name, String content, long owner) throws IOException {
+    private static void write(Path dir, String name, byte[] content, long owner) throws IOException {
         Path target = dir.resolve(name).normalize();
         if (!target.startsWith(dir)) {
             throw new IOException("file name escapes the work directory: " + name);
@@ -73,7 +77,7 @@ final class WorkDir {
                 chown(p, owner);
             }
         }
-        Files.write(target, content.getBytes(StandardCharsets.UTF_8));
+        Files.write(target, content);
         chown(target, owner);
     }
 

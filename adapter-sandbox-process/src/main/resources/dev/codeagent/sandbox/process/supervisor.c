@@ -447,6 +447,7 @@ static limit *rlimits(cursor *c, size_t *count) {
 
 typedef struct {
     pairs files;
+    pairs binary;
     char **argv;
     size_t argc;
     char **env;
@@ -468,6 +469,8 @@ static job parse(const char *text, size_t n) {
             if (strcmp(k.s, "files") == 0) {
                 j.files = string_map(&c);
                 j.have_files = 1;
+            } else if (strcmp(k.s, "binary") == 0) {
+                j.binary = string_map(&c);
             } else if (strcmp(k.s, "argv") == 0) {
                 j.argv = string_array(&c, &j.argc);
                 j.have_argv = 1;
@@ -534,6 +537,34 @@ static void write_all(int fd, const char *b, size_t n, const char *what) {
         b += w;
         n -= (size_t) w;
     }
+}
+
+/* Standard base64 (RFC 4648, padding optional) decoded in place: the bytes are never longer than the text. */
+static void base64_decode(str *v, const char *name) {
+    size_t out = 0;
+    unsigned acc = 0;
+    int bits = 0;
+    size_t i = 0;
+    for (; i < v->n && v->s[i] != '='; i++) {
+        unsigned char ch = (unsigned char) v->s[i];
+        int d = ch >= 'A' && ch <= 'Z' ? ch - 'A' : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26
+                : ch >= '0' && ch <= '9' ? ch - '0' + 52 : ch == '+' ? 62 : ch == '/' ? 63 : -1;
+        if (d < 0) {
+            fail("bad job: the content of %s is not base64", name);
+        }
+        acc = (acc << 6) | (unsigned) d;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            v->s[out++] = (char) ((acc >> bits) & 0xff);
+        }
+    }
+    for (; i < v->n; i++) {
+        if (v->s[i] != '=') {
+            fail("bad job: the content of %s is not base64", name);
+        }
+    }
+    v->n = out;
 }
 
 static void write_files(const pairs *files) {
@@ -608,6 +639,10 @@ int main(void) {
     job j = parse(text, (size_t) size);
     free(text);
     write_files(&j.files);
+    for (size_t i = 0; i < j.binary.n; i++) {
+        base64_decode(&j.binary.values[i], j.binary.keys[i].s);
+    }
+    write_files(&j.binary);
 
     pid_t pid = fork();
     if (pid < 0) {

@@ -89,7 +89,11 @@ def main():
     if E:
         fail(E)
     job = loads(read(int(header)).decode('utf-8'))
-    for name, content in job['files'].items():
+    # text files as UTF-8, binary ones decoded from base64, byte for byte
+    from binascii import a2b_base64
+    files = [(n, c.encode('utf-8', 'replace')) for n, c in job['files'].items()]
+    files += [(n, a2b_base64(c)) for n, c in job.get('binary', {}).items()]
+    for name, content in files:
         parts = name.split('/')
         for j in range(1, len(parts)):
             try:
@@ -97,7 +101,7 @@ def main():
             except FileExistsError:
                 pass
         fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-        data = memoryview(content.encode('utf-8', 'replace'))
+        data = memoryview(content)
         while data:
             data = data[os.write(fd, data):]
         os.close(fd)

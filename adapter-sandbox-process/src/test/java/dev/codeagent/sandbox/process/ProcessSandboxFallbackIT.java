@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
@@ -66,10 +67,12 @@ class ProcessSandboxFallbackIT {
                 assertThat(s.isolation().missing()).contains(IsolationFeature.FS_VIEW);
             }
 
-            Execution ok = s.execute(new ExecutionRequest(new Program(Language.PYTHON, "import sys\nprint(sys.stdin.read())"), "in",
+            // a binary file is written byte for byte by every way of placing files (a host directory, the Python supervisor)
+            Execution ok = s.execute(new ExecutionRequest(new Program(Language.PYTHON,
+                    "import sys\nprint(sys.stdin.read(), open('b.dat', 'rb').read())", Map.of(), null, Map.of("b.dat", "AP+A")), "in",
                     ResourceLimits.defaults()));
             assertThat(ok.outcome()).as(ok.detail() + ok.stderr().text()).isEqualTo(Outcome.OK);
-            assertThat(ok.stdout().text()).isEqualTo("in\n");
+            assertThat(ok.stdout().text()).isEqualTo("in b'\\x00\\xff\\x80'\n");
 
             String marker = HostProbe.marker("fallback");
             String escape = "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"

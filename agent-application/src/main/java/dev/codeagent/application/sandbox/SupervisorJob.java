@@ -18,6 +18,7 @@ import java.util.stream.Collectors;
  * one UTF-8 JSON object. Every supervisor reads the same keys:
  * <ul>
  *   <li>{@code files}: file name to content, written into the work directory;</li>
+ *   <li>{@code binary}: file name to the base64 of its bytes, decoded and written there byte for byte;</li>
  *   <li>{@code argv}: the interpreter command, file name and arguments;</li>
  *   <li>{@code env}: the program's whole environment;</li>
  *   <li>{@code rlimits}: {@code RLIMIT_*} name (as Python's {@code resource} module has it) to
@@ -38,7 +39,16 @@ public final class SupervisorJob {
     private final Map<String, long[]> rlimits = new LinkedHashMap<>();
 
     public SupervisorJob(Map<String, String> files, List<String> argv, Map<String, String> env) {
+        this(files, Map.of(), argv, env);
+    }
+
+    /**
+     * @param binary files written byte for byte, each as the standard base64 of its bytes (the supervisors decode
+     *     them: JSON strings carry text, and a file's bytes need not be UTF-8)
+     */
+    public SupervisorJob(Map<String, String> files, Map<String, String> binary, List<String> argv, Map<String, String> env) {
         body.put("files", new LinkedHashMap<>(Objects.requireNonNull(files, "files")));
+        body.put("binary", new LinkedHashMap<>(Objects.requireNonNull(binary, "binary")));
         body.put("argv", List.copyOf(argv));
         body.put("env", new LinkedHashMap<>(Objects.requireNonNull(env, "env")));
         body.put("rlimits", rlimits);
@@ -55,7 +65,7 @@ public final class SupervisorJob {
 
     /** Adds a key of the tier's own. */
     public SupervisorJob with(String key, Object value) {
-        if (List.of("files", "argv", "env", "rlimits").contains(key)) {
+        if (List.of("files", "binary", "argv", "env", "rlimits").contains(key)) {
             throw new IllegalArgumentException(key + " is a shared key of the job");
         }
         body.put(key, value);

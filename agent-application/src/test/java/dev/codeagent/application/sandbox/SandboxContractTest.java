@@ -201,6 +201,24 @@ public abstract class SandboxContractTest {
     }
 
     @Test
+    void writesBinaryFilesByteForByte() {
+        byte[] every = new byte[256];
+        for (int i = 0; i < every.length; i++) {
+            every[i] = (byte) i;
+        }
+        Program p = new Program(Language.PYTHON, "import hashlib\n"
+                + "b = open('bin/all.dat', 'rb').read()\n"
+                + "print(len(b), hashlib.sha256(b).hexdigest())\n"
+                + "print(open('text.txt', 'rb').read())\n",
+                Map.of("text.txt", "tëxt"), null,
+                Map.of("bin/all.dat", java.util.Base64.getEncoder().encodeToString(every)));
+        Execution e = sandbox().execute(new ExecutionRequest(p, "", limits()));
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.OK);
+        assertThat(e.stdout().text()).isEqualTo("256 40aff2e9d2d8922e47afd4648e6967497158785fbd1da870e7110266bf944880\n"
+                + "b't\\xc3\\xabxt'\n");
+    }
+
+    @Test
     void workDirectoryIsWritable() {
         Execution e = run("open('out.txt', 'w').write('kept')\nprint(open('out.txt').read())\n"
                 + "import tempfile\nwith tempfile.TemporaryFile() as t:\n    t.write(b'x')\nprint('tmp ok')");

@@ -1,5 +1,6 @@
 package dev.codeagent.domain.execution;
 
+import java.util.Base64;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
@@ -14,8 +15,11 @@ import java.util.TreeMap;
  *     no absolute paths
  * @param mainFile the name the main source runs under, by the same rules, or null for {@code main} plus
  *     the language's extension; a caller that names its files (Piston's {@code files[0]}) keeps the name
+ * @param binaryFiles extra files whose bytes are not text, by the same naming rules, each as the standard
+ *     base64 of its bytes (RFC 4648, no line breaks); written byte for byte (Piston's base64 and hex files)
  */
-public record Program(Language language, String source, Map<String, String> files, String mainFile) {
+public record Program(Language language, String source, Map<String, String> files, String mainFile,
+        Map<String, String> binaryFiles) {
 
 
     public Program {
@@ -39,6 +43,25 @@ public record Program(Language language, String source, Map<String, String> file
             }
             Objects.requireNonNull(e.getValue(), "content of " + name);
         }
+        binaryFiles = Map.copyOf(new TreeMap<>(Objects.requireNonNull(binaryFiles, "binaryFiles")));
+        for (var e : binaryFiles.entrySet()) {
+            String name = e.getKey();
+            if (!plain(name)) {
+                throw new IllegalArgumentException("file name '" + name + "' is not a plain relative path");
+            }
+            if (name.equals(mainFile) || files.containsKey(name)) {
+                throw new IllegalArgumentException("file name '" + name + "' is given twice");
+            }
+            try {
+                Base64.getDecoder().decode(Objects.requireNonNull(e.getValue(), "content of " + name));
+            } catch (IllegalArgumentException notBase64) {
+                throw new IllegalArgumentException("content of binary file '" + name + "' is not base64: " + notBase64.getMessage());
+            }
+        }
+    }
+
+    public Program(Language language, String source, Map<String, String> files, String mainFile) {
+        this(language, source, files, mainFile, Map.of());
     }
 
     private static boolean plain(String name) {
@@ -75,13 +98,21 @@ public record Program(Language language, String source, Map<String, String> file
         return mainFile;
     }
 
-    /** Size of the main source plus the extra files, in UTF-8 bytes. */
+    /** Size of the main source plus the extra files: text in UTF-8 bytes, binary files their own bytes. */
     public long sizeBytes() {
         long size = utf8Length(source);
         for (var e : files.entrySet()) {
             size += utf8Length(e.getValue());
         }
+        for (String b64 : binaryFiles.values()) {
+            size += decodedLength(b64);
+        }
         return size;
+    }
+
+    private static long decodedLength(String b64) {
+        int padding = b64.endsWith("==") ? 2 : b64.endsWith("=") ? 1 : 0;
+        return (long) b64.length() / 4 * 3 - padding + (b64.length() % 4 == 0 ? 0 : (b64.length() % 4) - 1);
     }
 
     private static long utf8Length(String s) {

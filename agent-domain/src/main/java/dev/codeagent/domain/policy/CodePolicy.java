@@ -47,6 +47,16 @@ public record CodePolicy(Set<String> forbiddenModules, Set<String> forbiddenCall
                 sources.add(content);
             }
         });
+        for (var binary : program.binaryFiles().entrySet()) {
+            String name = binary.getKey();
+            if (name.endsWith(".py")) {
+                // source given as bytes (a coding declaration may make any bytes Python): every byte read as one char
+                sources.add(new String(java.util.Base64.getDecoder().decode(binary.getValue()),
+                        java.nio.charset.StandardCharsets.ISO_8859_1));
+            } else if (name.endsWith(".pyc") || name.endsWith(".so") || name.endsWith(".pyd")) {
+                return Optional.of("binary file " + name + ": compiled Python modules cannot be checked by the code policy");
+            }
+        }
         for (String source : sources) {
             Optional<String> v = checkSource(source);
             if (v.isPresent()) {

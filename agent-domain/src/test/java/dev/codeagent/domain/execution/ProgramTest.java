@@ -69,4 +69,18 @@ class ProgramTest {
         assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of("solution.py", "x"), "solution.py"))
                 .hasMessageContaining("clashes with the main source");
     }
+
+    @Test
+    void binaryFilesAreBase64ByTheSameNamingRulesAndCountTheirBytes() {
+        Program p = new Program(Language.PYTHON, "é", Map.of("a.txt", "ab"), null, Map.of("b.bin", "AAEC", "c.bin", "AA"));
+        assertThat(p.sizeBytes()).as("2 (é) + 2 + 3 + 1").isEqualTo(8);
+        assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of(), null, Map.of("x.bin", "not base64!")))
+                .hasMessageContaining("content of binary file 'x.bin' is not base64");
+        assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of("x", "t"), null, Map.of("x", "AA==")))
+                .hasMessageContaining("'x' is given twice");
+        assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of(), null, Map.of("main.py", "AA==")))
+                .hasMessageContaining("'main.py' is given twice");
+        assertThatThrownBy(() -> new Program(Language.PYTHON, "", Map.of(), null, Map.of("../x", "AA==")))
+                .hasMessageContaining("not a plain relative path");
+    }
 }

@@ -40,6 +40,16 @@ class CodePolicyTest {
     }
 
     @Test
+    void checksPythonGivenAsBytesAndRefusesCompiledModules() {
+        String source = java.util.Base64.getEncoder().encodeToString("import socket\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertThat(policy.check(new Program(Language.PYTHON, "import helper", Map.of(), null, Map.of("helper.py", source))))
+                .hasValueSatisfying(v -> assertThat(v).contains("socket"));
+        assertThat(policy.check(new Program(Language.PYTHON, "import helper", Map.of(), null, Map.of("helper.pyc", "AA=="))))
+                .hasValueSatisfying(v -> assertThat(v).contains("compiled Python modules cannot be checked"));
+        assertThat(policy.check(new Program(Language.PYTHON, "print(1)", Map.of(), null, Map.of("data.bin", "AA==")))).isEmpty();
+    }
+
+    @Test
     void leavesOtherLanguagesToTheSandbox() {
         assertThat(policy.check(new Program(Language.BASH, "import socket"))).isEmpty();
     }
