@@ -24,6 +24,9 @@ out.named = await client.execute({
   files: [{ name: "solution.py", content: "import sys\nprint(sys.argv[0])" }, { name: "main.py", content: "print('not me')" }],
   args: [],
 });
+out.interleaved = await client.execute("python",
+  "import sys, time\nfor i in range(2):\n    print('out', i, flush=True)\n    time.sleep(0.15)\n"
+  + "    print('err', i, file=sys.stderr, flush=True)\n    time.sleep(0.15)\n");
 // bytes that are not UTF-8, as Piston's own CLI sends a binary -f file (base64), and as hex
 out.binary = await client.execute({
   language: "python",

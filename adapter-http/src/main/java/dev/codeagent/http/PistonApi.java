@@ -40,8 +40,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Differences, by nature of the sandbox: there is no compile stage (every language here is
  * interpreted), so {@code compile_*} fields are checked and otherwise ignored and no {@code compile}
- * object is returned; {@code output} is stdout followed by stderr, not their interleaving (an
- * {@link Execution} keeps the two streams apart). Base64 and hex files are written as their bytes.
+ * object is returned. {@code output} is both streams in arrival order, as each tier recorded it. Base64 and hex
+ * files are written as their bytes.
  */
 final class PistonApi {
 
@@ -406,7 +406,8 @@ final class PistonApi {
         }
         run.put("code", code);
         run.put("signal", signal);
-        run.put("output", stdout + stderr);
+        // as Piston builds it: both streams in the order their chunks arrived
+        run.put("output", e.combinedOutput().text());
         run.put("memory", e.peakMemoryBytes());
         run.put("message", message);
         run.put("status", status);

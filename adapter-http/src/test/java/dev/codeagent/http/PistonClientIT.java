@@ -52,6 +52,8 @@ class PistonClientIT {
         assertThat(python.get("version").asText()).matches("3\\.\\d+\\.\\d+");
         assertThat(python.get("aliases").toString()).contains("py");
 
+        assertThat(r.get("interleaved").get("run").get("output").asText()).as("run.output in arrival order")
+                .isEqualTo("out 0\nerr 0\nout 1\nerr 1\n");
         assertThat(r.get("binary").get("run").get("stdout").asText()).as(r.get("binary").toString()).isEqualTo("00ff800a c3a9fe\n");
         assertThat(r.get("hello").get("language").asText()).isEqualTo("python");
         assertThat(r.get("hello").get("version").asText()).isEqualTo(python.get("version").asText());

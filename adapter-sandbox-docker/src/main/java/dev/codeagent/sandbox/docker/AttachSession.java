@@ -25,6 +25,7 @@ final class AttachSession implements ResultCallback<Frame> {
 
     private final MarkedStream stdout;
     private final MarkedStream stderr;
+    private final dev.codeagent.application.sandbox.ArrivalOrder order = new dev.codeagent.application.sandbox.ArrivalOrder();
     private final CountDownLatch done = new CountDownLatch(1);
     private final byte[] ackSeen = new byte[Bootstrap.ACK.length];
     private int ackLength;
@@ -78,6 +79,8 @@ final class AttachSession implements ResultCallback<Frame> {
         } else {
             return;
         }
+        order.kept(type == StreamType.STDERR ? dev.codeagent.application.sandbox.ArrivalOrder.STDERR
+                : dev.codeagent.application.sandbox.ArrivalOrder.STDOUT, type == StreamType.STDERR ? stderr.keptSize() : stdout.keptSize());
         if (!fits) {
             finish(End.OVERFLOW, null);
         } else if (stdout.ended() && stderr.ended()) {
@@ -161,11 +164,13 @@ final class AttachSession implements ResultCallback<Frame> {
         finish(End.FAILED, null);
         CappedStream out = stdout.flush();
         CappedStream err = stderr.flush();
-        return new Captured(out.toCaptured(), err.toCaptured(), out.overflowed(), err.overflowed());
+        return new Captured(out.toCaptured(), err.toCaptured(), out.overflowed(), err.overflowed(),
+                order.merge(out.buffer(), out.size(), err.buffer(), err.size(), out.overflowed() || err.overflowed()));
     }
 
-    /** Both streams as kept, and which of them went past the cap. */
-    record Captured(CapturedOutput stdout, CapturedOutput stderr, boolean stdoutOverflowed, boolean stderrOverflowed) {
+    /** Both streams as kept, which of them went past the cap, and both in the order they arrived. */
+    record Captured(CapturedOutput stdout, CapturedOutput stderr, boolean stdoutOverflowed, boolean stderrOverflowed,
+            CapturedOutput output) {
     }
 
     @Override

@@ -48,6 +48,11 @@ final class CappedStream {
         return size;
     }
 
+    /** The buffer itself (valid up to {@link #size()}): read once the stream is over. */
+    byte[] buffer() {
+        return buf;
+    }
+
     /** The kept bytes as UTF-8, malformed or cut-off sequences replaced by U+FFFD. */
     CapturedOutput toCaptured() {
         CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()

@@ -513,13 +513,13 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
             Duration cpu, Long peak) {
         OutcomeClassifier.Classification c = CLASSIFIER.classify(facts, limits);
         return new Execution(c.outcome(), facts.exitCode(), facts.signal(), out.stdout(), out.stderr(), wall, cpu, peak,
-                c.detail(), isolation);
+                c.detail(), isolation).withOutput(out.output());
     }
 
     private Execution sandboxError(String detail, AttachSession.Captured out, long t0) {
         log.debug("docker sandbox error: {}", detail);
         return new Execution(Outcome.SANDBOX_ERROR, null, null, out.stdout(), out.stderr(), elapsed(t0), null, null,
-                detail, isolation);
+                detail, isolation).withOutput(out.output());
     }
 
     private static Duration elapsed(long t0) {

@@ -82,6 +82,11 @@ final class MarkedStream {
         return kept.overflowed();
     }
 
+    /** How many of the program's bytes are kept so far (a held-back tail that may begin the marker is not). */
+    int keptSize() {
+        return kept.size();
+    }
+
     /** The program's bytes, including any held-back tail (the stream is over for the caller). */
     CappedStream flush() {
         if (pending.length > 0) {

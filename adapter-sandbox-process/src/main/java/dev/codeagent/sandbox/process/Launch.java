@@ -20,6 +20,8 @@ final class Launch {
     final RunSpec spec;
     final OutputBuffer out = new OutputBuffer(ResourceLimits.MIB);
     final OutputBuffer err = new OutputBuffer(ResourceLimits.MIB);
+    /** How the two streams interleaved as they were read (Piston's {@code run.output}). */
+    final dev.codeagent.application.sandbox.ArrivalOrder order = new dev.codeagent.application.sandbox.ArrivalOrder();
     final StreamCapture streams;
     /** The child, as soon as Commons Exec reports it started. */
     final CompletableFuture<Process> process = new CompletableFuture<>();
@@ -32,7 +34,7 @@ final class Launch {
 
     private Launch(RunSpec spec, List<String> command, ExecutorService threads) {
         this.spec = spec;
-        this.streams = new StreamCapture(out, err, threads, () -> {
+        this.streams = new StreamCapture(out, err, order, threads, () -> {
             overflow = true;
             wake.complete(null);
         });

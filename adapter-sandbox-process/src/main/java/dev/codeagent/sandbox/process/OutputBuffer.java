@@ -98,6 +98,28 @@ final class OutputBuffer {
      * The kept bytes as UTF-8 text, malformed sequences replaced by U+FFFD. When the stream was cut at
      * the cap, a multi-byte character split by the cut is dropped rather than shown as a replacement.
      */
+    /** The kept bytes interleaved with another buffer's as they arrived. */
+    CapturedOutput mergedWith(OutputBuffer other, dev.codeagent.application.sandbox.ArrivalOrder order) {
+        byte[] mine;
+        int mySize;
+        synchronized (this) {
+            mySize = overflowed ? completeUtf8Prefix(bytes, size) : size;
+            mine = Arrays.copyOf(bytes, mySize);
+        }
+        byte[] theirs;
+        int theirSize;
+        boolean truncated;
+        synchronized (other) {
+            theirSize = other.overflowed ? completeUtf8Prefix(other.bytes, other.size) : other.size;
+            theirs = Arrays.copyOf(other.bytes, theirSize);
+            truncated = other.overflowed;
+        }
+        synchronized (this) {
+            truncated |= overflowed;
+        }
+        return order.merge(mine, mySize, theirs, theirSize, truncated);
+    }
+
     synchronized CapturedOutput capture() {
         int end = overflowed ? completeUtf8Prefix(bytes, size) : size;
         return new CapturedOutput(new String(bytes, 0, end, StandardCharsets.UTF_8), overflowed);

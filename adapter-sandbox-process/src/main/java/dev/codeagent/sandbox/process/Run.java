@@ -210,7 +210,7 @@ final class Run {
             log.warn("process sandbox: {}", v.detail());
         }
         return new Execution(v.outcome(), exitCode, signal, out.capture(), err.capture(), wall, usage.cpu(),
-                usage.peakBytes(), v.detail(), isolation);
+                usage.peakBytes(), v.detail(), isolation).withOutput(out.mergedWith(err, launch.order));
     }
 
     private boolean killGroup() {

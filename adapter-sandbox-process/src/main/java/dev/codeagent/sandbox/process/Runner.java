@@ -641,7 +641,7 @@ final class Runner {
         String status = e.exitCode() != null ? "exited with status " + e.exitCode() : "killed by signal " + e.signal();
         return new Execution(Outcome.RUNTIME_ERROR, e.exitCode(), e.signal(), e.stdout(), e.stderr(), e.wallTime(),
                 e.cpuTime(), e.peakMemoryBytes(), status + " (its stderr reads like a sandbox failure, but the sandbox works)",
-                e.isolation());
+                e.isolation()).withOutput(e.output());
     }
 
     /** Pre-starts one sandbox with its supervisor waiting for a job, in a group of its own; null once closed. */

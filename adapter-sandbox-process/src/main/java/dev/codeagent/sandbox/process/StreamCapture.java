@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.sandbox.ArrivalOrder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -23,6 +24,7 @@ final class StreamCapture implements ExecuteStreamHandler {
 
     private final OutputBuffer stdout;
     private final OutputBuffer stderr;
+    private final ArrivalOrder order;
     private final ExecutorService threads;
     private final Runnable onOverflow;
     private final CountDownLatch drained = new CountDownLatch(2);
@@ -31,9 +33,10 @@ final class StreamCapture implements ExecuteStreamHandler {
     private final java.util.concurrent.CompletableFuture<OutputStream> in = new java.util.concurrent.CompletableFuture<>();
     private volatile boolean started;
 
-    StreamCapture(OutputBuffer stdout, OutputBuffer stderr, ExecutorService threads, Runnable onOverflow) {
+    StreamCapture(OutputBuffer stdout, OutputBuffer stderr, ArrivalOrder order, ExecutorService threads, Runnable onOverflow) {
         this.stdout = stdout;
         this.stderr = stderr;
+        this.order = order;
         this.threads = threads;
         this.onOverflow = onOverflow;
     }
@@ -56,8 +59,8 @@ final class StreamCapture implements ExecuteStreamHandler {
     @Override
     public void start() {
         started = true;
-        threads.execute(() -> pump(out, stdout));
-        threads.execute(() -> pump(err, stderr));
+        threads.execute(() -> pump(out, stdout, ArrivalOrder.STDOUT));
+        threads.execute(() -> pump(err, stderr, ArrivalOrder.STDERR));
     }
 
     /**
@@ -107,7 +110,7 @@ final class StreamCapture implements ExecuteStreamHandler {
         closeQuietly(err);
     }
 
-    private void pump(InputStream src, OutputBuffer dst) {
+    private void pump(InputStream src, OutputBuffer dst, int stream) {
         if (src == null) {
             drained.countDown();
             return;
@@ -116,7 +119,13 @@ final class StreamCapture implements ExecuteStreamHandler {
         try {
             int n;
             while ((n = src.read(buf)) >= 0) {
-                if (dst.append(buf, 0, n)) {
+                boolean over;
+                // noted in the order the chunks were taken, whichever pump takes the next one
+                synchronized (order) {
+                    over = dst.append(buf, 0, n);
+                    order.kept(stream, dst.size());
+                }
+                if (over) {
                     onOverflow.run();
                 }
             }

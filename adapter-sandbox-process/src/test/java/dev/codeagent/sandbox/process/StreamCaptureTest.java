@@ -2,6 +2,7 @@ package dev.codeagent.sandbox.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.codeagent.application.sandbox.ArrivalOrder;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;
@@ -32,7 +33,7 @@ class StreamCaptureTest {
         OutputBuffer out = new OutputBuffer(100);
         OutputBuffer err = new OutputBuffer(100);
         ByteArrayOutputStream stdin = new ByteArrayOutputStream();
-        StreamCapture c = new StreamCapture(out, err, threads, () -> { });
+        StreamCapture c = new StreamCapture(out, err, new ArrivalOrder(), threads, () -> { });
         c.setProcessOutputStream(new ByteArrayInputStream("out".getBytes(StandardCharsets.UTF_8)));
         c.setProcessErrorStream(new ByteArrayInputStream("err".getBytes(StandardCharsets.UTF_8)));
         c.setProcessInputStream(stdin);
@@ -52,7 +53,7 @@ class StreamCaptureTest {
     void tellsOnceWhenAStreamGoesPastItsCapAndKeepsDraining() {
         AtomicInteger told = new AtomicInteger();
         OutputBuffer out = new OutputBuffer(10);
-        StreamCapture c = new StreamCapture(out, new OutputBuffer(10), threads, told::incrementAndGet);
+        StreamCapture c = new StreamCapture(out, new OutputBuffer(10), new ArrivalOrder(), threads, told::incrementAndGet);
         c.setProcessOutputStream(new ByteArrayInputStream(new byte[100_000]));
         c.setProcessErrorStream(new ByteArrayInputStream(new byte[0]));
         c.setProcessInputStream(new ByteArrayOutputStream());
@@ -76,7 +77,7 @@ class StreamCaptureTest {
                 return -1;
             }
         };
-        StreamCapture c = new StreamCapture(new OutputBuffer(10), new OutputBuffer(10), threads, () -> { });
+        StreamCapture c = new StreamCapture(new OutputBuffer(10), new OutputBuffer(10), new ArrivalOrder(), threads, () -> { });
         c.setProcessOutputStream(held);
         c.setProcessErrorStream(new ByteArrayInputStream(new byte[0]));
         c.setProcessInputStream(new ByteArrayOutputStream());

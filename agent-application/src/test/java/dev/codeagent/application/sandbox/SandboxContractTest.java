@@ -201,6 +201,20 @@ public abstract class SandboxContractTest {
     }
 
     @Test
+    void recordsTheOrderInWhichTheTwoStreamsArrived() {
+        Execution e = run("import sys, time\n"
+                + "for i in range(3):\n"
+                + "    print('out', i, flush=True)\n"
+                + "    time.sleep(0.15)\n"
+                + "    print('err', i, file=sys.stderr, flush=True)\n"
+                + "    time.sleep(0.15)\n");
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.OK);
+        assertThat(e.stdout().text()).isEqualTo("out 0\nout 1\nout 2\n");
+        assertThat(e.output()).as("the tier records the arrival order").isNotNull();
+        assertThat(e.output().text()).isEqualTo("out 0\nerr 0\nout 1\nerr 1\nout 2\nerr 2\n");
+    }
+
+    @Test
     void writesBinaryFilesByteForByte() {
         byte[] every = new byte[256];
         for (int i = 0; i < every.length; i++) {

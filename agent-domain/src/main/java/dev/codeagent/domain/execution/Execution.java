@@ -19,6 +19,8 @@ import java.util.Objects;
  * @param isolation the sandbox that ran it and what isolation it achieved
  * @param judgement for a judged request, what the judge process reported over the sandbox's own channel; null
  *     when the request was not judged or the judge reported nothing (killed with the run, crashed)
+ * @param output stdout and stderr together in the order they arrived (as a terminal shows them), or null where
+ *     the tier did not record it; {@link #combinedOutput()} falls back to stdout then stderr
  */
 public record Execution(
         Outcome outcome,
@@ -31,7 +33,8 @@ public record Execution(
         Long peakMemoryBytes,
         String detail,
         Isolation isolation,
-        JudgeReport judgement) {
+        JudgeReport judgement,
+        CapturedOutput output) {
 
     public Execution {
         Objects.requireNonNull(outcome, "outcome");
@@ -43,12 +46,30 @@ public record Execution(
 
     public Execution(Outcome outcome, Integer exitCode, Integer signal, CapturedOutput stdout, CapturedOutput stderr,
             Duration wallTime, Duration cpuTime, Long peakMemoryBytes, String detail, Isolation isolation) {
-        this(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail, isolation, null);
+        this(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail, isolation, null, null);
+    }
+
+    public Execution(Outcome outcome, Integer exitCode, Integer signal, CapturedOutput stdout, CapturedOutput stderr,
+            Duration wallTime, Duration cpuTime, Long peakMemoryBytes, String detail, Isolation isolation,
+            JudgeReport judgement) {
+        this(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail, isolation, judgement, null);
     }
 
     public Execution withJudgement(JudgeReport report) {
         return new Execution(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail,
-                isolation, report);
+                isolation, report, output);
+    }
+
+    /** This execution with its streams' arrival order, as the tier recorded it. */
+    public Execution withOutput(CapturedOutput arrived) {
+        return new Execution(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail,
+                isolation, judgement, arrived);
+    }
+
+    /** Both streams in the order they arrived where the tier recorded it, else stdout followed by stderr. */
+    public CapturedOutput combinedOutput() {
+        return output != null ? output
+                : new CapturedOutput(stdout.text() + stderr.text(), stdout.truncated() || stderr.truncated());
     }
 
     /** An execution that never started because the sandbox failed. */
