@@ -152,7 +152,8 @@ public final class CodeAgentKernel extends BaseKernel {
             failure = run(request.getCode(), out);
         } catch (CellCommand.MagicException e) {
             failure = new Failure("UsageError", e.getMessage());
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | LinkageError e) {
+            // whatever went wrong, the cell gets its reply: a handler that throws leaves the notebook waiting forever
             log.warn("cell failed in the kernel", e);
             failure = new Failure("CodeagentError", oneLine(e));
         }
@@ -315,8 +316,10 @@ public final class CodeAgentKernel extends BaseKernel {
         }
         Attempt last = run.lastAttempt();
         if (last != null && !last.code().isEmpty()) {
-            String fence = "```" + language.id() + "\n" + last.code().stripTrailing() + "\n```";
-            out.display(new MimeBundle(Map.of("text/markdown", fence, MimeBundle.TEXT_PLAIN, last.code())));
+            // HTML we escape, not Markdown: the model's code could close a fence and write raw HTML
+            String html = "<pre><code class=\"language-" + language.id() + "\">"
+                    + NotebookOutputs.escape(last.code().stripTrailing()) + "</code></pre>";
+            out.display(new MimeBundle(Map.of("text/html", html, MimeBundle.TEXT_PLAIN, last.code())));
         }
         String took = run.endedAt() == null ? "" : " in " + Units.formatDuration(Duration.between(run.startedAt(), run.endedAt()));
         int n = run.attempts().size();
@@ -450,7 +453,8 @@ public final class CodeAgentKernel extends BaseKernel {
             return;
         }
         StringBuilder text = new StringBuilder();
-        StringBuilder md = new StringBuilder("| run | status | attempts | task |\n|---|---|---|---|\n");
+        StringBuilder html = new StringBuilder("<table><thead><tr><th>run</th><th>status</th><th>attempts</th><th>task</th>"
+                + "</tr></thead><tbody>");
         for (Run r : runs) {
             String prompt = r.task().prompt().strip().replaceAll("\\s+", " ");
             if (prompt.length() > 60) {
@@ -458,10 +462,13 @@ public final class CodeAgentKernel extends BaseKernel {
             }
             text.append(String.format(Locale.ROOT, "%-16s  %-9s  %d/%d  %s%n", r.id(), r.status(), r.attempts().size(),
                     r.task().maxAttempts(), prompt));
-            md.append("| ").append(r.id()).append(" | ").append(r.status()).append(" | ").append(r.attempts().size())
-                    .append('/').append(r.task().maxAttempts()).append(" | ").append(prompt.replace("|", "\\|")).append(" |\n");
+            // a run's prompt may come from anyone who can queue runs in this store: escaped
+            html.append("<tr><td>").append(r.id()).append("</td><td>").append(r.status()).append("</td><td>")
+                    .append(r.attempts().size()).append('/').append(r.task().maxAttempts()).append("</td><td>")
+                    .append(NotebookOutputs.escape(prompt)).append("</td></tr>");
         }
-        out.display(new MimeBundle(Map.of(MimeBundle.TEXT_PLAIN, text.toString(), "text/markdown", md.toString())));
+        html.append("</tbody></table>");
+        out.display(new MimeBundle(Map.of(MimeBundle.TEXT_PLAIN, text.toString(), "text/html", html.toString())));
     }
 
     private static Duration duration(String what, String text) {
@@ -685,7 +692,7 @@ public final class CodeAgentKernel extends BaseKernel {
         }
 
         void display(MimeBundle bundle) {
-            env.publish(new PublishDisplayData(displayData(bundle)));
+            env.publish(new PublishDisplayData(displayData(NotebookOutputs.forNotebook(bundle))));
         }
 
         void show(CellOutput output) {
@@ -698,7 +705,7 @@ public final class CodeAgentKernel extends BaseKernel {
             } else if (output instanceof CellOutput.DisplayData d) {
                 display(d.data());
             } else if (output instanceof CellOutput.ExecuteResult r) {
-                env.publish(new PublishExecuteResult(count, displayData(r.data())));
+                env.publish(new PublishExecuteResult(count, displayData(NotebookOutputs.forNotebook(r.data()))));
             } else if (output instanceof CellOutput.Error e) {
                 env.publish(new PublishError(e.name(), e.value(), e.traceback()));
                 errorShown = true;

@@ -38,6 +38,12 @@ class KernelClientIT {
         assertThat(r.get("x_plus_one").asText()).as("state kept between cells").isEqualTo("42");
         assertThat(r.get("heart_beating").asBoolean()).isTrue();
 
+        JsonNode shown = r.get("shown");
+        assertThat(shown).hasSize(2);
+        assertThat(shown.get(0).get("text/html").asText()).contains("<b>kept</b>").doesNotContain("script")
+                .doesNotContain("onerror").doesNotContain("a.example");
+        assertThat(shown.get(1).has("application/javascript")).as("JavaScript never reaches the page").isFalse();
+
         assertThat(r.get("interrupt").get("ename").asText()).isEqualTo("KeyboardInterrupt");
         assertThat(r.get("interrupt").get("seconds").asDouble()).as("the interrupt stopped the cell at once").isLessThan(10);
         assertThat(r.get("x_after_interrupt").asText()).as("an interrupt keeps the session's state").isEqualTo("42");

@@ -78,6 +78,12 @@ results["one_plus_one"] = text(r)
 run("x = 41")
 results["x_plus_one"] = text(run("x + 1"))
 
+# the notebook page is a way out: sandboxed HTML must not run script or fetch in the browser
+shown = run("from IPython.display import display, HTML, Javascript\n"
+            "display(HTML('<b>kept</b><script>fetch(\\'/api/kernels\\')</script><img src=\\'https://a.example/\\' onerror=\\'x()\\'>'))\n"
+            "display(Javascript('alert(1)'))")
+results["shown"] = [o["data"] for o in shown["outputs"] if o["output_type"] == "display_data"]
+
 # heartbeat: the hb channel pings the kernel and hears it
 time.sleep(1.5)
 results["heart_beating"] = kc.hb_channel.is_beating()

@@ -71,8 +71,8 @@ class JupyterNotebookIT {
         String solve = text(cell(cells, "%%solve"));
         assertThat(solve).contains("attempt 1/3: RUNTIME_ERROR IndexError: list index out of range (line 6")
                 .contains("attempt 2/3: ACCEPTED").contains("solved on attempt 2/3");
-        assertThat(join(only(cell(cells, "%%solve"), "display_data").get("data").get("text/markdown")))
-                .startsWith("```python\ndef middle(xs):");
+        assertThat(join(only(cell(cells, "%%solve"), "display_data").get("data").get("text/html")))
+                .startsWith("<pre><code class=\"language-python\">def middle(xs):");
         assertThat(result(cell(cells, "middle(["))).as("the accepted code is defined in the session").isEqualTo("23");
         String runId = solve.replaceAll("(?s).*\\(run ([a-z0-9]{16})\\).*", "$1");
         assertThat(join(only(cell(cells, "%runs"), "display_data").get("data").get("text/plain"))).contains(runId).contains("SOLVED");
