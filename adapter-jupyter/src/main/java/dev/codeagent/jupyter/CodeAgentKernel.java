@@ -104,6 +104,11 @@ public final class CodeAgentKernel extends BaseKernel {
     private Future<Session> session;
     private String pendingTests;
     private volatile Future<?> solving;
+    /**
+     * Execute requests the client sent before this instant (its clock) are aborted: they were queued behind a cell that
+     * failed with stop_on_error, as "Run All" queues them; a request sent after the client saw the error runs.
+     */
+    private volatile java.time.Instant abortBefore;
 
     /**
      * @param configs the effective config for a set of overrides (dotted keys) on top of the kernel's own, e.g.
@@ -142,11 +147,47 @@ public final class CodeAgentKernel extends BaseKernel {
 
     @Override
     protected void handleExecuteRequest(ShellReplyEnvironment env, Message<ExecuteRequest> message) {
-        ExecuteRequest request = message.getContent();
-        int count = executionCount.getAndIncrement();
         env.setBusyDeferIdle();
-        env.publish(new PublishExecuteInput(request.getCode(), count));
-        Notebook out = new Notebook(env, count);
+        try {
+            execute(env, message);
+        } catch (RuntimeException | LinkageError e) {
+            // whatever went wrong, the request gets its reply: a handler that throws leaves the notebook waiting forever
+            log.warn("execute request failed in the kernel", e);
+            ErrorReply reply = new ErrorReply("CodeagentError", oneLine(e), List.of("CodeagentError: " + oneLine(e)));
+            reply.setExecutionCount(executionCount.get());
+            env.defer().replyError(ExecuteReply.MESSAGE_TYPE.error(), reply);
+        }
+    }
+
+    /** When the client sent a message, by its clock; null when it does not say in a form we read. */
+    private static java.time.Instant sentAt(Message<?> message) {
+        try {
+            String date = message.getHeader().getTimestamp() == null ? null : message.getHeader().getTimestamp().getDateString();
+            return date == null ? null : java.time.OffsetDateTime.parse(date).toInstant();
+        } catch (RuntimeException unreadable) {
+            return null;
+        }
+    }
+
+    private void execute(ShellReplyEnvironment env, Message<ExecuteRequest> message) {
+        ExecuteRequest request = message.getContent();
+        long started = System.nanoTime();
+        java.time.Instant sent = sentAt(message);
+        java.time.Instant abortBefore = this.abortBefore;
+        if (sent != null && abortBefore != null && sent.isBefore(abortBefore)) {
+            // queued behind a cell that failed with stop_on_error ("Run All"): not run, as ipykernel aborts them
+            ErrorReply aborted = new ErrorReply("ExecutionAborted", "not run: an earlier cell failed", List.of());
+            aborted.setExecutionCount(executionCount.get());
+            env.defer().replyError(ExecuteReply.MESSAGE_TYPE.error(), aborted);
+            return;
+        }
+        // a silent request (a frontend's own query) is run but neither counted nor shown
+        boolean silent = request.isSilent();
+        int count = silent ? executionCount.get() : executionCount.getAndIncrement();
+        if (!silent) {
+            env.publish(new PublishExecuteInput(request.getCode(), count));
+        }
+        Notebook out = new Notebook(env, count, silent);
         Failure failure;
         try {
             failure = run(request.getCode(), out);
@@ -162,8 +203,13 @@ public final class CodeAgentKernel extends BaseKernel {
             return;
         }
         List<String> traceback = failure.traceback();
-        if (!out.errorShown) {
+        if (!out.errorShown && !silent) {
             env.publish(new PublishError(failure.name(), failure.value(), traceback));
+        }
+        if (request.shouldStopOnError() && !silent && sent != null) {
+            // sent before the client could have seen this error: its send time plus how long the cell took here. Only
+            // the client's clock is compared with the client's clock, so skew between the machines does not matter
+            this.abortBefore = sent.plusNanos(System.nanoTime() - started + 1_000_000);
         }
         ErrorReply reply = new ErrorReply(failure.name(), failure.value(), traceback);
         reply.setExecutionCount(count);
@@ -676,23 +722,31 @@ public final class CodeAgentKernel extends BaseKernel {
     private static final class Notebook {
         private final ShellReplyEnvironment env;
         private final int count;
+        private final boolean silent;
         private boolean errorShown;
 
-        Notebook(ShellReplyEnvironment env, int count) {
+        Notebook(ShellReplyEnvironment env, int count, boolean silent) {
             this.env = env;
             this.count = count;
+            this.silent = silent;
+        }
+
+        private <T extends org.dflib.jjava.jupyter.messages.ContentType<T>> void publish(T content) {
+            if (!silent) {
+                env.publish(content);
+            }
         }
 
         void stdout(String text) {
-            env.publish(new PublishStream(PublishStream.StreamType.OUT, text));
+            publish(new PublishStream(PublishStream.StreamType.OUT, text));
         }
 
         void stderr(String text) {
-            env.publish(new PublishStream(PublishStream.StreamType.ERR, text));
+            publish(new PublishStream(PublishStream.StreamType.ERR, text));
         }
 
         void display(MimeBundle bundle) {
-            env.publish(new PublishDisplayData(displayData(NotebookOutputs.forNotebook(bundle))));
+            publish(new PublishDisplayData(displayData(NotebookOutputs.forNotebook(bundle))));
         }
 
         void show(CellOutput output) {
@@ -705,9 +759,9 @@ public final class CodeAgentKernel extends BaseKernel {
             } else if (output instanceof CellOutput.DisplayData d) {
                 display(d.data());
             } else if (output instanceof CellOutput.ExecuteResult r) {
-                env.publish(new PublishExecuteResult(count, displayData(NotebookOutputs.forNotebook(r.data()))));
+                publish(new PublishExecuteResult(count, displayData(NotebookOutputs.forNotebook(r.data()))));
             } else if (output instanceof CellOutput.Error e) {
-                env.publish(new PublishError(e.name(), e.value(), e.traceback()));
+                publish(new PublishError(e.name(), e.value(), e.traceback()));
                 errorShown = true;
             }
         }

@@ -77,6 +77,15 @@ public final class JupyterMain {
     }
 
     private static int install(Arguments a, Map<String, String> env, PrintStream out, PrintStream err) {
+        java.util.Set<String> secrets = new ConfigLoader().secretKeys();
+        for (String key : a.overrides().keySet()) {
+            if (secrets.contains(key)) {
+                // kernel.json is a plain file other users may read; the kernel reads secrets from its environment
+                err.println("codeagent jupyter: --set " + key + " would write a secret into kernel.json; give it in the"
+                        + " environment Jupyter starts with (" + ConfigLoader.envName(key) + ") or in a config file");
+                return 2;
+            }
+        }
         List<String> command = new ArrayList<>(launcher());
         command.addAll(List.of("jupyter", "kernel"));
         a.configFile().ifPresent(f -> command.addAll(List.of("--config", f.toAbsolutePath().toString())));

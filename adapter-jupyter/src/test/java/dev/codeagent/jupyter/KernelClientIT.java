@@ -38,6 +38,15 @@ class KernelClientIT {
         assertThat(r.get("x_plus_one").asText()).as("state kept between cells").isEqualTo("42");
         assertThat(r.get("heart_beating").asBoolean()).isTrue();
 
+        JsonNode silent = r.get("silent");
+        assertThat(silent.get("status").asText()).isEqualTo("ok");
+        assertThat(silent.get("quiet").asText()).as("a silent request still runs").isEqualTo("5");
+        assertThat(silent.get("count_after").asInt()).as("but is not counted: only the two counted cells between")
+                .isEqualTo(silent.get("count_before").asInt() + 2);
+        assertThat(r.get("run_all").toString()).isEqualTo(
+                "[[\"error\",\"ZeroDivisionError\"],[\"error\",\"ExecutionAborted\"],[\"error\",\"ExecutionAborted\"]]");
+        assertThat(r.get("z_defined").asText()).as("the aborted cells did not run").isEqualTo("False\n");
+
         JsonNode shown = r.get("shown");
         assertThat(shown).hasSize(2);
         assertThat(shown.get(0).get("text/html").asText()).contains("<b>kept</b>").doesNotContain("script")

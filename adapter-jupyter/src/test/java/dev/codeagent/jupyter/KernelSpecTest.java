@@ -61,6 +61,17 @@ class KernelSpecTest {
     }
 
     @Test
+    void refusesToWriteASecretIntoTheKernelspec() {
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = JupyterMain.run(List.of("install", "--prefix", tmp.toString(), "--set", "generator.openai.apiKey=sk-123"),
+                Map.of("HOME", tmp.toString()), print(new ByteArrayOutputStream()), print(err));
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("would write a secret into kernel.json")
+                .contains("CODEAGENT_GENERATOR_OPENAI_API_KEY").doesNotContain("sk-123");
+        assertThat(tmp.resolve("share/jupyter/kernels/codeagent/kernel.json")).doesNotExist();
+    }
+
+    @Test
     void badUsageIsOneLineAndStatusTwo() {
         for (List<String> args : List.of(List.of("install", "--user", "--prefix", "/p"), List.of("kernel"), List.of("frobnicate"),
                 List.of("install", "--set", "nonsense"), List.of("install", "--set", "no.such.key=1"))) {

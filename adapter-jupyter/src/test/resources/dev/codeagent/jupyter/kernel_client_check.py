@@ -64,7 +64,8 @@ def run(code, timeout=120):
         if reply["parent_header"].get("msg_id") == msg_id:
             break
     c = reply["content"]
-    return {"status": c["status"], "ename": c.get("ename"), "evalue": c.get("evalue"), "outputs": outputs}
+    return {"status": c["status"], "ename": c.get("ename"), "evalue": c.get("evalue"), "outputs": outputs,
+            "count": c.get("execution_count")}
 
 
 def text(r):
@@ -83,6 +84,28 @@ shown = run("from IPython.display import display, HTML, Javascript\n"
             "display(HTML('<b>kept</b><script>fetch(\\'/api/kernels\\')</script><img src=\\'https://a.example/\\' onerror=\\'x()\\'>'))\n"
             "display(Javascript('alert(1)'))")
 results["shown"] = [o["data"] for o in shown["outputs"] if o["output_type"] == "display_data"]
+
+# a silent request runs but is neither counted nor shown
+counted = run("x")["count"]
+silent_id = kc.execute("quiet = 5\nprint('not shown')", silent=True)
+while True:
+    reply = kc.get_shell_msg(timeout=60)
+    if reply["parent_header"].get("msg_id") == silent_id:
+        break
+after_silent = run("quiet")
+results["silent"] = {"status": reply["content"]["status"], "count_before": counted,
+                     "count_after": run("1")["count"],
+                     "quiet": text(after_silent)}
+
+# "Run All" stops at the first error: requests queued behind a failing cell are aborted, as ipykernel does
+queued = [kc.execute(code) for code in ("1 / 0", "z = 1", "z")]
+replies = {}
+while len(replies) < 3:
+    reply = kc.get_shell_msg(timeout=60)
+    if reply["parent_header"].get("msg_id") in queued:
+        replies[reply["parent_header"]["msg_id"]] = reply["content"]
+results["run_all"] = [[replies[m]["status"], replies[m].get("ename")] for m in queued]
+results["z_defined"] = text(run("print('z' in dir())"))
 
 # heartbeat: the hb channel pings the kernel and hears it
 time.sleep(1.5)

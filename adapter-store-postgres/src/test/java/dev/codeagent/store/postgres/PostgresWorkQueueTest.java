@@ -54,6 +54,26 @@ class PostgresWorkQueueTest {
         }
     }
 
+    /** Ctrl-C on `solve --queue` interrupts the thread that then asks for the cancel: it must still reach the database. */
+    @Test
+    void cancelFromAnInterruptedThreadStillReachesTheDatabaseAndKeepsTheInterrupt() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog front = PostgresRunLog.open(config)) {
+            front.enqueue(Run.started("queued", Task.of("x"), T0));
+            boolean cancelled;
+            boolean stillInterrupted;
+            Thread.currentThread().interrupt();
+            try {
+                cancelled = front.cancel("queued", "cancelled by the user who queued it");
+            } finally {
+                stillInterrupted = Thread.interrupted();
+            }
+            assertThat(cancelled).isTrue();
+            assertThat(stillInterrupted).as("the caller's interrupt is kept for it").isTrue();
+            assertThat(front.find("queued").orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);
+        }
+    }
+
     @Test
     void wakesAnIdleWorkerWhenWorkIsQueued() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();

@@ -244,6 +244,17 @@ public final class ConfigLoader {
         return tree;
     }
 
+    /** The dotted paths of the keys that hold secrets (an API key, a password): masked when shown, never written out. */
+    public java.util.Set<String> secretKeys() {
+        java.util.Set<String> keys = new TreeSet<>();
+        for (Part p : parts) {
+            for (String secret : p.section().secrets()) {
+                keys.add(p.section().path().isEmpty() ? secret : p.section().path() + "." + secret);
+            }
+        }
+        return keys;
+    }
+
     /** Every config key's dotted path, sorted. */
     public List<String> keys() {
         return new ArrayList<>(new TreeSet<>(leaves(defaults).keySet()));
