@@ -710,7 +710,8 @@ public final class CodeAgentKernel extends BaseKernel {
 
     @Override
     public String isComplete(String code) {
-        return IS_COMPLETE_MAYBE;
+        String c = Completeness.of(code);
+        return c.equals(Completeness.COMPLETE) ? IS_COMPLETE_YES : c;
     }
 
     static String oneLine(Throwable e) {

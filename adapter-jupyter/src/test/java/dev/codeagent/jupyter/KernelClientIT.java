@@ -59,6 +59,9 @@ class KernelClientIT {
 
         assertThat(r.get("complete").toString()).isEqualTo("[\"%%solve\"]");
         assertThat(r.get("history").get("entries").asInt()).as("history is answered, empty").isZero();
+        assertThat(r.get("is_complete").get(0).get("status").asText()).isEqualTo("complete");
+        assertThat(r.get("is_complete").get(1).get("status").asText()).isEqualTo("incomplete");
+        assertThat(r.get("is_complete").get(1).get("indent").asText()).isEqualTo("    ");
         assertThat(r.get("bad_magic").get("ename").asText()).isEqualTo("UsageError");
         assertThat(r.get("bad_magic").get("evalue").asText()).startsWith("%%solve: unknown option --tries")
                 .doesNotContain("Exception").doesNotContain("\n");

@@ -126,6 +126,16 @@ results["x_after_interrupt"] = text(run("x + 1"))
 
 # magics complete; an unknown option is one line, not a Java stack trace
 results["complete"] = kc.complete("%%so", 4, reply=True, timeout=30)["content"]["matches"]
+
+
+def shell_reply(msg_id):
+    while True:
+        reply = kc.get_shell_msg(timeout=30)
+        if reply["parent_header"].get("msg_id") == msg_id:
+            return reply["content"]
+
+
+results["is_complete"] = [shell_reply(kc.is_complete(code)) for code in ("x = 1", "def f(x):")]
 history = kc.history(hist_access_type="tail", n=10, reply=True, timeout=30)["content"]
 results["history"] = {"entries": len(history["history"])}
 bad = run("%%solve --tries 3\nanything")

@@ -59,6 +59,13 @@ class RunJsonTest {
     }
 
     @Test
+    void readsARowStoredBeforeArrivalOrderWasRecorded() throws Exception {
+        ObjectNode row = (ObjectNode) golden("attempt-full.json");
+        ((ObjectNode) row.get("execution")).remove("output");
+        assertThat(json.attempt(mapper.writeValueAsString(row)).execution().output()).isNull();
+    }
+
+    @Test
     void readsFeaturesInWhateverOrderAnOlderRowHasThem() throws Exception {
         ObjectNode row = (ObjectNode) golden("attempt-full.json");
         ObjectNode isolation = (ObjectNode) row.get("execution").get("isolation");

@@ -33,6 +33,7 @@ final class StoredJsonSamples {
                 new CapturedOutput("partial out\u0000\r\n", true),
                 new CapturedOutput("Traceback (most recent call last):\n  File \"main.py\", line 3\nZeroDivisionError: division by zero\n", false),
                 Duration.ofNanos(123_456_789), Duration.ofMillis(98), 12_345_678L, "exited with status 1", isolation())
+                .withOutput(new CapturedOutput("partial out\u0000\r\nTraceback (most recent call last):\n", true))
                 .withJudgement(new JudgeReport(JudgeReport.Outcome.RAISED, "ZeroDivisionError: division by zero", 4,
                         "    assert candidate(1, 0) == 0", List.of("candidate(1, 0)"),
                         new JudgeReport.RaisedError("ZeroDivisionError", "division by zero",

@@ -130,6 +130,8 @@ public final class RunJson {
         n.set("isolation", isolation(e.isolation()));
         // the judge's own report, in the shape judge.py writes it: the verdict can be re-derived from the stored row
         n.set("judgement", e.judgement() == null ? n.nullNode() : JudgeReportJson.write(e.judgement()));
+        // both streams in arrival order, where the tier recorded it (what a terminal showed)
+        n.set("output", e.output() == null ? n.nullNode() : output(e.output()));
         return n;
     }
 
@@ -219,7 +221,13 @@ public final class RunJson {
                 n.optionalInteger("signal"), output(n.object("stdout")), output(n.object("stderr")), n.duration("wallTime"),
                 n.isNull("cpuTime") ? null : n.duration("cpuTime"),
                 n.isNull("peakMemoryBytes") ? null : n.longValue("peakMemoryBytes"), n.optionalText("detail"),
-                isolation(n.object("isolation")), judgement(n));
+                isolation(n.object("isolation")), judgement(n), arrived(n));
+    }
+
+    /** Rows stored before arrival order was recorded have no key. */
+    private static CapturedOutput arrived(Node n) {
+        Node stored = n.optionalObject("output");
+        return stored == null ? null : output(stored);
     }
 
     /** Rows stored before judging existed have no key; a stored report that no longer reads is an error. */
