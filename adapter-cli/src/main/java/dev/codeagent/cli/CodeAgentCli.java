@@ -28,7 +28,8 @@ import picocli.CommandLine.Spec;
  * application only through {@link #config} and {@link #agent}, the shared composition path.
  */
 @Command(name = "codeagent",
-        description = "Runs code safely in a sandbox, and lets a model write, run and fix code until it works.",
+        description = {"Runs code safely in a sandbox, and lets a model write, run and fix code until it works.",
+            "Also: 'codeagent serve' (the HTTP API), 'codeagent jupyter' (the notebook kernel)."},
         versionProvider = VersionCommand.Provider.class,
         usageHelpAutoWidth = true,
         subcommands = {
