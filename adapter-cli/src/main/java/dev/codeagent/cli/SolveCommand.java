@@ -184,7 +184,8 @@ final class SolveCommand implements Callable<Integer> {
                 }
             });
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            // handled here, to the end: the run is cancelled and the command ends with the interrupted status; the flag
+            // is not set again, or closing the store's pool afterwards is itself interrupted
             workQueue.cancel(queued.id(), "cancelled by the user who queued it");
             throw new UsageException("interrupted; asked the workers to cancel run " + queued.id(), ExitStatus.INTERRUPTED);
         }

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Assumptions;
  * a database of its own. Without the binaries the tests are skipped on a developer machine and fail
  * under {@code CI=true}; the cluster is stopped and removed when the JVM exits.
  */
-final class TestCluster {
+public final class TestCluster {
 
     static final String SUPERUSER = "codeagent";
 
@@ -49,7 +49,7 @@ final class TestCluster {
     }
 
     /** The shared cluster, started on first use; skips (or under CI fails) the test when it cannot be. */
-    static synchronized TestCluster get() {
+    public static synchronized TestCluster get() {
         if (shared == null && unavailable == null) {
             try {
                 shared = start();
@@ -78,7 +78,7 @@ final class TestCluster {
     }
 
     /** A new empty database, with the store's settings pointing at it. */
-    PostgresStoreConfig freshDatabase() {
+    public PostgresStoreConfig freshDatabase() {
         String name = "t" + databases.incrementAndGet();
         try (Connection c = DriverManager.getConnection(jdbcUrl("postgres"), SUPERUSER, "");
              Statement s = c.createStatement()) {
