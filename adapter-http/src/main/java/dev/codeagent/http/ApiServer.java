@@ -174,6 +174,9 @@ public final class ApiServer implements AutoCloseable {
                 () -> sessions == null ? 0 : sessions.live());
         metrics.gauge("codeagent.sessions.ready", "Sessions started ahead and waiting to be opened (http.sessionPool)",
                 () -> sessions == null ? 0 : sessions.ready());
+        // over a shared store, how much work waits for the workers, whoever queued it (read from the store per scrape)
+        agent.workQueue().ifPresent(queue -> metrics.gauge("codeagent.queue.depth",
+                "Runs queued in the shared store, waiting for a worker", queue::depth));
     }
 
     // ---------------------------------------------------------------- shutdown
