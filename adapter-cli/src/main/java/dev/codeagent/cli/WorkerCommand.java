@@ -38,14 +38,34 @@ final class WorkerCommand implements Callable<Integer> {
     @Option(names = "--exit-when-idle", description = "Stop once no run is waiting, instead of waiting for more.")
     boolean exitWhenIdle;
 
+    @Option(names = "--metrics-port", paramLabel = "PORT", description = "Serve this worker's metrics (Prometheus text) at"
+            + " http://HOST:PORT/metrics; 0 picks a free port, named on stderr.")
+    Integer metricsPort;
+
+    @Option(names = "--metrics-host", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+            description = "The address the metrics listen on (default ${DEFAULT-VALUE}: this machine only).")
+    String metricsHost;
+
     @Override
     public Integer call() {
+        if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
+            throw new UsageException("--metrics-port: " + metricsPort + " is not a port (0 to 65535)");
+        }
         CodeAgentConfig config = cli.config(Map.of());
         PrintWriter err = spec.commandLine().getErr();
         try (CodeAgent agent = cli.agent(config)) {
             WorkQueue queue = agent.workQueue().orElseThrow(() -> new UsageException("store.kind " + config.store().kind()
                     + " keeps no queue for other processes; 'codeagent worker' needs store.kind: postgres"));
             ProcessQueuedRuns worker = new ProcessQueuedRuns(queue, agent.solveTask(), Duration.ofSeconds(5));
+            WorkerMetrics metrics = null;
+            if (metricsPort != null) {
+                try {
+                    metrics = WorkerMetrics.start(metricsHost, metricsPort, queue, worker);
+                } catch (java.io.IOException | RuntimeException e) {
+                    throw new UsageException("--metrics-port: cannot listen on " + metricsHost + ":" + metricsPort + ": "
+                            + e.getMessage());
+                }
+            }
             Thread me = Thread.currentThread();
             CountDownLatch done = new CountDownLatch(1);
             Thread stopper = new Thread(() -> {
@@ -59,13 +79,17 @@ final class WorkerCommand implements Callable<Integer> {
             }, "codeagent-worker-stop");
             Runtime.getRuntime().addShutdownHook(stopper);
             err.println("codeagent: worker " + ProcessHandle.current().pid() + " waiting for queued runs ("
-                    + queue.depth() + " waiting)");
+                    + queue.depth() + " waiting)" + (metrics == null ? ""
+                    : "; metrics at http://" + metricsHost + ":" + metrics.port() + "/metrics"));
             err.flush();
             try {
                 int worked = exitWhenIdle ? worker.drain(event -> { }) : worker.run(() -> false, event -> { });
                 err.println("codeagent: worker stopped after " + worked + " runs");
                 err.flush();
             } finally {
+                if (metrics != null) {
+                    metrics.close();
+                }
                 done.countDown();
                 try {
                     Runtime.getRuntime().removeShutdownHook(stopper);

@@ -25,6 +25,25 @@ public final class ProcessQueuedRuns {
     private final WorkQueue queue;
     private final SolveTask solveTask;
     private final Duration idleWait;
+    private final java.util.concurrent.atomic.AtomicLong claims = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong claimNanos = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong takeovers = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong worked = new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * What this worker has done so far, for its metrics.
+     *
+     * @param claims runs claimed
+     * @param claimSeconds time spent in the claims that got a run, in all (a claim is one transaction on the store)
+     * @param takeovers claimed runs whose earlier worker had lost its lease
+     * @param worked runs worked to their end here
+     */
+    public record Stats(long claims, double claimSeconds, long takeovers, long worked) {
+    }
+
+    public Stats stats() {
+        return new Stats(claims.get(), claimNanos.get() / 1e9, takeovers.get(), worked.get());
+    }
 
     public ProcessQueuedRuns(WorkQueue queue, SolveTask solveTask, Duration idleWait) {
         this.queue = Objects.requireNonNull(queue, "queue");
@@ -56,7 +75,12 @@ public final class ProcessQueuedRuns {
             }
         })) {
             while (!stop.getAsBoolean() && !me.isInterrupted()) {
+                long asked = System.nanoTime();
                 var claim = queue.claim();
+                if (claim.isPresent()) {
+                    claims.incrementAndGet();
+                    claimNanos.addAndGet(System.nanoTime() - asked);
+                }
                 if (claim.isEmpty()) {
                     if (untilIdle) {
                         break;
@@ -70,6 +94,7 @@ public final class ProcessQueuedRuns {
                     current.set(run.id());
                 }
                 if (claim.get().times() > 1) {
+                    takeovers.incrementAndGet();
                     log.info("taking over run {} after {} attempts (its worker lost its lease)", run.id(), run.attempts().size());
                 }
                 try {
@@ -87,6 +112,7 @@ public final class ProcessQueuedRuns {
                 boolean stopping = Thread.interrupted() && cancelReason.get() == null;
                 queue.finished(run.id());
                 worked++;
+                this.worked.incrementAndGet();
                 if (stopping) {
                     me.interrupt();
                 }
