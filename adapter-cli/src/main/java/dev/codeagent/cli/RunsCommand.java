@@ -140,7 +140,9 @@ final class RunsCommand implements Callable<Integer> {
             for (Attempt a : run.attempts()) {
                 out.println();
                 out.println("── attempt " + a.number() + ": " + ProgressPrinter.describe(a.verdict())
-                        + "  (generation " + SolveCommand.seconds(a.generationTime()) + ", execution " + SolveCommand.seconds(a.executionTime()) + ")");
+                        + "  (generation " + SolveCommand.seconds(a.generationTime()) + ", execution " + SolveCommand.seconds(a.executionTime())
+                        // where it ran: the tier its execution reports (a queued run's attempts may come from several workers)
+                        + (a.execution() == null ? "" : ", " + a.execution().isolation().tier() + " sandbox") + ")");
                 section(out, "code", a.code());
                 if (a.execution() != null) {
                     section(out, "stdout", a.execution().stdout().text());

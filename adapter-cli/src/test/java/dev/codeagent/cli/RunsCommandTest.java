@@ -51,6 +51,7 @@ class RunsCommandTest {
         assertThat(show.out()).contains("status    SOLVED", "attempts  2/3",
                 "── attempt 1: RUNTIME_ERROR IndexError: list index out of range (line 6: return (ordered[half] + ordered[half + 1]) / 2)",
                 "── attempt 2: ACCEPTED", "ordered[half - 1]");
+        assertThat(show.out()).as("where each attempt ran").containsPattern("── attempt 1: .*\\(generation \\S+, execution \\S+, \\w+ sandbox\\)");
 
         JsonNode detail = JSON.readTree(cli.run("runs", "show", "--json", id).out());
         assertThat(detail.get("status").asText()).isEqualTo("SOLVED");
