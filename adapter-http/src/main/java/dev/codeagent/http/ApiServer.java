@@ -77,7 +77,7 @@ public final class ApiServer implements AutoCloseable {
             log.info("marked {} runs left unfinished by an earlier process as ERROR", interrupted);
         }
         this.runs = new RunService(new RunScheduler(agent.solveTask(), runLog, http.maxConcurrentRuns(), Clock.systemUTC()),
-                runLog, metrics);
+                runLog, metrics, agent.workQueue().orElse(null));
         this.streams = new EventStreams(eventStreamPlaces(), Duration.ofSeconds(15));
         this.health = new HealthCheck(executeCode, agent::runLog);
         registerGauges();

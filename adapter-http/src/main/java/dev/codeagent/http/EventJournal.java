@@ -37,6 +37,7 @@ final class EventJournal {
     private final List<Entry> entries = new ArrayList<>();
     private boolean finished;
     private boolean closed;
+    private int attemptsSeen;
 
     static long idOf(RunEvent e) {
         if (e instanceof RunEvent.RunStarted) {
@@ -110,6 +111,10 @@ final class EventJournal {
         return finished;
     }
 
+    synchronized boolean closed() {
+        return closed;
+    }
+
     /** Wakes every reader for good: the server is stopping. */
     synchronized void close() {
         closed = true;
@@ -125,28 +130,47 @@ final class EventJournal {
      * whose live journal has been dropped. Attempt times are estimated from the attempts' durations.
      */
     static EventJournal of(Run run) {
-        EventJournal j = new EventJournal();
-        Task task = run.task();
-        Instant at = run.startedAt();
-        j.append(new RunEvent.RunStarted(run.id(), at, task));
-        for (Attempt a : run.attempts()) {
-            j.append(new RunEvent.AttemptStarted(run.id(), at, a.number(), task.maxAttempts()));
-            at = at.plus(a.generationTime());
-            if (!a.code().isEmpty()) {
-                j.append(new RunEvent.CodeGenerated(run.id(), at, a.number(), a.code()));
-            }
-            at = at.plus(a.executionTime());
-            if (a.execution() != null) {
-                j.append(new RunEvent.Executed(run.id(), at, a.number(), a.execution()));
-            }
-            j.append(new RunEvent.Judged(run.id(), at, a));
-        }
-        if (run.status().isFinal()) {
-            j.append(new RunEvent.RunFinished(run.id(), run.endedAt(), run.status(), run.reason()));
-        } else {
-            // a RUNNING run nobody here is working on (another process shares the store): nothing more will come from us
-            j.closed = true;
+        EventJournal j = following(run);
+        if (!run.status().isFinal()) {
+            // a RUNNING run nobody here is working on or following: nothing more will come from us
+            j.close();
         }
         return j;
+    }
+
+    /** A journal of a run worked elsewhere, to be kept up with {@link #catchUp} as the run changes. */
+    static EventJournal following(Run run) {
+        EventJournal j = new EventJournal();
+        j.catchUp(run);
+        return j;
+    }
+
+    /** Appends the events of what the run has that this journal does not yet: new attempts, then its end. */
+    synchronized void catchUp(Run run) {
+        Task task = run.task();
+        if (entries.isEmpty()) {
+            append(new RunEvent.RunStarted(run.id(), run.startedAt(), task));
+        }
+        Instant at = run.startedAt();
+        for (Attempt a : run.attempts()) {
+            at = at.plus(a.generationTime());
+            Instant generated = at;
+            at = at.plus(a.executionTime());
+            if (a.number() <= attemptsSeen) {
+                continue;
+            }
+            append(new RunEvent.AttemptStarted(run.id(), generated.minus(a.generationTime()), a.number(), task.maxAttempts()));
+            if (!a.code().isEmpty()) {
+                append(new RunEvent.CodeGenerated(run.id(), generated, a.number(), a.code()));
+            }
+            if (a.execution() != null) {
+                append(new RunEvent.Executed(run.id(), at, a.number(), a.execution()));
+            }
+            append(new RunEvent.Judged(run.id(), at, a));
+            attemptsSeen = a.number();
+        }
+        if (run.status().isFinal()) {
+            append(new RunEvent.RunFinished(run.id(), run.endedAt(), run.status(), run.reason()));
+        }
     }
 }

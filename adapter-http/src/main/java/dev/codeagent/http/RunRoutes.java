@@ -108,6 +108,9 @@ final class RunRoutes {
         Run run = runs.find(id).orElseThrow(() -> new ProblemException(Type.NOT_FOUND, "no run with id '" + id + "'"));
         if (run.status() == RunStatus.CANCELLED) {
             Router.json(ctx, 200, Views.run(run));
+        } else if (run.status() == RunStatus.RUNNING && runs.cancelElsewhere(id)) {
+            // queued, or worked by another process of a shared store: its worker is told and ends it
+            Router.json(ctx, 202, Views.run(runs.find(id).orElse(run)));
         } else if (run.status() == RunStatus.RUNNING) {
             throw new ProblemException(Type.CONFLICT, "run '" + id + "' is not being worked on by this server");
         } else {

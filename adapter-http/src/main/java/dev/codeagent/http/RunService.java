@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import org.slf4j.LoggerFactory;
 
 /**
  * The HTTP side of the {@link RunScheduler}: keeps each run's event journal for streaming, counts runs
@@ -40,10 +41,18 @@ final class RunService {
         }
     };
 
+    /** The shared store's queue, where there is one: runs worked by other processes are followed and cancelled there. */
+    private final dev.codeagent.application.work.WorkQueue queue;
+
     RunService(RunScheduler scheduler, RunLog runLog, ApiMetrics metrics) {
+        this(scheduler, runLog, metrics, null);
+    }
+
+    RunService(RunScheduler scheduler, RunLog runLog, ApiMetrics metrics, dev.codeagent.application.work.WorkQueue queue) {
         this.scheduler = scheduler;
         this.runLog = runLog;
         this.metrics = metrics;
+        this.queue = queue;
     }
 
     /**
@@ -98,7 +107,82 @@ final class RunService {
         synchronized (recent) {
             j = recent.get(id);
         }
-        return j != null ? Optional.of(j) : runLog.find(id).map(EventJournal::of);
+        if (j != null) {
+            return Optional.of(j);
+        }
+        return queue == null ? runLog.find(id).map(EventJournal::of) : followed(id);
+    }
+
+    /**
+     * A run in the shared store, as any front door sees it: a RUNNING one that another process works is followed
+     * (woken by the store's change notices), so its stream goes on as its worker records attempts; one journal per
+     * run, shared by its readers, dropped to the recent ones when the run ends.
+     */
+    private Optional<EventJournal> followed(String id) {
+        // follow before the first look, so that a change between the look and the follow is not missed
+        dev.codeagent.application.work.WorkQueue.Follower changes = queue.follow(id);
+        boolean handedOver = false;
+        try {
+            Optional<Run> stored = runLog.find(id);
+            if (stored.isEmpty() || stored.get().status().isFinal()) {
+                return stored.map(EventJournal::of);
+            }
+            EventJournal fresh = EventJournal.following(stored.get());
+            EventJournal j = live.putIfAbsent(id, fresh);
+            if (j != null) {
+                return Optional.of(j); // another reader follows it already
+            }
+            Thread t = new Thread(() -> follow(id, fresh, changes), "codeagent-follow-" + id);
+            t.setDaemon(true);
+            t.start();
+            handedOver = true;
+            return Optional.of(fresh);
+        } finally {
+            if (!handedOver) {
+                closeQuietly(changes);
+            }
+        }
+    }
+
+    private void follow(String id, EventJournal journal, dev.codeagent.application.work.WorkQueue.Follower changes) {
+        try (changes) {
+            while (!journal.finished() && !journal.closed()) {
+                changes.await(Duration.ofSeconds(5));
+                Optional<Run> now = runLog.find(id);
+                if (now.isEmpty()) {
+                    break;
+                }
+                journal.catchUp(now.get());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            LoggerFactory.getLogger(RunService.class).warn("following run {} stopped: {}", id, e.toString());
+        } finally {
+            synchronized (recent) {
+                recent.put(id, journal);
+            }
+            live.remove(id, journal);
+            if (!journal.finished()) {
+                journal.close();
+            }
+        }
+    }
+
+    private static void closeQuietly(AutoCloseable c) {
+        try {
+            c.close();
+        } catch (Exception e) {
+            // nothing was handed out
+        }
+    }
+
+    /**
+     * Cancels a run another process works on through the shared store (its worker is told at once); false where
+     * there is no shared store or the run is not waiting or worked there.
+     */
+    boolean cancelElsewhere(String id) {
+        return queue != null && queue.cancel(id, CANCELLED);
     }
 
     /**
