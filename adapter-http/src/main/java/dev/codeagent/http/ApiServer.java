@@ -63,6 +63,10 @@ public final class ApiServer implements AutoCloseable {
         this.agent = agent;
         this.config = agent.config();
         this.http = HttpConfig.from(config);
+        if (http.queuesRuns() && agent.workQueue().isEmpty()) {
+            throw new ConfigException("http.runsOn: queue needs a store that keeps a queue for workers (store.kind: postgres),"
+                    + " not " + config.store().kind());
+        }
         RequestGuard guard = new RequestGuard(http, metrics, stopping::get);
         this.executeCode = agent.executeCode();
         int maxExecutions = http.maxConcurrentExecutions() > 0 ? http.maxConcurrentExecutions() : config.sandbox().maxConcurrent();
@@ -77,7 +81,7 @@ public final class ApiServer implements AutoCloseable {
             log.info("marked {} runs left unfinished by an earlier process as ERROR", interrupted);
         }
         this.runs = new RunService(new RunScheduler(agent.solveTask(), runLog, http.maxConcurrentRuns(), Clock.systemUTC()),
-                runLog, metrics, agent.workQueue().orElse(null));
+                runLog, metrics, agent.workQueue().orElse(null), http.queuesRuns());
         this.streams = new EventStreams(eventStreamPlaces(), Duration.ofSeconds(15));
         this.health = new HealthCheck(executeCode, agent::runLog);
         registerGauges();

@@ -39,6 +39,8 @@ import java.util.regex.Pattern;
  *     once; one more is refused with 503; 0 turns sessions off
  * @param sessionPool sessions kept started ahead (with the default limits) once one has been asked for, so that
  *     the next open does not wait for a kernel to start; they do not count against {@code maxSessions}; 0: none
+ * @param runsOn where {@code POST /v1/runs} has a run worked: {@code here} (this server solves it) or {@code queue}
+ *     (it is queued in the shared store for {@code codeagent worker}s: a front door only; needs store.kind postgres)
  */
 public record HttpConfig(
         String host,
@@ -57,7 +59,8 @@ public record HttpConfig(
         Duration maxTimeout,
         ByteSize maxMemory,
         int maxSessions,
-        int sessionPool) {
+        int sessionPool,
+        String runsOn) {
 
     /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
     public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "sessions", "piston", "metrics");
@@ -83,6 +86,10 @@ public record HttpConfig(
             throw new IllegalArgumentException("http.maxHeaderBytes must be between 1k and 1m, was " + maxHeaderBytes);
         }
         positive("http.requestTimeout", requestTimeout);
+        runsOn = runsOn == null ? "here" : runsOn;
+        if (!runsOn.equals("here") && !runsOn.equals("queue")) {
+            throw new IllegalArgumentException("http.runsOn must be here or queue, was " + runsOn);
+        }
         if (sessionPool < 0 || sessionPool > 16) {
             throw new IllegalArgumentException("http.sessionPool must be between 0 and 16, was " + sessionPool);
         }
@@ -186,7 +193,12 @@ public record HttpConfig(
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 64, Duration.ofSeconds(60), 4, 64, Duration.ofSeconds(60),
-                ByteSize.ofMiB(1024), 4, 1);
+                ByteSize.ofMiB(1024), 4, 1, "here");
+    }
+
+    /** Whether this server is a front door only: runs it accepts are queued for workers. */
+    public boolean queuesRuns() {
+        return runsOn.equals("queue");
     }
 
     private static void positive(String key, int value) {

@@ -44,15 +44,23 @@ final class RunService {
     /** The shared store's queue, where there is one: runs worked by other processes are followed and cancelled there. */
     private final dev.codeagent.application.work.WorkQueue queue;
 
+    /** Whether runs this server accepts are queued for workers instead of solved here (a front door only). */
+    private final boolean queueRuns;
+
     RunService(RunScheduler scheduler, RunLog runLog, ApiMetrics metrics) {
-        this(scheduler, runLog, metrics, null);
+        this(scheduler, runLog, metrics, null, false);
     }
 
-    RunService(RunScheduler scheduler, RunLog runLog, ApiMetrics metrics, dev.codeagent.application.work.WorkQueue queue) {
+    RunService(RunScheduler scheduler, RunLog runLog, ApiMetrics metrics, dev.codeagent.application.work.WorkQueue queue,
+            boolean queueRuns) {
+        if (queueRuns && queue == null) {
+            throw new IllegalArgumentException("queueing runs needs a shared store's queue");
+        }
         this.scheduler = scheduler;
         this.runLog = runLog;
         this.metrics = metrics;
         this.queue = queue;
+        this.queueRuns = queueRuns;
     }
 
     /**
@@ -61,6 +69,13 @@ final class RunService {
      * @throws ProblemException 503 when every run place is taken or the server is stopping
      */
     Run start(String id, Task task) {
+        if (queueRuns) {
+            // a front door only: the run waits in the shared store for a worker; its stream follows it there
+            Run queued = Run.started(id, task, java.time.Instant.now());
+            queue.enqueue(queued);
+            metrics.runStarted();
+            return queued;
+        }
         EventJournal journal = new EventJournal();
         live.put(id, journal);
         Run run;

@@ -76,6 +76,35 @@ class SharedStoreRunsIT {
         }
     }
 
+    @Test
+    void aFrontDoorOnlyQueuesTheRunsItAcceptsForTheWorkers() throws Exception {
+        PostgresStoreConfig db = TestCluster.get().freshDatabase();
+        try (TestServer door = TestServer.builder().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
+                .set("store.postgres.user", db.user()).set("store.postgres.password", "x").set("http.runsOn", "queue").start();
+             PostgresRunLog worker = PostgresRunLog.open(db)) {
+            HttpResponse<String> accepted = door.post("/v1/runs", TestServer.ADMIN_KEY, "{\"prompt\":\"say hi\",\"maxAttempts\":2}");
+            assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+            String id = TestServer.json(accepted).get("id").asText();
+            assertThat(worker.depth()).as("queued for the workers, not solved here").isEqualTo(1);
+            try (SseReader sse = new SseReader(door, id, TestServer.ADMIN_KEY, null)) {
+                assertThat(sse.next().name()).isEqualTo("run-started");
+                assertThat(worker.claim()).map(c -> c.run().id()).contains(id);
+                worker.attemptFinished(id, new Attempt(1, "```python\nprint('hi')\n```", "print('hi')\n", null,
+                        Verdict.accepted(), "", Duration.ofMillis(5), Duration.ofMillis(7)));
+                worker.ended(id, RunStatus.SOLVED, Instant.now(), null);
+                assertThat(sse.rest()).extracting(SseReader.Event::name)
+                        .containsExactly("attempt-started", "code-generated", "verdict", "run-finished");
+            }
+            assertThat(TestServer.json(door.get("/v1/runs/" + id, TestServer.ADMIN_KEY)).get("status").asText()).isEqualTo("SOLVED");
+        }
+    }
+
+    @Test
+    void aFrontDoorOnlyNeedsAStoreThatKeepsAQueue() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> TestServer.builder().set("http.runsOn", "queue").start())
+                .hasStackTraceContaining("http.runsOn: queue needs a store that keeps a queue for workers (store.kind: postgres)");
+    }
+
     private static TestServer server(PostgresStoreConfig db) {
         return TestServer.builder().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
                 .set("store.postgres.user", db.user()).set("store.postgres.password", "x").start();
