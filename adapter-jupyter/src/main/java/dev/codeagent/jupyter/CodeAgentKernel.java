@@ -153,10 +153,15 @@ public final class CodeAgentKernel extends BaseKernel {
         } catch (RuntimeException | LinkageError e) {
             // whatever went wrong, the request gets its reply: a handler that throws leaves the notebook waiting forever
             log.warn("execute request failed in the kernel", e);
-            ErrorReply reply = new ErrorReply("CodeagentError", oneLine(e), List.of("CodeagentError: " + oneLine(e)));
-            reply.setExecutionCount(executionCount.get());
-            env.defer().replyError(ExecuteReply.MESSAGE_TYPE.error(), reply);
+            Failure failure = new Failure("CodeagentError", oneLine(e));
+            replyError(env, executionCount.get(), failure.name(), failure.value(), failure.traceback());
         }
+    }
+
+    private static void replyError(ShellReplyEnvironment env, int count, String name, String value, List<String> traceback) {
+        ErrorReply reply = new ErrorReply(name, value, traceback);
+        reply.setExecutionCount(count);
+        env.defer().replyError(ExecuteReply.MESSAGE_TYPE.error(), reply);
     }
 
     /** When the client sent a message, by its clock; null when it does not say in a form we read. */
@@ -176,9 +181,7 @@ public final class CodeAgentKernel extends BaseKernel {
         java.time.Instant abortBefore = this.abortBefore;
         if (sent != null && abortBefore != null && sent.isBefore(abortBefore)) {
             // queued behind a cell that failed with stop_on_error ("Run All"): not run, as ipykernel aborts them
-            ErrorReply aborted = new ErrorReply("ExecutionAborted", "not run: an earlier cell failed", List.of());
-            aborted.setExecutionCount(executionCount.get());
-            env.defer().replyError(ExecuteReply.MESSAGE_TYPE.error(), aborted);
+            replyError(env, executionCount.get(), "ExecutionAborted", "not run: an earlier cell failed", List.of());
             return;
         }
         // a silent request (a frontend's own query) is run but neither counted nor shown
@@ -194,7 +197,8 @@ public final class CodeAgentKernel extends BaseKernel {
         } catch (CellCommand.MagicException e) {
             failure = new Failure("UsageError", e.getMessage());
         } catch (RuntimeException | LinkageError e) {
-            // whatever went wrong, the cell gets its reply: a handler that throws leaves the notebook waiting forever
+            // the cell's own failure gets what any failed cell gets (an error output, Run All stopping); failures in the
+            // request's bookkeeping around it are answered by handleExecuteRequest
             log.warn("cell failed in the kernel", e);
             failure = new Failure("CodeagentError", oneLine(e));
         }
@@ -211,9 +215,7 @@ public final class CodeAgentKernel extends BaseKernel {
             // the client's clock is compared with the client's clock, so skew between the machines does not matter
             this.abortBefore = sent.plusNanos(System.nanoTime() - started + 1_000_000);
         }
-        ErrorReply reply = new ErrorReply(failure.name(), failure.value(), traceback);
-        reply.setExecutionCount(count);
-        env.defer().replyError(ExecuteReply.MESSAGE_TYPE.error(), reply);
+        replyError(env, count, failure.name(), failure.value(), traceback);
     }
 
     /** No history is kept across kernels, but a console waits for an answer: an empty one (the library's is none). */
@@ -383,7 +385,7 @@ public final class CodeAgentKernel extends BaseKernel {
             return new Failure("KeyboardInterrupt", "run " + run.id() + " was cancelled after " + n + " attempt" + (n == 1 ? "" : "s"));
         }
         return new Failure("RunError", "run " + run.id() + " ended " + run.status() + (run.reason() == null ? "" : ": "
-                + run.reason().strip().replaceAll("\\s*\\R\\s*", " ")));
+                + oneLine(run.reason())));
     }
 
     private static void progress(RunEvent event, Task task, Notebook out) {
@@ -716,7 +718,11 @@ public final class CodeAgentKernel extends BaseKernel {
 
     static String oneLine(Throwable e) {
         String m = e.getMessage();
-        return (m == null || m.isBlank() ? e.getClass().getSimpleName() : m.strip()).replaceAll("\\s*\\R\\s*", " ");
+        return oneLine(m == null || m.isBlank() ? e.getClass().getSimpleName() : m);
+    }
+
+    private static String oneLine(String text) {
+        return text.strip().replaceAll("\\s*\\R\\s*", " ");
     }
 
     /** Where one cell's outputs go: the notebook, through the iopub channel, as they come. */
