@@ -10,7 +10,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -23,8 +22,6 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("slow")
 class QueuedSolveInterruptIT {
 
-    private static final Path ROOT = Path.of(System.getenv().getOrDefault("CODEAGENT_REPO_ROOT", "..")).toAbsolutePath().normalize();
-
     @TempDir
     Path dir;
 
@@ -33,15 +30,9 @@ class QueuedSolveInterruptIT {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         Path config = Files.writeString(dir.resolve("config.yaml"), "store:\n  kind: postgres\n  postgres:\n"
                 + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: x\n");
-        ProcessBuilder pb = new ProcessBuilder(List.of(ROOT.resolve("codeagent").toString(), "solve", "--queue",
-                "--generator", "replay", "--replay", ROOT.resolve("examples/middle.replay.jsonl").toString(), "write middle"))
-                .directory(dir.toFile());
-        pb.environment().put("CODEAGENT_SKIP_BUILD", "1");
-        pb.environment().put("CODEAGENT_NO_DAEMON", "1");
-        pb.environment().put("CODEAGENT_CONFIG", config.toString());
-        Path err = dir.resolve("err");
-        pb.redirectError(err.toFile()).redirectOutput(dir.resolve("out").toFile());
-        Process solve = pb.start();
+        Process solve = LaunchedWorker.launch(dir, config, "solve", "solve", "--queue", "--generator", "replay", "--replay",
+                LaunchedWorker.ROOT.resolve("examples/middle.replay.jsonl").toString(), "write middle");
+        Path err = dir.resolve("solve.err");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         while (!Files.readString(err).contains("waiting for a worker") && System.nanoTime() < deadline && solve.isAlive()) {
             Thread.sleep(100);
