@@ -7,6 +7,10 @@
 #
 # Environment: CODEAGENT_SANDBOX_PYTHON  the interpreter to copy (default /usr/bin/python3.11)
 #              CODEAGENT_IMAGE_KERNEL    none: leave the session kernel out even when the host has ipykernel
+#              CODEAGENT_IMAGE_LANGUAGES the compiled languages to put in, comma-separated (c,cpp,java,go,rust);
+#                                        default: every one whose Debian packages the host has; none: the slim image
+#                                        (Python and Bash only), e.g.
+#                                        CODEAGENT_IMAGE_LANGUAGES=none scripts/build-sandbox-image.sh codeagent-sandbox:slim
 #              DOCKER                    the docker client (default: docker)
 # Idempotent: the root filesystem is built reproducibly and its digest is stored as a label, so a
 # second run with unchanged inputs leaves the existing image alone. Prints one line: image and size.
@@ -37,6 +41,9 @@ mkdir -p "$root"/usr/bin "$root"/usr/lib "$root"/usr/lib64 "$root"/etc "$root"/w
 ln -s usr/bin "$root/bin"
 ln -s usr/lib "$root/lib"
 ln -s usr/lib64 "$root/lib64"
+# merged /usr, as Debian's packages list their files (/sbin/x is /usr/sbin/x)
+mkdir -p "$root"/usr/sbin
+ln -s usr/sbin "$root/sbin"
 chmod 1777 "$root/tmp" "$root/work"
 
 # the standard library, without what a sandboxed program never needs
@@ -56,13 +63,67 @@ ln -s "python$ver" "$root/usr/bin/python"
 
 # a shell and the few tools programs commonly call through subprocess; bash makes it a bash sandbox too
 tools=()
-for t in dash bash sleep cat ls echo env true false head tail wc sort uniq tr cut grep sed mkdir rm cp mv date; do
+for t in dash bash sleep cat ls echo env true false head tail wc sort uniq tr cut grep sed mkdir rm cp mv date \
+    chmod base64 tar; do
   p="$(command -v "$t" 2>/dev/null || true)"
   case "$p" in /*) p="$(readlink -f "$p")"; cp "$p" "$root/usr/bin/$t"; tools+=("$p") ;; esac
 done
 [ -e "$root/usr/bin/dash" ] && ln -s dash "$root/usr/bin/sh"
 languages=python
 [ -e "$root/usr/bin/bash" ] && languages=python,bash
+
+# compiled languages: one line each, the language's id and the Debian packages of its toolchain. A language goes in
+# when the host has those packages: the files of their dependency closure are copied (scripts/image/package-files.py),
+# with the /etc/alternatives links they reach (cc, c++, java, javac). Its stages are Bash scripts (CompileAndRun).
+toolchains=(
+  "c gcc libc6-dev"
+  "cpp g++ libc6-dev"
+  "java openjdk-17-jdk-headless"
+  "go golang-go"
+  "rust rustc libc6-dev"
+)
+wanted="${CODEAGENT_IMAGE_LANGUAGES:-all}"
+compiled=()
+packages=()
+for line in "${toolchains[@]}"; do
+  read -r id pkgs <<<"$line"
+  case ",$wanted," in ,all,|*",$id,"*) ;; *) continue ;; esac
+  missing="$(for p in $pkgs; do dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || echo "$p"; done)"
+  if [ -n "$missing" ]; then
+    [ "$wanted" = all ] || die "the toolchain of $id needs the Debian packages $pkgs (missing: $(echo $missing))"
+    continue
+  fi
+  compiled+=("$id")
+  # shellcheck disable=SC2206
+  packages+=($pkgs)
+done
+if [ ${#compiled[@]} -gt 0 ]; then
+  [ -e "$root/usr/bin/bash" ] || die "compiled languages need bash in the image"
+  "$python" "$here/image/package-files.py" "${packages[@]}" | sed 's,^/,,' > "$work/toolchain.files" \
+    || die "could not list the toolchains' files"
+  # relative names from /, so nothing can be written outside the new root; its /lib, /bin links stay links
+  tar -C / -cf - --no-recursion -T "$work/toolchain.files" | (cd "$root" && tar -xf - --keep-directory-symlink)
+  # the commands Debian makes through update-alternatives (cc, c++, java, javac) are in no package's file list:
+  # every alternative whose choice is now in the root comes with its links in /usr/bin
+  for alt in /etc/alternatives/*; do
+    target="$(readlink -f "$alt")"
+    [ -e "$root$target" ] || continue
+    mkdir -p "$root/etc/alternatives"
+    cp -P "$alt" "$root$alt"
+    name="$(basename "$alt")"
+    for d in /usr/bin /usr/sbin; do
+      if [ -L "$d/$name" ] && [ "$(readlink "$d/$name")" = "$alt" ] && [ ! -e "$root$d/$name" ]; then
+        cp -P "$d/$name" "$root$d/$name"
+      fi
+    done
+  done
+  # packages hold absolute links (/usr/lib64/ld-linux-x86-64.so.2 -> /lib/...): inside the new root they must point
+  # into it, or a later copy through one would write to this host's file
+  find "$root" -xdev -type l -lname '/*' -print0 | while IFS= read -r -d '' l; do
+    ln -sfn "$(realpath -m --relative-to="$(dirname "$l")" "$root$(readlink "$l")")" "$l"
+  done
+  languages="$languages,$(IFS=,; echo "${compiled[*]}")"
+fi
 
 # sessions: when the host's Python has Debian's ipykernel and jupyter_client (and matplotlib, for plots), the
 # image gets the packages a session's kernel imports (scripts/image/kernel-closure.py starts a real kernel and
@@ -139,6 +200,16 @@ if command -v unshare >/dev/null 2>&1 && unshare --help 2>/dev/null | grep -q --
   fi
 fi
 
+for id in "${compiled[@]}"; do
+  case "$id" in c) tool=gcc ;; cpp) tool=g++ ;; java) tool=javac ;; go) tool=go ;; rust) tool=rustc ;; esac
+  if command -v unshare >/dev/null 2>&1 && unshare --help 2>/dev/null | grep -q -- '--root'; then
+    # a JVM needs /proc: the smoke test gets its own
+    unshare --fork --pid --mount --mount-proc --root="$root" "/usr/bin/$tool" \
+        $([ "$tool" = go ] && echo version || echo --version) >"$work/smoke.log" 2>&1 \
+      || die "the assembled root filesystem cannot run $tool: $(tail -3 "$work/smoke.log")"
+  fi
+done
+
 tarball="$work/rootfs.tar"
 tar --sort=name --mtime='@0' --owner=0 --group=0 --numeric-owner -C "$root" -cf "$tarball" .
 digest="$(sha256sum "$tarball" | cut -c1-64)"
@@ -163,4 +234,4 @@ if [ "$existing" != "$digest" ]; then
 fi
 
 size="$("$docker" image inspect --format '{{.Size}}' "$image")"
-echo "$image $(awk -v b="$size" 'BEGIN { printf "%.1f MiB", b / 1048576 }') (python $ver, kernel: $kernel)"
+echo "$image $(awk -v b="$size" 'BEGIN { printf "%.1f MiB", b / 1048576 }') (python $ver, kernel: $kernel, languages: $languages)"

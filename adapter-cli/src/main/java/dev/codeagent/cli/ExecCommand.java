@@ -27,7 +27,8 @@ import picocli.CommandLine.Spec;
         usageHelpAutoWidth = true,
         footerHeading = "%nExit status:%n",
         footer = {
-            "  N      the program exited with status N",
+            "  N      the program exited with status N (or, for a compiled language, the",
+            "         compiler did: the compiler's messages then come first on stderr)",
             "  128+N  signal N killed the program (no limit involved)",
             "  124    time limit (wall clock or CPU)",
             "  125    the sandbox failed or is unavailable",
@@ -42,6 +43,7 @@ import picocli.CommandLine.Spec;
             "",
             "Examples:",
             "  codeagent exec hello.py",
+            "  codeagent exec --json main.c",
             "  echo 'console.log(6 * 7)' | codeagent exec --language js -",
             "  codeagent exec --timeout 2s --memory 128m --stdin input.txt solve.py",
             "  codeagent exec --json --sandbox docker script.sh -- arg1 arg2"})
@@ -61,7 +63,8 @@ final class ExecCommand implements Callable<Integer> {
     List<String> args = new ArrayList<>();
 
     @Option(names = {"-l", "--language"}, paramLabel = "LANG", converter = Converters.LanguageConverter.class,
-            description = "python, javascript or bash (default: from the file's extension, else python).")
+            description = "python, javascript, bash, c, cpp, java, go or rust (default: from the file's extension, else "
+                    + "python).")
     Language language;
 
     @Mixin
@@ -71,7 +74,8 @@ final class ExecCommand implements Callable<Integer> {
     String stdinFile;
 
     @Option(names = "--json", description = "Print one JSON object: outcome, exitCode, signal, stdout, stderr, stdoutTruncated, "
-            + "stderrTruncated, wallTimeMs, cpuTimeMs, peakMemoryBytes, sandbox, isolation.")
+            + "stderrTruncated, wallTimeMs, cpuTimeMs, peakMemoryBytes, sandbox, isolation, compile (a compiled "
+            + "language's compile stage, else null).")
     boolean json;
 
     @Override
@@ -93,6 +97,9 @@ final class ExecCommand implements Callable<Integer> {
         if (json) {
             out.println(Json.write(Json.execution(execution)));
         } else {
+            if (execution.compile() != null && !execution.compile().ok()) {
+                err.print(execution.compile().stderr().text());
+            }
             out.print(execution.stdout().text());
             out.flush();
             err.print(execution.stderr().text());
@@ -146,6 +153,8 @@ final class ExecCommand implements Callable<Integer> {
             case OUTPUT_LIMIT:
                 return "output limit exceeded (" + Units.formatBytes(limits.maxOutputBytes()) + " per stream, "
                         + Units.formatBytes(limits.maxFileBytes()) + " per file); output truncated" + detail;
+            case COMPILATION_ERROR:
+                return e.detail() == null ? "compilation failed" : Failures.oneLine(e.detail());
             case POLICY_VIOLATION:
                 return "refused by the code policy" + detail;
             case SANDBOX_ERROR:

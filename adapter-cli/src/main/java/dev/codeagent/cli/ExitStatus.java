@@ -45,6 +45,9 @@ public final class ExitStatus {
                 return MEMORY_LIMIT;
             case OUTPUT_LIMIT:
                 return OUTPUT_LIMIT;
+            case COMPILATION_ERROR:
+                // as the compiler ended: its own status (gcc's 1), or the compile limit's
+                return execution.compile() == null ? FAILURE : of(execution.compile());
             case POLICY_VIOLATION:
                 return POLICY_REFUSED;
             case SANDBOX_ERROR:

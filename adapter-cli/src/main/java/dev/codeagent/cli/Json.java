@@ -33,7 +33,7 @@ final class Json {
 
     /**
      * {@code codeagent exec --json}: exactly outcome, exitCode, signal, stdout, stderr, stdoutTruncated,
-     * stderrTruncated, wallTimeMs, cpuTimeMs, peakMemoryBytes, sandbox, isolation (null where unknown).
+     * stderrTruncated, wallTimeMs, cpuTimeMs, peakMemoryBytes, sandbox, isolation, compile (null where unknown).
      */
     static ObjectNode execution(Execution e) {
         return MAPPER.valueToTree(ExecutionSummary.of(e));

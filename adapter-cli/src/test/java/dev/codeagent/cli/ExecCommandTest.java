@@ -112,7 +112,8 @@ class ExecCommandTest {
         List<String> fields = new ArrayList<>();
         json.fieldNames().forEachRemaining(fields::add);
         assertThat(fields).containsExactly("outcome", "exitCode", "signal", "stdout", "stderr", "stdoutTruncated",
-                "stderrTruncated", "wallTimeMs", "cpuTimeMs", "peakMemoryBytes", "sandbox", "isolation");
+                "stderrTruncated", "wallTimeMs", "cpuTimeMs", "peakMemoryBytes", "sandbox", "isolation", "compile");
+        assertThat(json.get("compile").isNull()).as("Python has no compile stage").isTrue();
         assertThat(json.get("outcome").asText()).isEqualTo("RUNTIME_ERROR");
         assertThat(json.get("exitCode").asInt()).isEqualTo(4);
         assertThat(json.get("signal").isNull()).isTrue();
@@ -124,6 +125,22 @@ class ExecCommandTest {
         assertThat(json.get("sandbox").asText()).isEqualTo("process");
         assertThat(json.get("isolation").isArray()).isTrue();
         assertThat(json.get("isolation").toString()).contains("rlimits");
+    }
+
+    /** A compiled program that does not compile: the compiler's words first, a note, and gcc's own status. */
+    @Test
+    void aCompileErrorShowsTheCompilersMessagesAndEndsWithItsStatus() throws IOException {
+        org.assertj.core.api.Assumptions.assumeThat(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/gcc"))).isTrue();
+        CliRunner.Result r = cli.runWithStdin("int main(void) {\n  return nope;\n}\n", "exec", "--language", "c", "-");
+        assertThat(r.status()).as(r.toString()).isEqualTo(1);
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("main.c:2:10: error: ").contains("codeagent: compilation failed: main.c:2:10: ");
+
+        CliRunner.Result json = cli.runWithStdin("int main(void) {\n  return nope;\n}\n", "exec", "--json", "-l", "c", "-");
+        JsonNode compile = new ObjectMapper().readTree(json.out()).get("compile");
+        assertThat(compile.get("outcome").asText()).isEqualTo("RUNTIME_ERROR");
+        assertThat(compile.get("exitCode").asInt()).isEqualTo(1);
+        assertThat(compile.get("stderr").asText()).contains("main.c:2:10: error: ");
     }
 
     @Test

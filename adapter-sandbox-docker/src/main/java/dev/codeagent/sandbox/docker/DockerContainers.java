@@ -157,7 +157,10 @@ final class DockerContainers {
         void applyTo(CreateContainerCmd cmd) {
             String tmpfsOptions = "rw,nosuid,nodev,size=" + tmpfsBytes + ",mode=1777";
             Map<String, String> tmpfs = new LinkedHashMap<>();
-            tmpfs.put(WORK_DIR, tmpfsOptions);
+            // exec: a compiled language's run stage starts the program built into the work dir (Docker's default for
+            // a tmpfs is noexec). Nothing there is setuid (nosuid) and the uid can run code it wrote anyway: an
+            // interpreter is one execve away. /tmp keeps noexec
+            tmpfs.put(WORK_DIR, "rw,exec,nosuid,nodev,size=" + tmpfsBytes + ",mode=1777");
             tmpfs.put("/tmp", tmpfsOptions);
             HostConfig host = HostConfig.newHostConfig()
                     .withNetworkMode("none")

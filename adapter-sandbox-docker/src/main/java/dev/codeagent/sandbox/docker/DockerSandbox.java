@@ -4,6 +4,7 @@ import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.Info;
+import dev.codeagent.application.sandbox.CompileAndRun;
 import dev.codeagent.application.sandbox.JudgeReportJson;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
@@ -12,6 +13,7 @@ import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.OutcomeClassifier;
 import dev.codeagent.domain.execution.OutcomeClassifier.Enforced;
@@ -227,7 +229,10 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
     /** Label by which an image says what it can run besides Python ({@code python,bash}). */
     public static final String LABEL_LANGUAGES = "dev.codeagent.languages";
 
-    /** Python always (the bootstrap needs it); more when the image's {@link #LABEL_LANGUAGES} label lists them. */
+    /**
+     * Python always (the bootstrap needs it); more when the image's {@link #LABEL_LANGUAGES} label lists them. A
+     * compiled language counts only with Bash beside it: its stages are Bash scripts.
+     */
     static Set<Language> languagesOf(Map<String, String> imageLabels) {
         Set<Language> result = java.util.EnumSet.of(Language.PYTHON);
         String listed = imageLabels.get(LABEL_LANGUAGES);
@@ -235,6 +240,9 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
             for (String id : listed.split(",")) {
                 Language.fromId(id).ifPresent(result::add);
             }
+        }
+        if (!result.contains(Language.BASH)) {
+            result.removeIf(l -> LanguageProfile.of(l).compiled());
         }
         return Set.copyOf(result);
     }
@@ -279,6 +287,9 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         Objects.requireNonNull(request, "request");
         if (!languages().contains(request.program().language())) {
             throw new UnsupportedLanguageException(request.program().language(), TIER, languages());
+        }
+        if (LanguageProfile.of(request.program().language()).compiled()) {
+            return CompileAndRun.execute(request, this::execute, isolation);
         }
         long t0 = System.nanoTime();
         if (closed) {

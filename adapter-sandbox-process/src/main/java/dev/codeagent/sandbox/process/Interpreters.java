@@ -36,7 +36,30 @@ final class Interpreters {
         put(found, Language.JAVASCRIPT, config.node(), "sandbox.process.node",
                 List.of(Path.of("/usr/bin/node"), Path.of("/usr/local/bin/node"), Path.of("/usr/bin/nodejs")));
         put(found, Language.BASH, config.bash(), "sandbox.process.bash", List.of(Path.of("/bin/bash"), Path.of("/usr/bin/bash")));
+        if (found.containsKey(Language.BASH)) {
+            compilers(found);
+        }
         return new Interpreters(found);
+    }
+
+    /**
+     * The compiled languages whose toolchain the host has in /usr (the sandbox's view shows /usr and nothing else of
+     * the host's programs): the compiler, and what else the stages call — the JDK's java, the C compiler rustc links
+     * with. Their stages are Bash scripts (LanguageProfile.Compiler), so Bash comes first.
+     */
+    private static void compilers(Map<Language, Path> into) {
+        Map<Language, List<String>> tools = Map.of(
+                Language.C, List.of("/usr/bin/gcc"),
+                Language.CPP, List.of("/usr/bin/g++"),
+                Language.JAVA, List.of("/usr/bin/javac", "/usr/bin/java"),
+                Language.GO, List.of("/usr/bin/go"),
+                Language.RUST, List.of("/usr/bin/rustc", "/usr/bin/cc"));
+        tools.forEach((language, paths) -> {
+            List<Optional<Path>> found = paths.stream().map(p -> nativeBinary(Path.of(p))).toList();
+            if (found.stream().allMatch(f -> f.filter(real -> real.startsWith("/usr")).isPresent())) {
+                into.put(language, found.get(0).get());
+            }
+        });
     }
 
     Optional<Path> binary(Language language) {

@@ -35,9 +35,21 @@ final class LaunchPlan {
      * What of /etc the view shows: files Debian's packages in /usr link to, without which those links dangle —
      * the alternatives (/usr/lib/x86_64-linux-gnu/libblas.so.3, which numpy loads, and /usr/bin/awk point through
      * /etc/alternatives back into /usr) and matplotlib's defaults (mpl-data/matplotlibrc is a link to
-     * /etc/matplotlibrc). Links and package defaults, no host secrets; bound only where the host has them.
+     * /etc/matplotlibrc) and the JDK's configuration (Debian's /usr/lib/jvm/…/conf links into /etc/java-N-openjdk;
+     * without java.security javac cannot start). Links and package defaults, no host secrets; bound only where the
+     * host has them.
      */
-    static final List<String> ETC_OF_USR = List.of("/etc/alternatives", "/etc/matplotlibrc");
+    static final List<String> ETC_OF_USR = etcOfUsr();
+
+    private static List<String> etcOfUsr() {
+        List<String> etc = new ArrayList<>(List.of("/etc/alternatives", "/etc/matplotlibrc"));
+        try (var jdks = Files.newDirectoryStream(Path.of("/etc"), "java-*-openjdk")) {
+            jdks.forEach(p -> etc.add(p.toString()));
+        } catch (java.io.IOException | SecurityException none) {
+            // no /etc to list: nothing of it is bound
+        }
+        return List.copyOf(etc);
+    }
     static final int OPEN_FILES = 256;
     static final String SECCOMP_FILE = "seccomp.bpf";
     static final String EMPTY_FILE = "empty";
@@ -146,11 +158,14 @@ final class LaunchPlan {
     }
 
     /**
-     * Whether RLIMIT_AS bounds a language's runtime: one that sizes its heap from a flag (V8) reserves huge
-     * address ranges up front, so it gets RLIMIT_DATA instead.
+     * Whether RLIMIT_AS bounds a language's runtime. Python's does: a plain allocation past it fails with
+     * MemoryError, the program's own error, before the group's limit kills it. Not V8, which reserves huge address
+     * ranges up front; nor Bash, whose scripts start other runtimes (the compiled languages' stages start javac, go
+     * and rustc, which reserve their address space too): they get RLIMIT_DATA without a control group, and the
+     * group's memory limit (which charges every page of every process) with one.
      */
     static boolean addressSpaceLimit(Language language) {
-        return LanguageProfile.of(language).heapFlag() == null;
+        return language == Language.PYTHON;
     }
 
     /** One rlimit by its name in Python's resource module ({@code RLIMIT_CPU}). */

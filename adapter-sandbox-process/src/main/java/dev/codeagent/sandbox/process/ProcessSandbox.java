@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.sandbox.CompileAndRun;
 import dev.codeagent.application.sandbox.SeccompFilter;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
@@ -319,6 +320,9 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
         Path binary = interpreters.binary(language)
                 .orElseThrow(() -> new UnsupportedLanguageException(language, TIER, languages()));
         Isolation runIsolation = request.limits().network() ? isolationWithNetwork : isolation;
+        if (LanguageProfile.of(language).compiled()) {
+            return CompileAndRun.execute(request, this::execute, runIsolation);
+        }
         if (Thread.currentThread().isInterrupted()) {
             throw new ExecutionCancelledException("execution cancelled before it started");
         }

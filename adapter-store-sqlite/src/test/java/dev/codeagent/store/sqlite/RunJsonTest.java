@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.JudgeReport;
+import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Attempt;
@@ -63,6 +64,22 @@ class RunJsonTest {
         ObjectNode row = (ObjectNode) golden("attempt-full.json");
         ((ObjectNode) row.get("execution")).remove("output");
         assertThat(json.attempt(mapper.writeValueAsString(row)).execution().output()).isNull();
+    }
+
+    @Test
+    void storesACompiledProgramsCompileStageAndReadsRowsFromBeforeItExisted() throws Exception {
+        Attempt full = StoredJsonSamples.fullAttempt();
+        Execution stage = new Execution(Outcome.RUNTIME_ERROR, 1, null, CapturedOutput.EMPTY,
+                new CapturedOutput("main.c:1:20: error: 'x' undeclared\n", false), java.time.Duration.ofMillis(120),
+                java.time.Duration.ofMillis(90), 40L << 20, null, full.execution().isolation());
+        Attempt compiled = new Attempt(full.number(), full.reply(), full.code(),
+                Execution.compilationFailed(stage, "compilation failed: main.c:1:20: 'x' undeclared"), full.verdict(),
+                full.feedback(), full.generationTime(), full.executionTime());
+        assertThat(json.attempt(json.write(compiled))).isEqualTo(compiled);
+
+        ObjectNode row = (ObjectNode) golden("attempt-full.json");
+        ((ObjectNode) row.get("execution")).remove("compile");
+        assertThat(json.attempt(mapper.writeValueAsString(row)).execution().compile()).isNull();
     }
 
     @Test

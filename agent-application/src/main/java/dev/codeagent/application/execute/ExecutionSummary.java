@@ -8,6 +8,7 @@ import java.util.List;
  * that order, which {@code POST /v1/executions} answers with too. One record so the two cannot drift.
  *
  * @param isolation the isolation features in force, sorted
+ * @param compile a compiled language's compile stage (the compiler's messages in its stderr); null for the others
  */
 public record ExecutionSummary(
         String outcome,
@@ -21,16 +22,37 @@ public record ExecutionSummary(
         Long cpuTimeMs,
         Long peakMemoryBytes,
         String sandbox,
-        List<String> isolation) {
+        List<String> isolation,
+        Stage compile) {
 
     public ExecutionSummary {
         isolation = List.copyOf(isolation);
+    }
+
+    /** A stage of a compiled program, with the fields of the summary that are the stage's own. */
+    public record Stage(
+            String outcome,
+            Integer exitCode,
+            Integer signal,
+            String stdout,
+            String stderr,
+            boolean stdoutTruncated,
+            boolean stderrTruncated,
+            long wallTimeMs,
+            Long cpuTimeMs,
+            Long peakMemoryBytes) {
+
+        static Stage of(Execution e) {
+            return e == null ? null : new Stage(e.outcome().name(), e.exitCode(), e.signal(), e.stdout().text(),
+                    e.stderr().text(), e.stdout().truncated(), e.stderr().truncated(), e.wallTime().toMillis(),
+                    e.cpuTime() == null ? null : e.cpuTime().toMillis(), e.peakMemoryBytes());
+        }
     }
 
     public static ExecutionSummary of(Execution e) {
         return new ExecutionSummary(e.outcome().name(), e.exitCode(), e.signal(), e.stdout().text(), e.stderr().text(),
                 e.stdout().truncated(), e.stderr().truncated(), e.wallTime().toMillis(),
                 e.cpuTime() == null ? null : e.cpuTime().toMillis(), e.peakMemoryBytes(), e.isolation().tier(),
-                List.copyOf(e.isolation().sortedFeatures()));
+                List.copyOf(e.isolation().sortedFeatures()), Stage.of(e.compile()));
     }
 }

@@ -70,6 +70,10 @@ public final class FeedbackPrompt {
         if (!hint.isEmpty()) {
             s.append(hint).append('\n');
         }
+        if (execution != null && execution.compile() != null && !execution.compile().ok()) {
+            // a compiler's first errors are its best: the rest often follow from them
+            appendCompilerOutput(s, execution.compile().stderr());
+        }
         if (execution != null) {
             appendStream(s, "stderr", execution.stderr());
             appendStream(s, "stdout", execution.stdout());
@@ -107,7 +111,8 @@ public final class FeedbackPrompt {
             if (text == null) {
                 text = error.sourceLine();
             }
-            s.append(assertion ? "It failed at line " : verdict.kind() == Verdict.Kind.SYNTAX_ERROR ? "It is at line "
+            boolean beforeRunning = verdict.kind() == Verdict.Kind.SYNTAX_ERROR || verdict.kind() == Verdict.Kind.COMPILATION_ERROR;
+            s.append(assertion ? "It failed at line " : beforeRunning ? "It is at line "
                     : "It was raised at line ").append(error.line()).append(" of your code");
             s.append(text == null || text.isBlank() ? ".\n" : ":\n    " + capLine(text.strip()) + "\n");
             List<Frame> path = frames.stream().filter(Frame::inGeneratedCode).collect(Collectors.toList());
@@ -120,6 +125,24 @@ public final class FeedbackPrompt {
         } else if (!assertion && innermost != null && innermost.sourceLine() != null) {
             s.append("It was raised outside your code, at: ").append(capLine(innermost.sourceLine())).append('\n');
         }
+    }
+
+    /** The first lines of what the compiler said, as {@link #appendStream} shows a stream's last ones. */
+    private static void appendCompilerOutput(StringBuilder s, CapturedOutput output) {
+        List<String> lines = output.text().stripTrailing().lines().dropWhile(String::isBlank).collect(Collectors.toList());
+        if (lines.isEmpty()) {
+            return;
+        }
+        boolean cut = lines.size() > TAIL_LINES;
+        String head = String.join("\n", cut ? lines.subList(0, TAIL_LINES) : lines);
+        if (head.length() > TAIL_CHARS) {
+            int nl = head.lastIndexOf('\n', TAIL_CHARS);
+            head = head.substring(0, nl > 0 ? nl : TAIL_CHARS);
+            cut = true;
+        }
+        String fence = head.contains("```") ? "~~~~" : "```";
+        s.append("\ncompiler output").append(cut || output.truncated() ? " (first part only)" : "").append(":\n")
+                .append(fence).append('\n').append(head).append('\n').append(fence).append('\n');
     }
 
     private static void appendStream(StringBuilder s, String name, CapturedOutput output) {
@@ -161,6 +184,8 @@ public final class FeedbackPrompt {
                 return "it ran, but gave a wrong result.";
             case SYNTAX_ERROR:
                 return "it is not valid code.";
+            case COMPILATION_ERROR:
+                return "it does not compile.";
             case RUNTIME_ERROR:
                 return "it stopped with an error.";
             case TIME_LIMIT_EXCEEDED:

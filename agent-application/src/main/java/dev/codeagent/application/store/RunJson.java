@@ -132,6 +132,8 @@ public final class RunJson {
         n.set("judgement", e.judgement() == null ? n.nullNode() : JudgeReportJson.write(e.judgement()));
         // both streams in arrival order, where the tier recorded it (what a terminal showed)
         n.set("output", e.output() == null ? n.nullNode() : output(e.output()));
+        // a compiled language's compile stage (an execution of its own); null for the others
+        n.set("compile", e.compile() == null ? n.nullNode() : execution(e.compile()));
         return n;
     }
 
@@ -221,7 +223,13 @@ public final class RunJson {
                 n.optionalInteger("signal"), output(n.object("stdout")), output(n.object("stderr")), n.duration("wallTime"),
                 n.isNull("cpuTime") ? null : n.duration("cpuTime"),
                 n.isNull("peakMemoryBytes") ? null : n.longValue("peakMemoryBytes"), n.optionalText("detail"),
-                isolation(n.object("isolation")), judgement(n), arrived(n));
+                isolation(n.object("isolation")), judgement(n), arrived(n), compileStage(n));
+    }
+
+    /** Rows stored before compiled languages existed have no key. */
+    private static Execution compileStage(Node n) {
+        Node stored = n.optionalObject("compile");
+        return stored == null ? null : execution(stored);
     }
 
     /** Rows stored before arrival order was recorded have no key. */

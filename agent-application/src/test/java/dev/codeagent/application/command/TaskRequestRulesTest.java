@@ -119,7 +119,7 @@ class TaskRequestRulesTest {
                 row("attempts given", HTTP, "{'prompt':'x','maxAttempts':5}", "attempts=5"),
                 row("a language by alias", HTTP, "{'prompt':'x','language':'js'}", "lang=javascript"),
                 row("an unknown language", CLI, "{'prompt':'x','language':'cobol'}",
-                        "error language: 'cobol' is not supported; supported: bash, javascript, python"));
+                        "error language: 'cobol' is not supported; supported: bash, c, cpp, go, java, javascript, python, rust"));
     }
 
     @ParameterizedTest(name = "{0}")

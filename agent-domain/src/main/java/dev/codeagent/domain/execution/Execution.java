@@ -21,6 +21,9 @@ import java.util.Objects;
  *     when the request was not judged or the judge reported nothing (killed with the run, crashed)
  * @param output stdout and stderr together in the order they arrived (as a terminal shows them), or null where
  *     the tier did not record it; {@link #combinedOutput()} falls back to stdout then stderr
+ * @param compile for a compiled language, how its compile stage ran (its stdout and stderr are the compiler's, its
+ *     limits the compile limits); null for a language that runs from source. When the stage failed, this
+ *     execution's outcome is {@link Outcome#COMPILATION_ERROR} and the program never ran
  */
 public record Execution(
         Outcome outcome,
@@ -34,7 +37,8 @@ public record Execution(
         String detail,
         Isolation isolation,
         JudgeReport judgement,
-        CapturedOutput output) {
+        CapturedOutput output,
+        Execution compile) {
 
     public Execution {
         Objects.requireNonNull(outcome, "outcome");
@@ -46,24 +50,36 @@ public record Execution(
 
     public Execution(Outcome outcome, Integer exitCode, Integer signal, CapturedOutput stdout, CapturedOutput stderr,
             Duration wallTime, Duration cpuTime, Long peakMemoryBytes, String detail, Isolation isolation) {
-        this(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail, isolation, null, null);
+        this(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail, isolation, null, null, null);
     }
 
     public Execution(Outcome outcome, Integer exitCode, Integer signal, CapturedOutput stdout, CapturedOutput stderr,
             Duration wallTime, Duration cpuTime, Long peakMemoryBytes, String detail, Isolation isolation,
             JudgeReport judgement) {
-        this(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail, isolation, judgement, null);
+        this(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail, isolation, judgement, null, null);
     }
 
     public Execution withJudgement(JudgeReport report) {
         return new Execution(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail,
-                isolation, report, output);
+                isolation, report, output, compile);
     }
 
     /** This execution with its streams' arrival order, as the tier recorded it. */
     public Execution withOutput(CapturedOutput arrived) {
         return new Execution(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail,
-                isolation, judgement, arrived);
+                isolation, judgement, arrived, compile);
+    }
+
+    /** This execution (the run stage) after {@code stage}, the compile stage that built what it ran. */
+    public Execution withCompile(Execution stage) {
+        return new Execution(outcome, exitCode, signal, stdout, stderr, wallTime, cpuTime, peakMemoryBytes, detail,
+                isolation, judgement, output, stage);
+    }
+
+    /** A compiled program whose compile stage failed: it never ran; {@code stage} says why. */
+    public static Execution compilationFailed(Execution stage, String detail) {
+        return new Execution(Outcome.COMPILATION_ERROR, null, null, CapturedOutput.EMPTY, CapturedOutput.EMPTY,
+                Duration.ZERO, null, null, detail, stage.isolation(), null, null, stage);
     }
 
     /** Both streams in the order they arrived where the tier recorded it, else stdout followed by stderr. */

@@ -12,8 +12,12 @@ import java.util.Objects;
  * @param limits what the run may consume
  * @param judging tests a judge process runs against the program, or null to run it plainly; a judged program
  *     must be Python and its main file holds only the code under test
+ * @param compileLimits what the compile stage of a compiled language may consume (its own time, memory and output,
+ *     apart from the run's); null: {@link ResourceLimits#compileDefaults()}. Ignored for languages that run from
+ *     source
  */
-public record ExecutionRequest(Program program, String stdin, List<String> args, ResourceLimits limits, JudgeJob judging) {
+public record ExecutionRequest(Program program, String stdin, List<String> args, ResourceLimits limits, JudgeJob judging,
+        ResourceLimits compileLimits) {
 
     public ExecutionRequest {
         Objects.requireNonNull(program, "program");
@@ -29,6 +33,11 @@ public record ExecutionRequest(Program program, String stdin, List<String> args,
             throw new IllegalArgumentException("only Python programs can be judged by the split judge, not "
                     + program.language().id());
         }
+        compileLimits = compileLimits == null ? ResourceLimits.compileDefaults() : compileLimits;
+    }
+
+    public ExecutionRequest(Program program, String stdin, List<String> args, ResourceLimits limits, JudgeJob judging) {
+        this(program, stdin, args, limits, judging, null);
     }
 
     public ExecutionRequest(Program program, String stdin, List<String> args, ResourceLimits limits) {
@@ -44,11 +53,15 @@ public record ExecutionRequest(Program program, String stdin, List<String> args,
     }
 
     public ExecutionRequest withLimits(ResourceLimits newLimits) {
-        return new ExecutionRequest(program, stdin, args, newLimits, judging);
+        return new ExecutionRequest(program, stdin, args, newLimits, judging, compileLimits);
     }
 
     public ExecutionRequest withJudging(JudgeJob job) {
-        return new ExecutionRequest(program, stdin, args, limits, job);
+        return new ExecutionRequest(program, stdin, args, limits, job, compileLimits);
+    }
+
+    public ExecutionRequest withCompileLimits(ResourceLimits newLimits) {
+        return new ExecutionRequest(program, stdin, args, limits, judging, newLimits);
     }
 
     public boolean judged() {

@@ -5,11 +5,19 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** What a program is written in. Each sandbox says which of these it can run. */
+/**
+ * What a program is written in. Each sandbox says which of these it can run. C, C++, Java, Go and Rust are
+ * compiled first ({@link LanguageProfile#compiler()}); the others run from their source.
+ */
 public enum Language {
     PYTHON("python", ".py"),
     JAVASCRIPT("javascript", ".js"),
-    BASH("bash", ".sh");
+    BASH("bash", ".sh"),
+    C("c", ".c"),
+    CPP("cpp", ".cpp"),
+    JAVA("java", ".java"),
+    GO("go", ".go"),
+    RUST("rust", ".rs");
 
     private final String id;
     private final String extension;
@@ -29,7 +37,10 @@ public enum Language {
         return extension;
     }
 
-    /** The language with that id, case-insensitively; also accepts common aliases (py, js, node, sh, python3). */
+    /**
+     * The language with that id, case-insensitively; also accepts common aliases (py, js, node, sh, python3, c++,
+     * gcc, g++, golang, rs).
+     */
     public static Optional<Language> fromId(String name) {
         if (name == null) {
             return Optional.empty();
@@ -45,14 +56,27 @@ public enum Language {
                 return Optional.of(JAVASCRIPT);
             case "sh":
                 return Optional.of(BASH);
+            case "gcc":
+                return Optional.of(C);
+            case "c++":
+            case "g++":
+            case "cxx":
+                return Optional.of(CPP);
+            case "golang":
+                return Optional.of(GO);
+            case "rs":
+                return Optional.of(RUST);
             default:
                 return Arrays.stream(values()).filter(l -> l.id.equals(n)).findFirst();
         }
     }
 
-    /** The language whose extension a file name ends with. */
+    /** The language whose extension a file name ends with ({@code .cc} and {@code .cxx} are C++ too). */
     public static Optional<Language> fromFileName(String fileName) {
         String lower = fileName.toLowerCase(Locale.ROOT);
+        if (lower.endsWith(".cc") || lower.endsWith(".cxx")) {
+            return Optional.of(CPP);
+        }
         return Arrays.stream(values()).filter(l -> lower.endsWith(l.extension)).findFirst();
     }
 

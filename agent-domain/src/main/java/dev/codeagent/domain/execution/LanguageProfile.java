@@ -4,6 +4,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -27,6 +28,9 @@ import java.util.regex.Pattern;
  * @param shape how its code looks, to find code in a reply
  * @param tracebacks how a failure is reported on stderr
  * @param outOfMemory what its runtime prints on stderr when memory runs out (matched against the last part)
+ * @param compiler how a compiled language is built and started; null for a language that runs from source (then
+ *     {@code interpreter} runs the main file). For a compiled language {@code interpreter} names the compiler, the
+ *     tool a sandbox must have to offer the language
  */
 public record LanguageProfile(
         Language language,
@@ -38,7 +42,8 @@ public record LanguageProfile(
         Pattern fenceTags,
         CodeShape shape,
         Tracebacks tracebacks,
-        Pattern outOfMemory) {
+        Pattern outOfMemory,
+        Compiler compiler) {
 
     /**
      * What the prompt promises about a task's tests; the judge keeps the promise (its tests run in a process of
@@ -50,6 +55,67 @@ public record LanguageProfile(
 
     /** How the prompt introduces a task's tests. */
     public static final String TESTS_HEADING = "These tests will be run against your code and must pass:";
+
+    /**
+     * How a compiled language is built and started. The compile stage is an execution of its own, with the request's
+     * compile limits: a Bash script runs {@code compile} in a work directory holding the sources and sends back
+     * what it left in {@link #OUTPUT_DIR}; the run stage is a second execution, in a fresh sandbox holding only that
+     * output (and the program's other files), that starts {@code run}. Words in braces are filled in: {@code {main}}
+     * the main file, {@code {sources}} the main file and the extra files ending in one of {@code sourceExtensions}
+     * (one argument each), {@code {out}} the output directory, {@code {heap}} MiB of heap for a runtime that sizes it
+     * from a flag, {@code {class}} the main class ({@link #mainClass}).
+     *
+     * @param compile the compile command; the compiler's standard output is sent to its standard error (the
+     *     stage's own stdout carries what it built)
+     * @param run the run command, relative to the work directory; the program's arguments follow it
+     * @param sourceExtensions the extensions of extra files that are compiled with the main file ({@code .c})
+     * @param environment variables the compiler needs (where Go keeps its build cache)
+     * @param archived whether the output is many files (Java's classes, whose names hold {@code $}): then it crosses
+     *     as one tar archive the run stage unpacks
+     */
+    public record Compiler(List<String> compile, List<String> run, List<String> sourceExtensions,
+            Map<String, String> environment, boolean archived) {
+
+        /** Where the compile stage leaves what it built, relative to the work directory. */
+        public static final String OUTPUT_DIR = "codeagent-build";
+
+        public Compiler {
+            compile = List.copyOf(compile);
+            run = List.copyOf(run);
+            sourceExtensions = List.copyOf(sourceExtensions);
+            environment = Map.copyOf(environment);
+            if (compile.isEmpty() || run.isEmpty()) {
+                throw new IllegalArgumentException("a compiler needs a compile and a run command");
+            }
+        }
+    }
+
+    private static final Pattern JAVA_PUBLIC_CLASS = Pattern.compile(
+            "(?m)^\\s*public\\s+(?:final\\s+|abstract\\s+)*(?:class|interface|enum|record)\\s+([A-Za-z_$][\\w$]*)");
+    private static final Pattern JAVA_MAIN_CLASS = Pattern.compile(
+            "(?s)(?:class|interface|enum|record)\\s+([A-Za-z_$][\\w$]*)(?:(?!\\b(?:class|interface|enum|record)\\s).)*?"
+                    + "\\bstatic\\s+(?:final\\s+)?void\\s+main\\s*\\(");
+
+    /**
+     * The class a Java program starts from: its public top-level class (javac wants it in a file of that name),
+     * else the first class that declares {@code static void main}, else {@code Main}. Null for other languages.
+     */
+    public String mainClass(String source) {
+        if (language != Language.JAVA) {
+            return null;
+        }
+        Matcher pub = JAVA_PUBLIC_CLASS.matcher(source);
+        if (pub.find()) {
+            return pub.group(1);
+        }
+        Matcher main = JAVA_MAIN_CLASS.matcher(source);
+        return main.find() ? main.group(1) : "Main";
+    }
+
+    /** Whether programs in this language are compiled before they run. */
+    public boolean compiled() {
+        return compiler != null;
+    }
 
     /** How a runtime reports the error that ended a program. */
     public enum Tracebacks {
@@ -122,8 +188,6 @@ public record LanguageProfile(
         return outOfMemory.matcher(stderrTail).find();
     }
 
-    private static final Map<Language, LanguageProfile> PROFILES = profiles();
-
     private static Map<Language, LanguageProfile> profiles() {
         Map<Language, LanguageProfile> m = new EnumMap<>(Language.class);
         m.put(Language.PYTHON, new LanguageProfile(Language.PYTHON, "Python", "a Python 3 script", "python3",
@@ -154,7 +218,7 @@ public record LanguageProfile(
                 Tracebacks.PYTHON,
                 // the exception that ended it stands at the start of a line; a bare "MemoryError" when even the
                 // traceback could not be allocated
-                Pattern.compile("(?m)^(\\w+\\.)*MemoryError\\b|Fatal Python error: .*memory")));
+                Pattern.compile("(?m)^(\\w+\\.)*MemoryError\\b|Fatal Python error: .*memory"), null));
         m.put(Language.JAVASCRIPT, new LanguageProfile(Language.JAVASCRIPT, "JavaScript", "a Node.js script (CommonJS)",
                 "node", List.of(), "--max-old-space-size=%d",
                 Pattern.compile("mjs|cjs|ecmascript|javascript[\\d.]*|node[\\d.]*"),
@@ -169,7 +233,7 @@ public record LanguageProfile(
                         null, List.of()),
                 Tracebacks.NONE,
                 // V8 prints its heap failure and then a native stack: not the last line
-                Pattern.compile("JavaScript heap out of memory|Fatal process out of memory|Fatal process OOM")));
+                Pattern.compile("JavaScript heap out of memory|Fatal process out of memory|Fatal process OOM"), null));
         m.put(Language.BASH, new LanguageProfile(Language.BASH, "Bash", "a Bash script", "bash", List.of(), null,
                 Pattern.compile("shell|shellscript|zsh|bash[\\d.]*"),
                 new CodeShape(
@@ -179,7 +243,8 @@ public record LanguageProfile(
                         Pattern.compile("^(?:#.*|[})]+.*|;;.*)$"),
                         null, null, null, List.of()),
                 Tracebacks.NONE,
-                Pattern.compile("xmalloc: cannot allocate")));
+                Pattern.compile("xmalloc: cannot allocate"), null));
+        compiledProfiles(m);
         for (Language l : Language.values()) {
             if (!m.containsKey(l)) {
                 throw new IllegalStateException("no LanguageProfile for " + l);
@@ -187,4 +252,82 @@ public record LanguageProfile(
         }
         return m;
     }
+
+    /** Statements of the C family: what ends in a semicolon, opens a block, or starts with a keyword. */
+    private static final String C_FAMILY_LINE = "(?:return|if|for|while|switch|case|default|else|do|typedef|break|continue|goto)\\b.*"
+            + "|[\\w.\\->\\[\\]*&]+\\s*(?:[-+*/%&|^]|<<|>>)?=(?!=).*;\\s*(?://.*)?"
+            + "|[\\w:.<>]+\\s*\\(.*\\)\\s*;\\s*(?://.*)?"
+            + "|.*;\\s*(?://.*)?";
+    private static final String C_DECLARATION = "(?:(?:static|const|unsigned|signed|struct|enum|long|short|inline|extern|"
+            + "volatile|register)\\s+)*(?:int|void|char|long|short|double|float|size_t|bool|unsigned|struct\\s+\\w+|"
+            + "[A-Za-z_]\\w*_t)\\b[\\s*]+\\w+\\s*(?:\\(.*|\\[.*|=.*|;.*|,.*)";
+    private static final Pattern C_FAMILY_WEAK = Pattern.compile("^(?://.*|/\\*.*|\\*.*|[)\\]}]+.*|.*[{(\\[,]\\s*)$");
+
+    /**
+     * The compiled languages. Each builds into {@link Compiler#OUTPUT_DIR} with the toolchain Debian ships: gcc and g++
+     * (GNU dialects, optimised, like a judge's), the JDK's javac and java (serial GC: one GC thread, a heap of half
+     * the memory limit, the rest for the JVM's own), Go without cgo and with its caches in /tmp (the sandbox has no
+     * other writable place and no network: GOPROXY=off, GOPATH mode), rustc for one crate (no cargo, no crates).
+     */
+    private static void compiledProfiles(Map<Language, LanguageProfile> m) {
+        Pattern cMain = Pattern.compile("(?m)^\\s*(?:int|void)\\s+main\\s*\\(");
+        m.put(Language.C, new LanguageProfile(Language.C, "C", "a C17 program (GNU dialect, compiled with gcc -O2 -lm)",
+                "gcc", List.of(), null, Pattern.compile("h|c\\d*|gnuc"),
+                new CodeShape(Pattern.compile("^(?:#\\s*(?:include|define|if|ifdef|ifndef|endif|pragma|undef)\\b.*|"
+                        + C_DECLARATION + "|" + C_FAMILY_LINE + ")$"), C_FAMILY_WEAK, cMain, null, null, List.of()),
+                Tracebacks.NONE, Pattern.compile("(?i)cannot allocate memory|out of memory"),
+                new Compiler(List.of("gcc", "-std=gnu17", "-O2", "-pipe", "-o", "{out}/main", "{sources}", "-lm"),
+                        List.of("{out}/main"), List.of(".c"), Map.of(), false)));
+        m.put(Language.CPP, new LanguageProfile(Language.CPP, "C++", "a C++17 program (GNU dialect, compiled with g++ -O2)",
+                "g++", List.of(), null, Pattern.compile("cc|cxx|hpp|hh|c\\+\\+\\d*|cpp\\d*"),
+                new CodeShape(Pattern.compile("^(?:#\\s*(?:include|define|if|ifdef|ifndef|endif|pragma|undef)\\b.*|"
+                        + "(?:using|namespace|template|class|struct|public:|private:|protected:)\\b.*|std::.*|"
+                        + C_DECLARATION + "|" + C_FAMILY_LINE + ")$"), C_FAMILY_WEAK, cMain, null, null, List.of()),
+                Tracebacks.NONE, Pattern.compile("std::bad_alloc|(?i)cannot allocate memory|out of memory"),
+                new Compiler(List.of("g++", "-std=gnu++17", "-O2", "-pipe", "-o", "{out}/main", "{sources}"),
+                        List.of("{out}/main"), List.of(".cpp", ".cc", ".cxx"), Map.of(), false)));
+        List<String> jvm = List.of("-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xshare:auto");
+        List<String> javac = new java.util.ArrayList<>(List.of("javac", "-J-Xmx{heap}m", "-J-XX:TieredStopAtLevel=1"));
+        jvm.forEach(f -> javac.add("-J" + f));
+        javac.addAll(List.of("-encoding", "UTF-8", "-d", "{out}", "{sources}"));
+        List<String> java = new java.util.ArrayList<>(List.of("java", "-Xmx{heap}m"));
+        java.addAll(jvm);
+        java.addAll(List.of("-cp", "{out}", "{class}"));
+        m.put(Language.JAVA, new LanguageProfile(Language.JAVA, "Java", "a Java 17 program (javac, then java with the "
+                + "class that declares main; a public class named as you like)", "javac", List.of(), null,
+                Pattern.compile("java\\d*|jdk"),
+                new CodeShape(Pattern.compile("^(?:(?:public|private|protected|static|final|abstract|sealed)\\s+.*|"
+                        + "(?:class|interface|enum|record|import|package)\\s+.*|(?:try|catch|throw|new)\\b.*|System\\.\\w+.*|@\\w+.*|"
+                        + C_FAMILY_LINE + ")$"), C_FAMILY_WEAK,
+                        Pattern.compile("(?m)^\\s*(?:public\\s+)?(?:final\\s+)?class\\s+\\w+"),
+                        Pattern.compile("(?m)^import (?:static )?org\\.junit"), null, List.of("\"\"\"")),
+                Tracebacks.NONE, Pattern.compile("java\\.lang\\.OutOfMemoryError|Could not reserve enough space"),
+                new Compiler(javac, java, List.of(".java"), Map.of(), true)));
+        m.put(Language.GO, new LanguageProfile(Language.GO, "Go", "a Go program (package main, built with go build)",
+                "go", List.of(), null, Pattern.compile("golang|go\\d[\\d.]*"),
+                new CodeShape(Pattern.compile("^(?:package\\s+\\w+|import\\s*(?:\\(|\".*\")|func\\s+.*|"
+                        + "(?:var|const|type|return|if|for|switch|case|default|go|defer|select|else)\\b.*|"
+                        + "[\\w.]+(?:\\s*,\\s*[\\w.]+)*\\s*(?::=|(?:[-+*/%&|^]|<<|>>)?=(?!=)).*|[\\w.]+\\(.*\\)|\"[\\w./-]+\")$"),
+                        Pattern.compile("^(?://.*|/\\*.*|\\*.*|[)\\]}]+.*|.*[{(\\[,]\\s*)$"),
+                        Pattern.compile("(?m)^package main\\b|^func main\\(\\)"),
+                        Pattern.compile("(?m)^func Test\\w*\\(\\w+ \\*testing\\.T\\)"), null, List.of("`")),
+                Tracebacks.NONE, Pattern.compile("fatal error: runtime: out of memory|cannot allocate memory"),
+                new Compiler(List.of("go", "build", "-ldflags=-s -w", "-o", "{out}/main", "{sources}"),
+                        List.of("{out}/main"), List.of(".go"),
+                        Map.of("GOCACHE", "/tmp/codeagent-go/cache", "GOPATH", "/tmp/codeagent-go", "GO111MODULE", "off",
+                                "GOPROXY", "off", "CGO_ENABLED", "0", "GOFLAGS", "-buildvcs=false"), false)));
+        m.put(Language.RUST, new LanguageProfile(Language.RUST, "Rust", "a Rust program (one crate, edition 2021, "
+                + "rustc -O; the standard library only)", "rustc", List.of(), null, Pattern.compile("rs|rust\\d*"),
+                new CodeShape(Pattern.compile("^(?:(?:pub(?:\\([\\w ]+\\))?\\s+)?(?:fn|struct|enum|impl|trait|mod|use|const|static|"
+                        + "type|unsafe|async)\\b.*|let\\s+.*|(?:return|if|for|while|loop|match|else)\\b.*|"
+                        + "(?:println|print|eprintln|eprint|vec|assert|assert_eq|assert_ne|panic|write|writeln)!.*|#!?\\[.*|.*;)$"),
+                        C_FAMILY_WEAK, Pattern.compile("(?m)^\\s*(?:pub\\s+)?fn\\s+main\\s*\\("),
+                        Pattern.compile("(?m)^\\s*#\\[(?:cfg\\(test\\)|test)\\]"), null, List.of()),
+                Tracebacks.NONE, Pattern.compile("memory allocation of \\d+ bytes failed|out of memory"),
+                new Compiler(List.of("rustc", "--edition", "2021", "-O", "-C", "strip=symbols", "-o", "{out}/main", "{main}"),
+                        List.of("{out}/main"), List.of(), Map.of(), false)));
+    }
+
+    // last: the profiles are built from the patterns above
+    private static final Map<Language, LanguageProfile> PROFILES = profiles();
 }

@@ -12,6 +12,11 @@ public enum Outcome {
     MEMORY_LIMIT,
     /** Killed because stdout or stderr went past its cap (or a file past the file-size limit). */
     OUTPUT_LIMIT,
+    /**
+     * A compiled language's compile stage failed (the compiler reported errors, or ran out of a limit of the
+     * stage): the program never ran. {@link Execution#compile()} says how the stage ended.
+     */
+    COMPILATION_ERROR,
     /** Refused before running by the static code policy. */
     POLICY_VIOLATION,
     /** The sandbox itself failed; not the program's fault, and worth retrying. */

@@ -56,6 +56,16 @@ public record ResourceLimits(
         return new ResourceLimits(Duration.ofSeconds(10), Duration.ofSeconds(10), 256 * MIB, 64, MIB, 16 * MIB, false);
     }
 
+    /**
+     * What a compile stage may consume unless told otherwise: 30 s wall, 30 s CPU, 1 GiB, 128 processes and threads
+     * (a compiler driver, its passes, a JVM's or Go's threads), 64 MiB per output stream (what it built crosses as
+     * output), 256 MiB per file, no network. Compilers are trusted tools, but what they compile is not: a template
+     * or a constant expression can make any of them run long or large.
+     */
+    public static ResourceLimits compileDefaults() {
+        return new ResourceLimits(Duration.ofSeconds(30), Duration.ofSeconds(30), 1024 * MIB, 128, 64 * MIB, 256 * MIB, false);
+    }
+
     /** These limits with another wall time; the CPU limit follows it down when it was larger. */
     public ResourceLimits withWallTime(Duration wall) {
         Duration cpu = cpuTime.compareTo(wall) > 0 ? wall : cpuTime;

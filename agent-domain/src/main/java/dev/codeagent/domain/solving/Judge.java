@@ -27,7 +27,8 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>a limit the sandbox enforced gives the matching limit verdict (a Python {@code MemoryError}
  *       counts as the memory limit too); a policy refusal {@code POLICY_VIOLATION}; a failure of the
- *       sandbox itself {@code INTERNAL_ERROR};</li>
+ *       sandbox itself {@code INTERNAL_ERROR}; a compiled language's failed compile stage {@code COMPILATION_ERROR}
+ *       with the compiler's first error (file, line, column, its words) mapped to the code's line;</li>
  *   <li>with tests, only the judge's report counts: {@code ACCEPTED} only when it says the tests ran to their end
  *       and passed; a failed assertion or a value that cannot be compared {@code WRONG_ANSWER} (with the calls
  *       on the failing line and what they returned); an exception the code raised {@code RUNTIME_ERROR} with
@@ -170,6 +171,8 @@ public final class Judge {
             case OUTPUT_LIMIT:
                 return limitVerdict(Verdict.Kind.OUTPUT_LIMIT_EXCEEDED, execution, submission,
                         "output limit exceeded (" + bytes(limits.maxOutputBytes()) + " per stream)");
+            case COMPILATION_ERROR:
+                return compilationError(submission, execution);
             case POLICY_VIOLATION:
                 return Verdict.of(Verdict.Kind.POLICY_VIOLATION,
                         oneLine(orElse(execution.detail(), "refused by the code policy")));
@@ -188,6 +191,32 @@ public final class Judge {
                 }
                 return task.hasExpectedOutput() ? compareOutput(task.expectedOutput(), execution.stdout()) : Verdict.accepted();
         }
+    }
+
+    /**
+     * A compiled program whose compile stage failed: the compiler's first error, in terms of the code (its file, line,
+     * column and words, and the code's text on that line); a compile limit says which.
+     */
+    private static Verdict compilationError(Submission submission, Execution execution) {
+        Execution stage = execution.compile();
+        String stderr = stage == null ? "" : stage.stderr().text();
+        boolean limit = stage != null && stage.outcome() != Outcome.OK && stage.outcome() != Outcome.RUNTIME_ERROR;
+        Optional<CompilerDiagnostics.Diagnostic> first = limit ? Optional.empty() : CompilerDiagnostics.firstError(stderr);
+        if (first.isEmpty()) {
+            return Verdict.of(Verdict.Kind.COMPILATION_ERROR, oneLine(orElse(execution.detail(), "compilation failed")));
+        }
+        CompilerDiagnostics.Diagnostic d = first.get();
+        // the main source is compiled under its own name or, in Java, its class's: any source of the language that is
+        // not one of the extra files
+        boolean inMain = d.file() != null && d.line() != null && !submission.program().files().containsKey(d.file())
+                && Language.fromFileName(d.file()).filter(l -> l == submission.program().language()).isPresent();
+        Integer codeLine = inMain ? submission.codeLine(d.line()) : null;
+        String text = codeLine == null ? null : TracebackParser.codeLineText(submission.code(), codeLine);
+        List<Frame> frames = d.file() == null || d.line() == null ? List.of()
+                : List.of(new Frame(d.file(), d.line(), "<compile>", text == null ? null : text.strip(), codeLine));
+        String message = d.column() == null ? d.message() : "column " + d.column() + ": " + d.message();
+        ErrorReport error = new ErrorReport("CompilationError", message, codeLine, text == null ? null : text.strip(), frames);
+        return new Verdict(Verdict.Kind.COMPILATION_ERROR, oneLine(d.summary()), error, null);
     }
 
     /** The verdict from the judge's own report: nothing the code printed or how it exited can make it a pass. */

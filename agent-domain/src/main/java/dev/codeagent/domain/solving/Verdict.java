@@ -21,6 +21,8 @@ public record Verdict(Kind kind, String message, ErrorReport error, OutputDiffer
         ACCEPTED,
         WRONG_ANSWER,
         SYNTAX_ERROR,
+        /** A compiled language's code did not compile; the message names file, line, column and the compiler's words. */
+        COMPILATION_ERROR,
         RUNTIME_ERROR,
         TIME_LIMIT_EXCEEDED,
         MEMORY_LIMIT_EXCEEDED,

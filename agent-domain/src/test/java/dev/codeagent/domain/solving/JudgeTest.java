@@ -406,4 +406,30 @@ class JudgeTest {
                 + Judge.pythonLiteral(prelude) + ").encode())").start();
         assertThat(new String(lit.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)).isEqualTo(prelude);
     }
+
+    @Test
+    void compilationErrorNamesFileLineColumnAndTheCodesLine() {
+        Task task = new Task("print 42", Language.JAVA, null, "42\n", "", ResourceLimits.defaults(), 3);
+        String code = "public class Answer {\n  public static void main(String[] a) {\n    System.out.println(x);\n  }\n}\n";
+        Submission s = judge.prepare(task, code);
+        Execution stage = ran(Outcome.RUNTIME_ERROR, 1, null, "", "Answer.java:3: error: cannot find symbol\n"
+                + "    System.out.println(x);\n                       ^\n  symbol:   variable x\n1 error\n");
+        Verdict v = judge.judge(task, s, Execution.compilationFailed(stage, "compilation failed: ..."));
+        assertThat(v.kind()).isEqualTo(Verdict.Kind.COMPILATION_ERROR);
+        assertThat(v.message()).isEqualTo("Answer.java:3:24: cannot find symbol");
+        assertThat(v.error().line()).isEqualTo(3);
+        assertThat(v.error().sourceLine()).isEqualTo("System.out.println(x);");
+        assertThat(v.error().message()).isEqualTo("column 24: cannot find symbol");
+    }
+
+    @Test
+    void compileLimitIsACompilationErrorWithTheStagesReason() {
+        Task task = new Task("t", Language.CPP, null, "1\n", "", ResourceLimits.defaults(), 3);
+        Execution stage = ran(Outcome.TIME_LIMIT, null, 9, "", "");
+        Verdict v = judge.judge(task, judge.prepare(task, "int main(){}"),
+                Execution.compilationFailed(stage, "the compiler ran out of time (compile limits: wall 30000 ms, CPU 30000 ms)"));
+        assertThat(v.kind()).isEqualTo(Verdict.Kind.COMPILATION_ERROR);
+        assertThat(v.message()).startsWith("the compiler ran out of time");
+        assertThat(v.error()).isNull();
+    }
 }
