@@ -37,6 +37,18 @@ out.binary = await client.execute({
   ],
   args: [],
 });
+// compiled languages: a compile stage, then the run; a compile error answers run as the compile stage
+out.c = await client.execute("c", "#include <stdio.h>\nint main(int c, char **v) { printf(\"%s %d\\n\", v[1], c); return 3; }");
+out.cpp = await client.execute("c++", "#include <iostream>\nint main() { std::cout << 6 * 7 << std::endl; }", { args: [] });
+out.java = await client.execute({
+  language: "java",
+  files: [{ name: "Main.java", content: "public class Main { public static void main(String[] a) { System.out.println(a.length); } }" }],
+  args: ["x", "y"],
+});
+out.brokenC = await client.execute("gcc", "int main(void) {\n  return missing;\n}\n", { args: [] });
+out.slowCompile = await client.execute("c++",
+  "constexpr long f() { long s = 0; for (long i = 0; i < 200000; i++) for (long j = 0; j < 200000; j++) s += i ^ j; return s; }\n"
+  + "static_assert(f() != 1, \"\");\nint main() {}\n", { compileTimeout: 1500, args: [] });
 out.unknown = await client.execute("cobol", "DISPLAY 'HI'.");
 const anonymous = piston({ server: server.replace(/\/\/[^@]*@/, "//") });
 out.anonymous = await anonymous.runtimes();

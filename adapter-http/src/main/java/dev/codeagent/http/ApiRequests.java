@@ -38,7 +38,7 @@ final class ApiRequests {
 
     /** Body of {@code POST /v1/executions}; {@code limits} is read by {@link LimitOverrides#fromTree}. */
     record ExecutionBody(String language, String code, String stdin, List<String> args, Map<String, String> files,
-            Map<String, Object> limits) {
+            Map<String, Object> limits, Map<String, Object> compileLimits) {
     }
 
     /** Body of {@code POST /v1/runs}: the fields of a task file ({@link TaskRequest}). */
@@ -111,6 +111,10 @@ final class ApiRequests {
         FieldErrors limitErrors = new FieldErrors();
         LimitOverrides overrides = LimitOverrides.fromTree(body.limits(), "limits", limitErrors);
         ResourceLimits limits = overrides == null ? null : overrides.applyTo(defaults, policy, "limits", limitErrors);
+        // a compiled language's compile stage: the compile defaults, within the same caps, changed the same way
+        LimitOverrides compileOverrides = LimitOverrides.fromTree(body.compileLimits(), "compileLimits", limitErrors);
+        ResourceLimits compileLimits = compileOverrides == null ? null
+                : compileOverrides.applyTo(ResourceLimits.compileDefaults(), policy, "compileLimits", limitErrors);
         errors.addAll(http(limitErrors));
         Program program = null;
         if (errors.isEmpty()) {
@@ -123,7 +127,7 @@ final class ApiRequests {
         if (!errors.isEmpty()) {
             throw problem(errors);
         }
-        return new ExecutionRequest(program, body.stdin(), args, limits);
+        return new ExecutionRequest(program, body.stdin(), args, limits, null, compileLimits);
     }
 
     Task task(RunBody body) {

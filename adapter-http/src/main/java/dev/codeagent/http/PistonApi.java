@@ -14,6 +14,7 @@ import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.http.ProblemException.Type;
@@ -64,7 +65,7 @@ final class PistonApi {
     /**
      * A runtime as Piston lists it.
      *
-     * @param compiled whether it has a compile stage; none here has one yet (the sandboxes only interpret)
+     * @param compiled whether it has a compile stage (then {@code compile} comes before {@code run})
      */
     record Runtime(Language language, String name, List<String> aliases, String runtime, boolean compiled) {
     }
@@ -73,18 +74,38 @@ final class PistonApi {
             Language.PYTHON, new Runtime(Language.PYTHON, "python", List.of("py", "py3", "python3"), null, false),
             Language.JAVASCRIPT, new Runtime(Language.JAVASCRIPT, "javascript",
                     List.of("node-javascript", "node-js", "javascript", "js", "node"), "node", false),
-            Language.BASH, new Runtime(Language.BASH, "bash", List.of("sh"), null, false)));
+            Language.BASH, new Runtime(Language.BASH, "bash", List.of("sh"), null, false),
+            // the compiled ones as Piston names them (its gcc, go, java and rust packages)
+            Language.C, new Runtime(Language.C, "c", List.of("gcc"), "gcc", true),
+            Language.CPP, new Runtime(Language.CPP, "c++", List.of("cpp", "g++"), "gcc", true),
+            Language.JAVA, new Runtime(Language.JAVA, "java", List.of(), null, true),
+            Language.GO, new Runtime(Language.GO, "go", List.of("go", "golang"), null, true),
+            Language.RUST, new Runtime(Language.RUST, "rust", List.of("rs"), null, true)));
 
-    private static final Map<Language, String> VERSION_PROBES = new EnumMap<>(Map.of(
-            Language.PYTHON, "import platform\nprint(platform.python_version())\n",
-            Language.JAVASCRIPT, "console.log(process.versions.node)\n",
-            Language.BASH, "echo \"${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}.${BASH_VERSINFO[2]}\"\n"));
+    /**
+     * How to learn each language's version in the sandbox itself: the interpreter's own, or the compiler's (asked from
+     * Bash, whose PATH has the toolchain: compiling a probe would cost a compile stage per language).
+     */
+    private static final Map<Language, Program> VERSION_PROBES = new EnumMap<>(Map.of(
+            Language.PYTHON, new Program(Language.PYTHON, "import platform\nprint(platform.python_version())\n"),
+            Language.JAVASCRIPT, new Program(Language.JAVASCRIPT, "console.log(process.versions.node)\n"),
+            Language.BASH, new Program(Language.BASH, "echo \"${BASH_VERSINFO[0]}.${BASH_VERSINFO[1]}.${BASH_VERSINFO[2]}\"\n"),
+            Language.C, new Program(Language.BASH, "gcc -dumpfullversion\n"),
+            Language.CPP, new Program(Language.BASH, "g++ -dumpfullversion\n"),
+            Language.JAVA, new Program(Language.BASH, "javac -J-Xmx64m -version 2>&1 | cut -d' ' -f2\n"),
+            Language.GO, new Program(Language.BASH, "go env GOVERSION | sed 's/^go//'\n"),
+            Language.RUST, new Program(Language.BASH, "rustc --version | cut -d' ' -f2\n")));
 
     /** Piston's names of the limits it can set. */
     private static final Map<String, String> PISTON_NAMES = Map.of(
             "limits." + LimitField.TIMEOUT.wireName(), "run_timeout",
             "limits." + LimitField.CPU_TIME.wireName(), "run_cpu_time",
             "limits." + LimitField.MEMORY.wireName(), "run_memory_limit");
+
+    private static final Map<String, String> COMPILE_NAMES = Map.of(
+            "compileLimits." + LimitField.TIMEOUT.wireName(), "compile_timeout",
+            "compileLimits." + LimitField.CPU_TIME.wireName(), "compile_cpu_time",
+            "compileLimits." + LimitField.MEMORY.wireName(), "compile_memory_limit");
 
     private final ExecuteCode executeCode;
     private final InputPolicy policy;
@@ -110,7 +131,7 @@ final class PistonApi {
         for (Language l : supported) {
             String version = "0.0.0";
             try {
-                Execution e = executeCode.execute(new ExecutionRequest(new Program(l, VERSION_PROBES.get(l)), "", List.of(),
+                Execution e = executeCode.execute(new ExecutionRequest(VERSION_PROBES.get(l), "", List.of(),
                         ResourceLimits.defaults().withWallTime(Duration.ofSeconds(10))));
                 String out = e.stdout().text().trim();
                 if (e.ok() && out.matches("\\d+(\\.\\d+){0,3}")) {
@@ -221,11 +242,12 @@ final class PistonApi {
         long maxTimeout = policy.max(LimitField.TIMEOUT);
         long maxMemory = policy.max(LimitField.MEMORY);
         Long runTimeout = constraint("run_timeout", body.runTimeout(), maxTimeout);
-        constraint("compile_timeout", body.compileTimeout(), maxTimeout);
+        Long compileTimeout = constraint("compile_timeout", body.compileTimeout(), maxTimeout);
         Long runMemory = constraint("run_memory_limit", body.runMemoryLimit(), maxMemory);
-        constraint("compile_memory_limit", body.compileMemoryLimit(), maxMemory);
+        Long compileMemory = constraint("compile_memory_limit", body.compileMemoryLimit(), maxMemory);
         Long runCpu = constraint("run_cpu_time", body.runCpuTime(), policy.max(LimitField.CPU_TIME));
-        constraint("compile_cpu_time", body.compileCpuTime(), policy.max(LimitField.CPU_TIME));
+        Long compileCpu = constraint("compile_cpu_time", body.compileCpuTime(), policy.max(LimitField.CPU_TIME));
+        ResourceLimits compileLimits = compileLimits(compileTimeout, compileCpu, compileMemory);
 
         LimitOverrides overrides = LimitOverrides.NONE;
         if (runTimeout != null) {
@@ -294,10 +316,36 @@ final class PistonApi {
             stdin += "\n";
         }
         try {
-            return new ExecutionRequest(new Program(rt.language(), main, others, mainName, binary), stdin, args, limits);
+            return new ExecutionRequest(new Program(rt.language(), main, others, mainName, binary), stdin, args, limits, null,
+                    compileLimits);
         } catch (IllegalArgumentException e) {
             throw pistonError("files", e.getMessage());
         }
+    }
+
+    /**
+     * The compile stage's limits: the compile defaults, each within this door's caps, with Piston's compile_* values
+     * (milliseconds, bytes) where given; a timeout lowers the CPU limit with it, as the run's does.
+     */
+    private ResourceLimits compileLimits(Long timeoutMs, Long cpuMs, Long memoryBytes) {
+        LimitOverrides overrides = LimitOverrides.NONE;
+        if (timeoutMs != null) {
+            overrides = overrides.with(LimitField.TIMEOUT, timeoutMs);
+        }
+        if (cpuMs != null) {
+            overrides = overrides.with(LimitField.CPU_TIME, cpuMs);
+        }
+        if (memoryBytes != null) {
+            overrides = overrides.with(LimitField.MEMORY, memoryBytes);
+        }
+        FieldErrors errors = new FieldErrors();
+        ResourceLimits limits = overrides.applyTo(ResourceLimits.compileDefaults(), policy, "compileLimits", errors);
+        if (limits == null) {
+            FieldError e = errors.list().get(0);
+            String name = COMPILE_NAMES.getOrDefault(e.field(), e.field());
+            throw pistonError(name, name + " " + e.message());
+        }
+        return limits;
     }
 
     /** A Piston limit: absent, 0 or -1 mean the default; otherwise a whole number up to the configured maximum. */
@@ -351,12 +399,29 @@ final class PistonApi {
         return VersionRanges.satisfies(version, selector);
     }
 
-    /** The Piston response for an execution. */
+    /**
+     * The Piston response for an execution: {@code compile} for a compiled language, then {@code run}; when the compile
+     * stage failed, {@code run} is the compile stage again (Piston's backward compatibility: clients read
+     * {@code run.stdout} whatever happened).
+     */
     ObjectNode response(Language language, Execution e) {
         ObjectNode n = JsonNodeFactory.instance.objectNode();
         n.put("language", RUNTIMES.get(language).name());
         n.put("version", version(language));
-        ObjectNode run = n.putObject("run");
+        if (e.compile() != null) {
+            n.set("compile", stage(e.compile()));
+        }
+        if (e.outcome() == Outcome.COMPILATION_ERROR && e.compile() != null) {
+            n.set("run", stage(e.compile()));
+        } else {
+            n.set("run", stage(e));
+        }
+        return n;
+    }
+
+    /** One stage as Piston reports it. */
+    private static ObjectNode stage(Execution e) {
+        ObjectNode run = JsonNodeFactory.instance.objectNode();
         String stdout = e.stdout().text();
         String stderr = e.stderr().text();
         run.put("stdout", stdout);
@@ -394,6 +459,10 @@ final class PistonApi {
                 message = status.equals("EL") ? "stderr length exceeded" : "stdout length exceeded";
                 signal = "SIGKILL";
                 break;
+            case COMPILATION_ERROR:
+                status = "RE";
+                message = e.detail();
+                break;
             case POLICY_VIOLATION:
                 status = "XX";
                 message = "Refused by the code policy: " + (e.detail() == null ? "" : e.detail());
@@ -413,7 +482,7 @@ final class PistonApi {
         run.put("status", status);
         run.put("cpu_time", e.cpuTime() == null ? null : e.cpuTime().toMillis());
         run.put("wall_time", e.wallTime().toMillis());
-        return n;
+        return run;
     }
 
     private static ProblemException pistonError(String field, String message) {

@@ -83,8 +83,34 @@ class PistonClientIT {
         // files[0] runs under its own name, and a second file may be called main.py
         assertThat(r.get("named").get("run").get("stdout").asText()).endsWith("solution.py\n");
         assertThat(r.get("unknown").get("message").asText()).isEqualTo("cobol-* runtime is unknown");
+        if (runtimes.findValuesAsText("language").containsAll(List.of("c", "c++", "java"))) {
+            compiledLanguages(r, runtimes);
+        } else {
+            assertThat(System.getenv("CI")).as("CI installs the toolchains: " + runtimes).isNull();
+        }
         assertThat(r.get("anonymous").get("status").asInt()).isEqualTo(401);
         assertThat(r.get("anonymous").get("message").asText()).contains("API key");
+    }
+
+    /** Piston's shape for a compiled language: compile, then run; on a compile error, run is the compile stage again. */
+    private static void compiledLanguages(JsonNode r, JsonNode runtimes) {
+        assertThat(findLanguage(runtimes, "c++").get("aliases").toString()).contains("cpp").contains("g++");
+        assertThat(findLanguage(runtimes, "c").get("version").asText()).matches("\\d+\\.\\d+\\.\\d+");
+        JsonNode c = r.get("c");
+        assertThat(c.get("compile").get("code").asInt()).as(c.toString()).isZero();
+        assertThat(c.get("run").get("stdout").asText()).isEqualTo("1 4\n");
+        assertThat(c.get("run").get("code").asInt()).isEqualTo(3);
+        assertThat(r.get("cpp").get("run").get("stdout").asText()).as(r.get("cpp").toString()).isEqualTo("42\n");
+        assertThat(r.get("java").get("run").get("stdout").asText()).as(r.get("java").toString()).isEqualTo("2\n");
+
+        JsonNode broken = r.get("brokenC");
+        assertThat(broken.get("compile").get("code").asInt()).as(broken.toString()).isEqualTo(1);
+        assertThat(broken.get("compile").get("stderr").asText()).contains("main.c:2:10: error:");
+        assertThat(broken.get("run")).as("Piston answers run as the compile stage").isEqualTo(broken.get("compile"));
+
+        JsonNode slow = r.get("slowCompile").get("compile");
+        assertThat(slow.get("status").asText()).as(slow.toString()).isEqualTo("TO");
+        assertThat(slow.get("wall_time").asLong()).isLessThan(6_000);
     }
 
     @Test
