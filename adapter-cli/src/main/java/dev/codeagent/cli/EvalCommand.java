@@ -39,13 +39,13 @@ import picocli.CommandLine.Spec;
 import picocli.CommandLine.TypeConversionException;
 
 /**
- * {@code codeagent eval}: checks code samples against HumanEval- or MBPP-style tests in the sandbox,
+ * {@code codeagent eval}: checks code samples against HumanEval-, MBPP- or contest-style (IO) tests in the sandbox,
  * many at once, and reports pass@k. Without {@code --samples} it checks each problem's reference
  * solution, a self-test of the dataset and the sandbox.
  */
 @Command(name = "eval",
         // picocli lists a command by the first line of its description: keep that line whole
-        description = {"Check code samples against a benchmark's tests (HumanEval, MBPP); report pass@k.",
+        description = {"Check code samples against a benchmark's tests (HumanEval, MBPP, IO); report pass@k.",
             "Each sample runs in the sandbox. Without --samples, checks each problem's reference",
             "solution. Each sample is judged like a solve attempt, so every failure has its",
             "verdict and error line. A progress bar goes to stderr when it is a terminal."},
@@ -63,12 +63,17 @@ import picocli.CommandLine.TypeConversionException;
             "test_setup_code, test_list). Samples: {\"task_id\": …, \"completion\": …}",
             "a line, any number per task. HumanEval runs prompt + completion + test +",
             "check(entry_point); MBPP runs the completion, then test_setup_code and each",
-            "assert of test_list. Bad lines are reported (FILE:LINE: why) and skipped.",
+            "assert of test_list. IO (task_id, prompt, language, tests: [{input, output}],",
+            "solution) runs the completion, a whole program in any language the sandbox",
+            "runs (C, C++, Java, Go and Rust compiled once), once per test with its input",
+            "on stdin, and compares its output. Bad lines are reported (FILE:LINE: why)",
+            "and skipped.",
             "",
             "Examples:",
             "  codeagent eval --problems HumanEval.jsonl",
             "  codeagent eval --problems HumanEval.jsonl --samples s.jsonl --out r.jsonl",
             "  codeagent eval --problems mbpp.jsonl --sandbox docker --timeout 10s --json",
+            "  codeagent eval --problems contest.jsonl --samples c-solutions.jsonl",
             "  codeagent eval --problems HumanEval.jsonl --generator openai \\",
             "      --samples-per-task 10 --repair-attempts 2"})
 public final class EvalCommand implements Callable<Integer> {
@@ -87,11 +92,11 @@ public final class EvalCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--problems", required = true, paramLabel = "FILE", description = "The problems (JSONL): HumanEval or MBPP.")
+    @Option(names = "--problems", required = true, paramLabel = "FILE", description = "The problems (JSONL): HumanEval, MBPP or IO.")
     Path problemsFile;
 
     @Option(names = "--format", paramLabel = "FORMAT", converter = FormatConverter.class,
-            description = "humaneval or mbpp (default: told from the fields).")
+            description = "humaneval, mbpp or io (default: told from the fields).")
     ProblemFormat format;
 
     @Option(names = "--samples", paramLabel = "FILE",
@@ -350,7 +355,7 @@ public final class EvalCommand implements Callable<Integer> {
         }
     }
 
-    /** {@code humaneval}, {@code mbpp}. */
+    /** {@code humaneval}, {@code mbpp}, {@code io}. */
     static final class FormatConverter implements ITypeConverter<ProblemFormat> {
         @Override
         public ProblemFormat convert(String value) {

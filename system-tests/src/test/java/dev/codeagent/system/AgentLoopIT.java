@@ -176,4 +176,34 @@ class AgentLoopIT {
         }
         assertThat(bodies.get(2).get("messages")).hasSize(6);
     }
+
+    /**
+     * A compiled language through the whole loop: the first reply does not compile, the feedback names the compiler's
+     * line and words, the second compiles and prints what the task expects.
+     */
+    @Test
+    void aCompileErrorIsFedBackWithItsLineAndTheFixedProgramIsAccepted() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/gcc"))
+                || System.getenv("CI") != null, "gcc is not installed");
+        String broken = "```c\n#include <stdio.h>\nint main(void) {\n    printf(\"%d\\n\", answer);\n    return 0;\n}\n```";
+        String fixed = "```c\n#include <stdio.h>\nint main(void) {\n    int n; scanf(\"%d\", &n);\n    printf(\"%d\\n\", n * 2);\n"
+                + "    return 0;\n}\n```";
+        script.add(new Answer(200, Map.of(), completion(broken)));
+        script.add(new Answer(200, Map.of(), completion(fixed)));
+        Task task = new Task("Read a number and print twice it.", Language.C, null, "42\n", "21\n", ResourceLimits.defaults(), 3);
+        try (CodeAgent agent = CodeAgent.create(config())) {
+            Run run = agent.solveTask().solve(task, event -> { });
+            assertThat(run.status()).as(run.toString()).isEqualTo(RunStatus.SOLVED);
+            Verdict first = run.attempts().get(0).verdict();
+            assertThat(first.kind()).isEqualTo(Verdict.Kind.COMPILATION_ERROR);
+            assertThat(first.message()).startsWith("main.c:3:").contains("answer");
+            assertThat(first.error().line()).isEqualTo(3);
+            assertThat(run.attempts().get(0).execution().compile().exitCode()).isNotZero();
+            assertThat(run.attempts().get(1).execution().stdout().text()).isEqualTo("42\n");
+        }
+        JsonNode messages = bodies.get(1).get("messages");
+        assertThat(messages.get(0).get("content").asText() + messages.get(1).get("content").asText()).contains("C17");
+        assertThat(messages.get(3).get("content").asText()).contains("COMPILATION_ERROR").contains("does not compile")
+                .contains("line 3").contains("compiler output").contains("answer");
+    }
 }

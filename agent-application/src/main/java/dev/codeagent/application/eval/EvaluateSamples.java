@@ -1,12 +1,15 @@
 package dev.codeagent.application.eval;
 
 import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.sandbox.CompileAndRun;
 import dev.codeagent.application.execute.InvalidRequestException;
 import dev.codeagent.application.execute.OverloadedException;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.LanguageProfile;
+import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Judge;
 import dev.codeagent.domain.solving.Submission;
@@ -96,7 +99,17 @@ public final class EvaluateSamples {
         for (Problem p : problems) {
             byId.put(p.taskId(), p);
             tasks.put(p.taskId(), p.judgingTask(limits));
-            jobs.put(p.taskId(), p.judgeJob().inBatch(batch));
+            JudgeJob job = p.judgeJob();
+            if (job != null) {
+                jobs.put(p.taskId(), job.inBatch(batch));
+            }
+        }
+        for (Problem p : problems) {
+            if (!executeCode.sandbox().languages().contains(p.language())) {
+                throw new EvaluationException("problem '" + p.taskId() + "' is in " + p.language().id() + ", which the "
+                        + executeCode.sandbox().tier() + " sandbox cannot run here (it runs "
+                        + executeCode.sandbox().languages().stream().map(l -> l.id()).sorted().toList() + ")");
+            }
         }
         for (Sample s : samples) {
             if (!byId.containsKey(s.taskId())) {
@@ -170,6 +183,9 @@ public final class EvaluateSamples {
                     "no completion: " + sample.generationError(), null, null, 0);
         }
         long t0 = System.nanoTime();
+        if (problem.format() == ProblemFormat.IO) {
+            return checkIo(problem, sample, t0);
+        }
         Submission submission;
         try {
             submission = judge.prepare(task, problem.code(sample.completion()), job);
@@ -184,8 +200,50 @@ public final class EvaluateSamples {
                 execution.outcome(), elapsedMs(t0));
     }
 
-    private Execution execute(Submission submission) {
+    /**
+     * An IO problem: the completion runs once per test, its input on stdin, and passes when every output is the
+     * test's; the first test that fails gives the verdict, named by its number. A compiled language compiles once.
+     */
+    private SampleResult checkIo(Problem problem, Sample sample, long t0) {
+        Task first = problem.caseTask(problem.prompt(), 0, limits, 1);
+        Submission submission;
+        try {
+            submission = judge.prepare(first, sample.completion());
+        } catch (IllegalArgumentException e) {
+            return new SampleResult(sample.taskId(), sample.index(), Verdict.Kind.SYNTAX_ERROR, e.getMessage(), null, null,
+                    elapsedMs(t0));
+        }
         ExecutionRequest request = submission.request("", limits);
+        CompileAndRun.Built built = null;
+        if (LanguageProfile.of(problem.language()).compiled()) {
+            built = CompileAndRun.compile(request, this::execute, executeCode.sandbox().isolation());
+        }
+        List<Problem.IoCase> cases = problem.cases();
+        Verdict verdict = Verdict.accepted();
+        Execution execution = null;
+        for (int i = 0; i < cases.size() && verdict.isAccepted(); i++) {
+            Task task = problem.caseTask(problem.prompt(), i, limits, 1);
+            String input = cases.get(i).input();
+            if (built == null) {
+                execution = execute(new ExecutionRequest(request.program(), input, request.args(), request.limits()));
+            } else {
+                execution = built.failure() != null ? built.failure() : CompileAndRun.run(built, input, this::execute);
+            }
+            verdict = judge.judge(task, submission, execution);
+            if (!verdict.isAccepted() && cases.size() > 1 && execution.outcome() != Outcome.COMPILATION_ERROR) {
+                verdict = new Verdict(verdict.kind(), "test " + (i + 1) + " of " + cases.size() + ": " + verdict.message(),
+                        verdict.error(), verdict.difference());
+            }
+        }
+        return new SampleResult(sample.taskId(), sample.index(), verdict.kind(), verdict.message(), verdict.error(),
+                execution.outcome(), elapsedMs(t0));
+    }
+
+    private Execution execute(Submission submission) {
+        return execute(submission.request("", limits));
+    }
+
+    private Execution execute(ExecutionRequest request) {
         while (true) {
             try {
                 return executeCode.execute(request);

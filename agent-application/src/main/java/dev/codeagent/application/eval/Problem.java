@@ -28,6 +28,8 @@ import java.util.regex.Pattern;
  * @param testCode HumanEval: the test code defining {@code check}; MBPP: the setup code, possibly empty
  * @param asserts MBPP: the asserts of test_list; HumanEval: empty
  * @param entryPoint HumanEval: the function under test; MBPP: null
+ * @param language what a completion is written in: Python for HumanEval and MBPP, the problem's own for IO
+ * @param cases IO: the inputs and the outputs a completion must print for them; the others: empty
  */
 public record Problem(
         String taskId,
@@ -36,7 +38,22 @@ public record Problem(
         String reference,
         String testCode,
         List<String> asserts,
-        String entryPoint) {
+        String entryPoint,
+        Language language,
+        List<IoCase> cases) {
+
+    /** One test of an IO problem: the program's stdin and what it must print (compared as the judge compares). */
+    public record IoCase(String input, String output) {
+        public IoCase {
+            Objects.requireNonNull(input, "input");
+            Objects.requireNonNull(output, "output");
+        }
+    }
+
+    public Problem(String taskId, ProblemFormat format, String prompt, String reference, String testCode,
+            List<String> asserts, String entryPoint) {
+        this(taskId, format, prompt, reference, testCode, asserts, entryPoint, Language.PYTHON, List.of());
+    }
 
     public Problem {
         Objects.requireNonNull(taskId, "taskId");
@@ -53,6 +70,14 @@ public record Problem(
         }
         if (format == ProblemFormat.MBPP && asserts.isEmpty()) {
             throw new IllegalArgumentException("an MBPP problem needs at least one assert in test_list");
+        }
+        Objects.requireNonNull(language, "language");
+        cases = List.copyOf(cases);
+        if (format == ProblemFormat.IO && cases.isEmpty()) {
+            throw new IllegalArgumentException("an IO problem needs at least one test in tests");
+        }
+        if (format != ProblemFormat.IO && language != Language.PYTHON) {
+            throw new IllegalArgumentException(format.id() + " problems are Python");
         }
     }
 
@@ -79,14 +104,17 @@ public record Problem(
         return testCode + "\n" + String.join("\n", asserts);
     }
 
-    /** The task the judge decides a completion of this problem against. */
     /**
-     * The tests as the judge runs them: HumanEval's {@code check} with the prompt as a trusted prelude (its
+     * The tests as the judge runs them (null for IO, whose outputs the host compares): HumanEval's {@code check} with the prompt as a trusted prelude (its
      * helpers, such as {@code encode_cyclic}, stay the dataset's, not the code's) and the entry point as the one
      * name the code must provide; MBPP's asserts with the functions the reference defines and the asserts call
      * as entry points (one may be named like a built-in: task 126 asks for {@code sum}).
      */
     public JudgeJob judgeJob() {
+        if (format == ProblemFormat.IO) {
+            // judged from outside: the program's output against each test's, no judge process
+            return null;
+        }
         if (format == ProblemFormat.HUMANEVAL) {
             return new JudgeJob(tests() + "\n", prompt, List.of(entryPoint));
         }
@@ -110,8 +138,18 @@ public record Problem(
     private static final Pattern CALL = Pattern.compile("([A-Za-z_][A-Za-z0-9_]*)\\s*\\(");
     private static final Pattern DEF = Pattern.compile("(?m)^(?:def|class)\\s+([A-Za-z_][A-Za-z0-9_]*)");
 
+    /** The task the judge decides a completion of this problem against (an IO problem: its first test). */
     public Task judgingTask(ResourceLimits limits) {
+        if (format == ProblemFormat.IO) {
+            return caseTask(prompt.isBlank() ? taskId : prompt, 0, limits, 1);
+        }
         return new Task(prompt.isBlank() ? taskId : prompt, Language.PYTHON, tests(), null, "", limits, 1);
+    }
+
+    /** An IO problem's task for its test {@code index}: that input on stdin, that output expected. */
+    public Task caseTask(String prompt, int index, ResourceLimits limits, int maxAttempts) {
+        IoCase c = cases.get(index);
+        return new Task(prompt, language, null, c.output(), c.input(), limits, maxAttempts);
     }
 
     /**
@@ -120,6 +158,14 @@ public record Problem(
      */
     public Task generationTask(ResourceLimits limits, int maxAttempts) {
         String instruction;
+        if (format == ProblemFormat.IO) {
+            // the agent loop judges attempts by the first test, which the prompt shows as the example
+            IoCase first = cases.get(0);
+            instruction = prompt + "\n\nRead the input from standard input and print the answer to standard output.\n"
+                    + "Example input:\n" + first.input() + (first.input().endsWith("\n") ? "" : "\n")
+                    + "Expected output:\n" + first.output() + "\n";
+            return caseTask(instruction, 0, limits, maxAttempts);
+        }
         if (format == ProblemFormat.HUMANEVAL) {
             instruction = "Complete the following Python function. Reply with the whole function, its signature and any "
                     + "imports it needs included, in one ```python code block.\n\n```python\n" + prompt + "```\n";

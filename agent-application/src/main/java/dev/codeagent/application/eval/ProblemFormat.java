@@ -11,7 +11,13 @@ public enum ProblemFormat {
     /** OpenAI HumanEval: task_id, prompt, canonical_solution, test, entry_point. */
     HUMANEVAL("humaneval"),
     /** Google MBPP: task_id, text, code, test_setup_code, test_list, challenge_test_list. */
-    MBPP("mbpp");
+    MBPP("mbpp"),
+    /**
+     * Input and output, as programming contests judge: task_id, prompt, language (any the sandbox runs; python when
+     * absent), tests (a list of {input, output}), solution (optional). A completion is a whole program, run once per
+     * test with its input on stdin; it passes when every output matches.
+     */
+    IO("io");
 
     private final String id;
 
@@ -38,13 +44,16 @@ public enum ProblemFormat {
         return Arrays.stream(values()).map(ProblemFormat::id).collect(Collectors.joining(", "));
     }
 
-    /** The format whose distinctive fields a problem line has, or empty when it has neither's. */
+    /** The format whose distinctive fields a problem line has, or empty when it has none's. */
     public static Optional<ProblemFormat> detect(Collection<String> fields) {
         if (fields.contains("prompt") && fields.contains("test") && fields.contains("entry_point")) {
             return Optional.of(HUMANEVAL);
         }
         if (fields.contains("test_list") && (fields.contains("text") || fields.contains("code"))) {
             return Optional.of(MBPP);
+        }
+        if (fields.contains("tests") && fields.contains("prompt")) {
+            return Optional.of(IO);
         }
         return Optional.empty();
     }

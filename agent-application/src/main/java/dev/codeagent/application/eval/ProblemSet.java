@@ -1,5 +1,6 @@
 package dev.codeagent.application.eval;
 
+import dev.codeagent.domain.execution.Language;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,7 +27,7 @@ public record ProblemSet(ProblemFormat format, List<Problem> problems, List<BadL
     }
 
     /**
-     * Reads a HumanEval or MBPP JSONL file. Lines that are not JSON objects, lack a field, or repeat
+     * Reads a HumanEval, MBPP or IO JSONL file. Lines that are not JSON objects, lack a field, or repeat
      * a task id are skipped and listed in {@link #badLines()}.
      *
      * @param format the format, or null to tell it from the fields of the first line that shows one
@@ -46,7 +47,7 @@ public record ProblemSet(ProblemFormat format, List<Problem> problems, List<BadL
             }
             if (chosen == null) {
                 throw new EvaluationException(name + ": cannot tell the problem format from the fields (want HumanEval's "
-                        + "prompt/test/entry_point or MBPP's text/code/test_list); name it with --format "
+                        + "prompt/test/entry_point, MBPP's text/code/test_list or IO's prompt/tests); name it with --format "
                         + String.join("|", ProblemFormat.knownIds().split(", ")));
             }
         }
@@ -81,9 +82,37 @@ public record ProblemSet(ProblemFormat format, List<Problem> problems, List<BadL
                     JsonLines.requiredString(json, "canonical_solution"), JsonLines.requiredString(json, "test"), List.of(),
                     JsonLines.requiredString(json, "entry_point"));
         }
+        if (format == ProblemFormat.IO) {
+            return io(taskId, json);
+        }
         String setup = JsonLines.string(json, "test_setup_code");
         return new Problem(taskId, format, Objects.requireNonNullElse(JsonLines.string(json, "text"), ""),
                 JsonLines.requiredString(json, "code"), setup, JsonLines.stringList(json, "test_list"), null);
+    }
+
+    private static Problem io(String taskId, JsonNode json) {
+        String languageId = JsonLines.string(json, "language");
+        Language language = languageId == null ? Language.PYTHON : Language.fromId(languageId).orElseThrow(
+                () -> new IllegalArgumentException("unknown language '" + languageId + "'; known: " + Language.knownIds()));
+        JsonNode tests = json.get("tests");
+        if (tests == null || !tests.isArray() || tests.isEmpty()) {
+            throw new IllegalArgumentException("'tests' must be a non-empty list of {\"input\": ..., \"output\": ...}");
+        }
+        List<Problem.IoCase> cases = new ArrayList<>();
+        for (int i = 0; i < tests.size(); i++) {
+            JsonNode t = tests.get(i);
+            if (!t.isObject()) {
+                throw new IllegalArgumentException("tests[" + i + "] must be an object with input and output");
+            }
+            String input = JsonLines.string(t, "input");
+            String output = JsonLines.string(t, "output");
+            if (output == null) {
+                throw new IllegalArgumentException("tests[" + i + "]: missing 'output'");
+            }
+            cases.add(new Problem.IoCase(input == null ? "" : input, output));
+        }
+        return new Problem(taskId, ProblemFormat.IO, JsonLines.requiredString(json, "prompt"),
+                Objects.requireNonNullElse(JsonLines.string(json, "solution"), ""), "", List.of(), null, language, cases);
     }
 
     private static List<String> fieldNames(JsonNode json) {
@@ -94,11 +123,16 @@ public record ProblemSet(ProblemFormat format, List<Problem> problems, List<BadL
         return names;
     }
 
-    /** One sample per problem: its reference solution (a self-test of the dataset and the sandbox). */
+    /**
+     * One sample per problem: its reference solution (a self-test of the dataset and the sandbox); an IO problem
+     * without a solution has none.
+     */
     public List<Sample> referenceSamples() {
         List<Sample> samples = new ArrayList<>(problems.size());
         for (Problem p : problems) {
-            samples.add(new Sample(p.taskId(), 0, p.reference()));
+            if (p.format() != ProblemFormat.IO || !p.reference().isEmpty()) {
+                samples.add(new Sample(p.taskId(), 0, p.reference()));
+            }
         }
         return samples;
     }

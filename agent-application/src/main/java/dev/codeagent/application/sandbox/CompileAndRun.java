@@ -62,6 +62,28 @@ public final class CompileAndRun {
      * @throws IllegalArgumentException when the language is not compiled
      */
     public static Execution execute(ExecutionRequest request, Stage stage, Isolation isolation) {
+        Built built = compile(request, stage, isolation);
+        return built.failure() != null ? built.failure() : run(built, request.stdin(), stage);
+    }
+
+    /**
+     * A compile stage's result: what was built, ready to run with any input, or why nothing was.
+     *
+     * @param request the request it was built for (its limits and arguments apply to every run)
+     * @param compileStage the compile stage as the caller sees it (the compiler's messages), or null when refused
+     * @param runProgram the run stage's program, or null when the compile stage failed
+     * @param failure the execution to report instead of a run, or null when it built
+     */
+    public record Built(ExecutionRequest request, Execution compileStage, Program runProgram, Execution failure) {
+    }
+
+    /**
+     * The compile stage of {@code request}'s program, once: {@link #run} then runs what it built as often as needed
+     * (a judge's several test inputs), each run in a sandbox of its own.
+     *
+     * @throws IllegalArgumentException when the language is not compiled
+     */
+    public static Built compile(ExecutionRequest request, Stage stage, Isolation isolation) {
         Objects.requireNonNull(stage, "stage");
         Program program = request.program();
         LanguageProfile profile = LanguageProfile.of(program.language());
@@ -73,41 +95,60 @@ public final class CompileAndRun {
         Map<String, String> sources = new LinkedHashMap<>();
         sources.put(mainFile, program.source());
         sources.putAll(program.files());
-        if (sources.containsKey(COMPILE_SCRIPT) || sources.containsKey(RUN_SCRIPT)
-                || program.binaryFiles().containsKey(COMPILE_SCRIPT) || program.binaryFiles().containsKey(RUN_SCRIPT)) {
-            return Execution.policyViolation("a file of the program is named " + COMPILE_SCRIPT + " or " + RUN_SCRIPT
-                    + ", the names of the compile and run stages' own scripts", isolation);
-        }
-        if (program.binaryFiles().keySet().stream().anyMatch(f -> f.startsWith(Compiler.OUTPUT_DIR + "/"))
-                || sources.keySet().stream().anyMatch(f -> f.startsWith(Compiler.OUTPUT_DIR + "/"))) {
-            return Execution.policyViolation("a file of the program is in " + Compiler.OUTPUT_DIR
-                    + "/, where the compile stage puts what it builds", isolation);
-        }
-        if (sources.size() + program.binaryFiles().size() != program.files().size() + 1 + program.binaryFiles().size()
-                || program.binaryFiles().containsKey(mainFile)) {
-            return Execution.policyViolation("another file of the program is named " + mainFile
-                    + ", the name the main source is compiled under", isolation);
+        String refused = refusal(program, sources, mainFile);
+        if (refused != null) {
+            return new Built(request, null, null, Execution.policyViolation(refused, isolation));
         }
         Program compileProgram = new Program(Language.BASH, compileScript(program, profile, mainFile, request.compileLimits()),
                 sources, COMPILE_SCRIPT, program.binaryFiles());
         Execution built = stage.run(new ExecutionRequest(compileProgram, "", List.of(), request.compileLimits()));
         Execution shown = shown(built);
         if (built.outcome() == Outcome.SANDBOX_ERROR) {
-            return built.withCompile(shown);
+            return new Built(request, shown, null, built.withCompile(shown));
         }
         if (!built.ok() || built.exitCode() == null || built.exitCode() != 0) {
-            return Execution.compilationFailed(shown, failure(built, request.compileLimits()));
+            return new Built(request, shown, null, Execution.compilationFailed(shown, failure(built, request.compileLimits())));
         }
         Optional<Map<String, String>> output = builtFiles(built.stdout());
         if (output.isEmpty()) {
-            return Execution.compilationFailed(shown, "the compile stage sent back no program it built");
+            return new Built(request, shown, null,
+                    Execution.compilationFailed(shown, "the compile stage sent back no program it built"));
         }
         Map<String, String> binaries = new LinkedHashMap<>(program.binaryFiles());
         output.get().forEach((name, b64) -> binaries.put(Compiler.OUTPUT_DIR + "/" + name, b64));
         Program runProgram = new Program(Language.BASH, runScript(program, profile, request.limits()), sources, RUN_SCRIPT,
                 binaries);
-        Execution ran = stage.run(new ExecutionRequest(runProgram, request.stdin(), request.args(), request.limits()));
-        return ran.withCompile(shown);
+        return new Built(request, shown, runProgram, null);
+    }
+
+    /**
+     * The run stage of what {@link #compile} built, with {@code stdin}, the request's arguments and limits.
+     *
+     * @throws IllegalArgumentException when nothing was built
+     */
+    public static Execution run(Built built, String stdin, Stage stage) {
+        if (built.runProgram() == null) {
+            throw new IllegalArgumentException("nothing was built: " + built.failure().detail());
+        }
+        ExecutionRequest r = built.request();
+        return stage.run(new ExecutionRequest(built.runProgram(), stdin, r.args(), r.limits())).withCompile(built.compileStage());
+    }
+
+    /** Why the program's files cannot go through the stages, or null. */
+    private static String refusal(Program program, Map<String, String> sources, String mainFile) {
+        if (sources.containsKey(COMPILE_SCRIPT) || sources.containsKey(RUN_SCRIPT)
+                || program.binaryFiles().containsKey(COMPILE_SCRIPT) || program.binaryFiles().containsKey(RUN_SCRIPT)) {
+            return "a file of the program is named " + COMPILE_SCRIPT + " or " + RUN_SCRIPT
+                    + ", the names of the compile and run stages' own scripts";
+        }
+        if (program.binaryFiles().keySet().stream().anyMatch(f -> f.startsWith(Compiler.OUTPUT_DIR + "/"))
+                || sources.keySet().stream().anyMatch(f -> f.startsWith(Compiler.OUTPUT_DIR + "/"))) {
+            return "a file of the program is in " + Compiler.OUTPUT_DIR + "/, where the compile stage puts what it builds";
+        }
+        if (sources.size() != program.files().size() + 1 || program.binaryFiles().containsKey(mainFile)) {
+            return "another file of the program is named " + mainFile + ", the name the main source is compiled under";
+        }
+        return null;
     }
 
     /**

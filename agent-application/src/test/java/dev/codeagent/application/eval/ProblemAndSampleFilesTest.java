@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Judge;
 import dev.codeagent.domain.solving.Submission;
@@ -45,6 +46,30 @@ class ProblemAndSampleFilesTest {
         // error lines are counted in prompt + completion, as the model's code begins at the prompt
         assertThat(s.codeFirstLine()).isEqualTo(1);
         assertThat(s.codeLineCount()).isEqualTo(3);
+    }
+
+    @Test
+    void tellsIoFromItsFieldsAndTakesItsLanguageAndTests() throws IOException {
+        String c = "{\"task_id\": \"sum\", \"prompt\": \"Add.\", \"language\": \"c++\", "
+                + "\"tests\": [{\"input\": \"1 2\\n\", \"output\": \"3\\n\"}, {\"output\": \"0\\n\"}]}";
+        String noOutput = "{\"task_id\": \"x\", \"prompt\": \"p\", \"tests\": [{\"input\": \"1\"}]}";
+        String cobol = "{\"task_id\": \"y\", \"prompt\": \"p\", \"language\": \"cobol\", \"tests\": [{\"output\": \"\"}]}";
+        String none = "{\"task_id\": \"z\", \"prompt\": \"p\", \"tests\": []}";
+        ProblemSet set = ProblemSet.read(write("io.jsonl", String.join("\n", c, noOutput, cobol, none) + "\n"), null);
+        assertThat(set.format()).isEqualTo(ProblemFormat.IO);
+        Problem p = set.problems().get(0);
+        assertThat(p.language()).isEqualTo(Language.CPP);
+        assertThat(p.cases()).containsExactly(new Problem.IoCase("1 2\n", "3\n"), new Problem.IoCase("", "0\n"));
+        assertThat(p.judgeJob()).as("the host compares outputs: no judge process").isNull();
+        Task second = p.caseTask("Add.", 1, ResourceLimits.defaults(), 1);
+        assertThat(second.stdin()).isEmpty();
+        assertThat(second.expectedOutput()).isEqualTo("0\n");
+        assertThat(p.generationTask(ResourceLimits.defaults(), 2).prompt()).contains("Example input:\n1 2\n")
+                .contains("Expected output:\n3\n");
+        assertThat(set.badLines()).extracting(BadLine::reason).containsExactly("tests[0]: missing 'output'",
+                "unknown language 'cobol'; known: " + Language.knownIds(),
+                "'tests' must be a non-empty list of {\"input\": ..., \"output\": ...}");
+        assertThat(set.referenceSamples()).as("no solution, no reference sample").isEmpty();
     }
 
     @Test
