@@ -1,6 +1,7 @@
 package dev.codeagent.sandbox.process;
 
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -43,23 +44,21 @@ final class Interpreters {
     }
 
     /**
-     * The compiled languages whose toolchain the host has in /usr (the sandbox's view shows /usr and nothing else of
-     * the host's programs): the compiler, and what else the stages call — the JDK's java, the C compiler rustc links
-     * with. Their stages are Bash scripts (LanguageProfile.Compiler), so Bash comes first.
+     * The compiled languages whose tools ({@code LanguageProfile.Compiler#tools}) the host has in /usr/bin, resolved
+     * to files under /usr (the sandbox's view shows /usr and nothing else of the host's programs). Their stages are
+     * Bash scripts, so Bash comes first. The language's entry is its first tool, the compiler.
      */
     private static void compilers(Map<Language, Path> into) {
-        Map<Language, List<String>> tools = Map.of(
-                Language.C, List.of("/usr/bin/gcc"),
-                Language.CPP, List.of("/usr/bin/g++"),
-                Language.JAVA, List.of("/usr/bin/javac", "/usr/bin/java"),
-                Language.GO, List.of("/usr/bin/go"),
-                Language.RUST, List.of("/usr/bin/rustc", "/usr/bin/cc"));
-        tools.forEach((language, paths) -> {
-            List<Optional<Path>> found = paths.stream().map(p -> nativeBinary(Path.of(p))).toList();
+        for (Language language : Language.values()) {
+            LanguageProfile.Compiler compiler = LanguageProfile.of(language).compiler();
+            if (compiler == null) {
+                continue;
+            }
+            List<Optional<Path>> found = compiler.tools().stream().map(t -> nativeBinary(Path.of("/usr/bin", t))).toList();
             if (found.stream().allMatch(f -> f.filter(real -> real.startsWith("/usr")).isPresent())) {
                 into.put(language, found.get(0).get());
             }
-        });
+        }
     }
 
     Optional<Path> binary(Language language) {

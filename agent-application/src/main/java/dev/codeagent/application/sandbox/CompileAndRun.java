@@ -155,7 +155,7 @@ public final class CompileAndRun {
      * The main file's name: as the caller named it, else {@code main} and the extension — for Java, the class it
      * starts from, since javac wants a public class in a file of its name.
      */
-    static String mainFile(Program program, LanguageProfile profile) {
+    public static String mainFile(Program program, LanguageProfile profile) {
         String defaultName = "main" + program.language().extension();
         if (!program.mainFileName().equals(defaultName)) {
             return program.mainFileName();
@@ -168,7 +168,7 @@ public final class CompileAndRun {
      * The compile stage's script: the compiler with its stdout on stderr (the stage's stdout is the channel of what it
      * built), then each built file as a line with its name and a line with its base64.
      */
-    static String compileScript(Program program, LanguageProfile profile, String mainFile, ResourceLimits limits) {
+    public static String compileScript(Program program, LanguageProfile profile, String mainFile, ResourceLimits limits) {
         Compiler c = profile.compiler();
         StringBuilder s = new StringBuilder("set -u\n");
         new java.util.TreeMap<>(c.environment()).forEach((k, v) -> s.append("export ").append(k).append('=').append(quoted(v)).append('\n'));
@@ -186,7 +186,7 @@ public final class CompileAndRun {
     }
 
     /** The run stage's script: unpack or mark executable what was built, then become the program. */
-    static String runScript(Program program, LanguageProfile profile, ResourceLimits limits) {
+    public static String runScript(Program program, LanguageProfile profile, ResourceLimits limits) {
         Compiler c = profile.compiler();
         StringBuilder s = new StringBuilder();
         String out = Compiler.OUTPUT_DIR;

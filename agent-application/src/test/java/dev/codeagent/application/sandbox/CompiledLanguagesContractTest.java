@@ -178,6 +178,25 @@ public abstract class CompiledLanguagesContractTest {
         assertThat(e.detail()).startsWith("the compiler ran out of time");
     }
 
+    /**
+     * Hostile input to a trusted tool: a source that makes the compiler read an endless file. The compile stage's
+     * memory limit ends it (gcc asks for ever more), the program never runs, and nothing of the stage survives it.
+     */
+    @Test
+    void aCompilerFedAnEndlessIncludeIsStoppedByTheCompileLimits() {
+        require(Language.C);
+        String marker = HostProbe.marker("endless-include");
+        ResourceLimits compile = ResourceLimits.compileDefaults().withMemoryBytes(256 * ResourceLimits.MIB)
+                .withWallTime(Duration.ofSeconds(10));
+        Execution e = sandbox().execute(new ExecutionRequest(new Program(Language.C,
+                "#include \"/dev/zero\"\nint main(void) { return 0; }\n", Map.of(marker + ".h", "")), "", List.of(),
+                ResourceLimits.defaults(), null, compile));
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.COMPILATION_ERROR);
+        assertThat(e.compile().outcome()).as(why(e)).isIn(Outcome.MEMORY_LIMIT, Outcome.RUNTIME_ERROR, Outcome.TIME_LIMIT);
+        assertThat(e.compile().wallTime()).isLessThan(compile.wallTime().plus(slack()));
+        assertThat(HostProbe.processesWithArg(marker)).as("nothing of the stage is left").isEmpty();
+    }
+
     @Test
     void extraSourcesAndHeadersAreCompiledTogether() {
         require(Language.C);

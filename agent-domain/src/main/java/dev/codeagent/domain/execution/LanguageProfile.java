@@ -13,9 +13,11 @@ import java.util.regex.Pattern;
  * and how a sandbox starts it. {@code CodeExtractor}, {@code Judge}, {@code ChatPrompt} and both sandbox
  * tiers read the profile instead of switching on the language.
  *
- * <p>Adding a language: a {@link Language} constant (id, extension), its profile in {@link #of}, and an entry
- * in each sandbox's interpreter table (the process tier's {@code Interpreters}: config key and binary
- * candidates; the docker image's interpreter and its {@code dev.codeagent.languages} label).
+ * <p>Adding an interpreted language: a {@link Language} constant (id, extension), its profile in {@link #of}, and an
+ * entry in each sandbox's interpreter table (the process tier's {@code Interpreters}: config key and binary
+ * candidates; the docker image's interpreter and its {@code dev.codeagent.languages} label). A compiled one: the
+ * constant and its profile with a {@link Compiler} (the process tier finds its {@link Compiler#tools()} itself),
+ * and its Debian packages on one line of the image recipe ({@code scripts/build-sandbox-image.sh}).
  *
  * @param language the language
  * @param displayName how prose names it ({@code "Python"})
@@ -72,9 +74,11 @@ public record LanguageProfile(
      * @param environment variables the compiler needs (where Go keeps its build cache)
      * @param archived whether the output is many files (Java's classes, whose names hold {@code $}): then it crosses
      *     as one tar archive the run stage unpacks
+     * @param tools the commands the stages start besides Bash's own (the compiler, a runtime, the linker it calls):
+     *     a sandbox offers the language only where all of them are on its PATH
      */
     public record Compiler(List<String> compile, List<String> run, List<String> sourceExtensions,
-            Map<String, String> environment, boolean archived) {
+            Map<String, String> environment, boolean archived, List<String> tools) {
 
         /** Where the compile stage leaves what it built, relative to the work directory. */
         public static final String OUTPUT_DIR = "codeagent-build";
@@ -84,7 +88,8 @@ public record LanguageProfile(
             run = List.copyOf(run);
             sourceExtensions = List.copyOf(sourceExtensions);
             environment = Map.copyOf(environment);
-            if (compile.isEmpty() || run.isEmpty()) {
+            tools = List.copyOf(tools);
+            if (compile.isEmpty() || run.isEmpty() || tools.isEmpty()) {
                 throw new IllegalArgumentException("a compiler needs a compile and a run command");
             }
         }
@@ -277,7 +282,7 @@ public record LanguageProfile(
                         + C_DECLARATION + "|" + C_FAMILY_LINE + ")$"), C_FAMILY_WEAK, cMain, null, null, List.of()),
                 Tracebacks.NONE, Pattern.compile("(?i)cannot allocate memory|out of memory"),
                 new Compiler(List.of("gcc", "-std=gnu17", "-O2", "-pipe", "-o", "{out}/main", "{sources}", "-lm"),
-                        List.of("{out}/main"), List.of(".c"), Map.of(), false)));
+                        List.of("{out}/main"), List.of(".c"), Map.of(), false, List.of("gcc"))));
         m.put(Language.CPP, new LanguageProfile(Language.CPP, "C++", "a C++17 program (GNU dialect, compiled with g++ -O2)",
                 "g++", List.of(), null, Pattern.compile("cc|cxx|hpp|hh|c\\+\\+\\d*|cpp\\d*"),
                 new CodeShape(Pattern.compile("^(?:#\\s*(?:include|define|if|ifdef|ifndef|endif|pragma|undef)\\b.*|"
@@ -285,7 +290,7 @@ public record LanguageProfile(
                         + C_DECLARATION + "|" + C_FAMILY_LINE + ")$"), C_FAMILY_WEAK, cMain, null, null, List.of()),
                 Tracebacks.NONE, Pattern.compile("std::bad_alloc|(?i)cannot allocate memory|out of memory"),
                 new Compiler(List.of("g++", "-std=gnu++17", "-O2", "-pipe", "-o", "{out}/main", "{sources}"),
-                        List.of("{out}/main"), List.of(".cpp", ".cc", ".cxx"), Map.of(), false)));
+                        List.of("{out}/main"), List.of(".cpp", ".cc", ".cxx"), Map.of(), false, List.of("g++"))));
         List<String> jvm = List.of("-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xshare:auto");
         List<String> javac = new java.util.ArrayList<>(List.of("javac", "-J-Xmx{heap}m", "-J-XX:TieredStopAtLevel=1"));
         jvm.forEach(f -> javac.add("-J" + f));
@@ -302,7 +307,7 @@ public record LanguageProfile(
                         Pattern.compile("(?m)^\\s*(?:public\\s+)?(?:final\\s+)?class\\s+\\w+"),
                         Pattern.compile("(?m)^import (?:static )?org\\.junit"), null, List.of("\"\"\"")),
                 Tracebacks.NONE, Pattern.compile("java\\.lang\\.OutOfMemoryError|Could not reserve enough space"),
-                new Compiler(javac, java, List.of(".java"), Map.of(), true)));
+                new Compiler(javac, java, List.of(".java"), Map.of(), true, List.of("javac", "java"))));
         m.put(Language.GO, new LanguageProfile(Language.GO, "Go", "a Go program (package main, built with go build)",
                 "go", List.of(), null, Pattern.compile("golang|go\\d[\\d.]*"),
                 new CodeShape(Pattern.compile("^(?:package\\s+\\w+|import\\s*(?:\\(|\".*\")|func\\s+.*|"
@@ -315,7 +320,7 @@ public record LanguageProfile(
                 new Compiler(List.of("go", "build", "-ldflags=-s -w", "-o", "{out}/main", "{sources}"),
                         List.of("{out}/main"), List.of(".go"),
                         Map.of("GOCACHE", "/tmp/codeagent-go/cache", "GOPATH", "/tmp/codeagent-go", "GO111MODULE", "off",
-                                "GOPROXY", "off", "CGO_ENABLED", "0", "GOFLAGS", "-buildvcs=false"), false)));
+                                "GOPROXY", "off", "CGO_ENABLED", "0", "GOFLAGS", "-buildvcs=false"), false, List.of("go"))));
         m.put(Language.RUST, new LanguageProfile(Language.RUST, "Rust", "a Rust program (one crate, edition 2021, "
                 + "rustc -O; the standard library only)", "rustc", List.of(), null, Pattern.compile("rs|rust\\d*"),
                 new CodeShape(Pattern.compile("^(?:(?:pub(?:\\([\\w ]+\\))?\\s+)?(?:fn|struct|enum|impl|trait|mod|use|const|static|"
@@ -325,7 +330,7 @@ public record LanguageProfile(
                         Pattern.compile("(?m)^\\s*#\\[(?:cfg\\(test\\)|test)\\]"), null, List.of()),
                 Tracebacks.NONE, Pattern.compile("memory allocation of \\d+ bytes failed|out of memory"),
                 new Compiler(List.of("rustc", "--edition", "2021", "-O", "-C", "strip=symbols", "-o", "{out}/main", "{main}"),
-                        List.of("{out}/main"), List.of(), Map.of(), false)));
+                        List.of("{out}/main"), List.of(), Map.of(), false, List.of("rustc", "cc"))));
     }
 
     // last: the profiles are built from the patterns above
