@@ -49,6 +49,7 @@ final class ApiRequests {
     private final CodeAgentConfig config;
     private final Set<Language> supported;
     private final InputPolicy policy;
+    private final ResourceLimits compileDefaults;
     private final ResourceLimits defaults;
 
     /** @throws IllegalArgumentException when the configured limits are out of the sandbox's ranges */
@@ -57,6 +58,7 @@ final class ApiRequests {
         this.supported = Set.copyOf(supported);
         this.policy = policy(config);
         this.defaults = config.limits().toResourceLimits();
+        this.compileDefaults = config.limits().compileLimits();
     }
 
     /**

@@ -109,6 +109,7 @@ final class PistonApi {
 
     private final ExecuteCode executeCode;
     private final InputPolicy policy;
+    private final ResourceLimits compileDefaults;
     private final ResourceLimits defaults;
     private final Set<Language> supported;
     private final CompletableFuture<Map<Language, String>> versions;
@@ -117,6 +118,7 @@ final class PistonApi {
         this.executeCode = executeCode;
         this.policy = ApiRequests.policy(config);
         this.defaults = config.limits().toResourceLimits();
+        this.compileDefaults = config.limits().compileLimits();
         this.supported = executeCode.sandbox().languages();
         // the versions are those of the interpreters the sandbox really runs (host or image), asked once
         this.versions = CompletableFuture.supplyAsync(this::detectVersions, r -> {
@@ -339,7 +341,7 @@ final class PistonApi {
             overrides = overrides.with(LimitField.MEMORY, memoryBytes);
         }
         FieldErrors errors = new FieldErrors();
-        ResourceLimits limits = overrides.applyTo(ResourceLimits.compileDefaults(), policy, "compileLimits", errors);
+        ResourceLimits limits = overrides.applyTo(compileDefaults, policy, "compileLimits", errors);
         if (limits == null) {
             FieldError e = errors.list().get(0);
             String name = COMPILE_NAMES.getOrDefault(e.field(), e.field());

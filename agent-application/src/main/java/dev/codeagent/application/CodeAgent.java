@@ -74,7 +74,8 @@ public final class CodeAgent implements AutoCloseable {
         SandboxProvider<?> sandboxProvider = find(sandboxes, "sandbox.kind", config.sandbox().kind());
         this.sandbox = memoize(() -> track(createSandbox(sandboxProvider)));
         this.executeCode = memoize(() -> new ExecuteCode(sandbox(), config.policy().toPolicy(),
-                config.sandbox().maxSourceBytes().bytes(), config.sandbox().maxConcurrent(), config.sandbox().maxQueueWait()));
+                config.sandbox().maxSourceBytes().bytes(), config.sandbox().maxConcurrent(), config.sandbox().maxQueueWait(),
+                config.limits().compileLimits()));
         this.generator = b.generator != null ? () -> b.generator
                 : memoize(() -> track(createGenerator(find(generators, "generator.kind", config.generator().kind()))));
         this.runLog = b.runLog != null ? () -> b.runLog

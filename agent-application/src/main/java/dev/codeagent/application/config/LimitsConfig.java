@@ -6,7 +6,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The default resource limits of an execution; requests may lower or raise them per run. Checked
+ * The default resource limits of an execution, and of a compiled language's compile stage ({@code compileTimeout}
+ * wall and CPU, {@code compileMemory}); requests may lower or raise them per run. Checked
  * against the domain's ranges when read, so a bad value stops the program at start instead of being
  * replaced by a default somewhere later.
  */
@@ -17,7 +18,9 @@ public record LimitsConfig(
         int processes,
         ByteSize outputBytes,
         ByteSize fileBytes,
-        boolean network) {
+        boolean network,
+        Duration compileTimeout,
+        ByteSize compileMemory) {
 
     /** The domain's names for the limits, to the config keys a user writes. */
     private static final Map<String, String> KEYS = Map.of(
@@ -27,6 +30,10 @@ public record LimitsConfig(
             "maxProcesses", "limits.processes",
             "maxOutputBytes", "limits.outputBytes",
             "maxFileBytes", "limits.fileBytes");
+    private static final Map<String, String> COMPILE_KEYS = Map.of(
+            "wallTime", "limits.compileTimeout",
+            "cpuTime", "limits.compileTimeout",
+            "memoryBytes", "limits.compileMemory");
 
     public LimitsConfig {
         Objects.requireNonNull(timeout, "limits.timeout");
@@ -42,12 +49,38 @@ public record LimitsConfig(
             throw new IllegalArgumentException("invalid limits: " + message
                     + (KEYS.containsKey(field) ? " (config key " + KEYS.get(field) + ")" : ""), e);
         }
+        compileTimeout = compileTimeout == null ? ResourceLimits.compileDefaults().wallTime() : compileTimeout;
+        compileMemory = compileMemory == null ? new ByteSize(ResourceLimits.compileDefaults().memoryBytes()) : compileMemory;
+        try {
+            compile(compileTimeout, compileMemory);
+        } catch (IllegalArgumentException e) {
+            String message = e.getMessage();
+            String field = message.contains(" ") ? message.substring(0, message.indexOf(' ')) : message;
+            throw new IllegalArgumentException("invalid compile limits: " + message
+                    + (COMPILE_KEYS.containsKey(field) ? " (config key " + COMPILE_KEYS.get(field) + ")" : ""), e);
+        }
+    }
+
+    public LimitsConfig(Duration timeout, Duration cpuTime, ByteSize memory, int processes, ByteSize outputBytes,
+            ByteSize fileBytes, boolean network) {
+        this(timeout, cpuTime, memory, processes, outputBytes, fileBytes, network, null, null);
+    }
+
+    private static ResourceLimits compile(Duration timeout, ByteSize memory) {
+        return ResourceLimits.compileDefaults().withCpuTime(timeout).withWallTime(timeout).withMemoryBytes(memory.bytes());
+    }
+
+    /** What a compile stage may consume unless a request says otherwise: {@link ResourceLimits#compileDefaults()} with these. */
+    public ResourceLimits compileLimits() {
+        return compile(compileTimeout, compileMemory);
     }
 
     public static LimitsConfig defaults() {
         ResourceLimits d = ResourceLimits.defaults();
+        ResourceLimits c = ResourceLimits.compileDefaults();
         return new LimitsConfig(d.wallTime(), d.cpuTime(), new ByteSize(d.memoryBytes()), d.maxProcesses(),
-                new ByteSize(d.maxOutputBytes()), new ByteSize(d.maxFileBytes()), d.network());
+                new ByteSize(d.maxOutputBytes()), new ByteSize(d.maxFileBytes()), d.network(), c.wallTime(),
+                new ByteSize(c.memoryBytes()));
     }
 
     /** The limits as the domain's value; always valid, since they were checked when read. */

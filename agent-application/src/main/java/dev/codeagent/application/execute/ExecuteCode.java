@@ -3,6 +3,7 @@ package dev.codeagent.application.execute;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.execution.UnsupportedLanguageException;
 import dev.codeagent.domain.policy.CodePolicy;
@@ -30,8 +31,18 @@ public final class ExecuteCode {
     private final long maxSourceBytes;
     private final Bulkhead bulkhead;
     private final Retry retry;
+    private final ResourceLimits compileLimits;
 
     public ExecuteCode(Sandbox sandbox, CodePolicy policy, long maxSourceBytes, int maxConcurrent, Duration maxQueueWait) {
+        this(sandbox, policy, maxSourceBytes, maxConcurrent, maxQueueWait, ResourceLimits.compileDefaults());
+    }
+
+    /**
+     * @param compileLimits a compiled language's compile stage limits for a request that names none (limits.compile*)
+     */
+    public ExecuteCode(Sandbox sandbox, CodePolicy policy, long maxSourceBytes, int maxConcurrent, Duration maxQueueWait,
+            ResourceLimits compileLimits) {
+        this.compileLimits = Objects.requireNonNull(compileLimits, "compileLimits");
         this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
         this.policy = Objects.requireNonNull(policy, "policy");
         this.maxSourceBytes = maxSourceBytes;
@@ -61,12 +72,13 @@ public final class ExecuteCode {
      */
     public Execution execute(ExecutionRequest request) {
         validate(request);
+        ExecutionRequest withCompileLimits = request.compileLimits() == null ? request.withCompileLimits(compileLimits) : request;
         var violation = policy.check(request.program());
         if (violation.isPresent()) {
             return Execution.policyViolation(violation.get(), sandbox.isolation());
         }
         try {
-            return bulkhead.executeSupplier(() -> retry.executeSupplier(() -> sandbox.execute(request)));
+            return bulkhead.executeSupplier(() -> retry.executeSupplier(() -> sandbox.execute(withCompileLimits)));
         } catch (BulkheadFullException e) {
             throw new OverloadedException("all " + bulkhead.getBulkheadConfig().getMaxConcurrentCalls()
                     + " execution places are busy", Duration.ofSeconds(1));

@@ -99,15 +99,16 @@ public final class CompileAndRun {
         if (refused != null) {
             return new Built(request, null, null, Execution.policyViolation(refused, isolation));
         }
-        Program compileProgram = new Program(Language.BASH, compileScript(program, profile, mainFile, request.compileLimits()),
+        ResourceLimits compileLimits = request.compileLimitsOr(ResourceLimits.compileDefaults());
+        Program compileProgram = new Program(Language.BASH, compileScript(program, profile, mainFile, compileLimits),
                 sources, COMPILE_SCRIPT, program.binaryFiles());
-        Execution built = stage.run(new ExecutionRequest(compileProgram, "", List.of(), request.compileLimits()));
+        Execution built = stage.run(new ExecutionRequest(compileProgram, "", List.of(), compileLimits));
         Execution shown = shown(built);
         if (built.outcome() == Outcome.SANDBOX_ERROR) {
             return new Built(request, shown, null, built.withCompile(shown));
         }
         if (!built.ok() || built.exitCode() == null || built.exitCode() != 0) {
-            return new Built(request, shown, null, Execution.compilationFailed(shown, failure(built, request.compileLimits())));
+            return new Built(request, shown, null, Execution.compilationFailed(shown, failure(built, compileLimits)));
         }
         Optional<Map<String, String>> output = builtFiles(built.stdout());
         if (output.isEmpty()) {

@@ -1,5 +1,6 @@
 package dev.codeagent.application.config;
 
+import dev.codeagent.domain.execution.ResourceLimits;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -184,6 +185,19 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> loader.load(Optional.empty(), Map.of(), Map.of("limits.timeout", "2h")))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("limits.timeout");
+        assertThatThrownBy(() -> loader.parse("limits: {compileMemory: 1m}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("memoryBytes must be at least 16 MiB")
+                .hasMessageContaining("limits.compileMemory");
+    }
+
+    @Test
+    void compileLimitsHaveTheirOwnKeysAndDefaults() {
+        assertThat(loader.parse("{}").limits().compileLimits()).isEqualTo(ResourceLimits.compileDefaults());
+        ResourceLimits set = loader.parse("limits: {compileTimeout: 5s, compileMemory: 512m}").limits().compileLimits();
+        assertThat(set.wallTime()).isEqualTo(java.time.Duration.ofSeconds(5));
+        assertThat(set.cpuTime()).isEqualTo(java.time.Duration.ofSeconds(5));
+        assertThat(set.memoryBytes()).isEqualTo(512 * ResourceLimits.MIB);
     }
 
     @Test

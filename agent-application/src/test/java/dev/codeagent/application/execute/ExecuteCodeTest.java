@@ -7,6 +7,7 @@ import dev.codeagent.application.testing.ScriptedSandbox;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.policy.CodePolicy;
 import java.time.Duration;
@@ -29,6 +30,18 @@ class ExecuteCodeTest {
         Execution e = executor(sandbox, CodePolicy.permissive(), 1 << 20).execute(ExecutionRequest.of(Language.PYTHON, "print(1)"));
         assertThat(e.outcome()).isEqualTo(Outcome.OK);
         assertThat(calls).hasValue(3);
+    }
+
+    /** A request that names no compile limits gets the configured ones (limits.compileTimeout, limits.compileMemory). */
+    @Test
+    void fillsInTheConfiguredCompileLimitsAndKeepsARequestsOwn() {
+        var sandbox = new ScriptedSandbox(r -> ScriptedSandbox.exited(0, "", ""));
+        ResourceLimits configured = ResourceLimits.compileDefaults().withWallTime(Duration.ofSeconds(5));
+        ExecuteCode execute = new ExecuteCode(sandbox, CodePolicy.permissive(), 1 << 20, 2, Duration.ofSeconds(1), configured);
+        execute.execute(ExecutionRequest.of(Language.PYTHON, "print(1)"));
+        ResourceLimits own = ResourceLimits.compileDefaults().withMemoryBytes(64 * ResourceLimits.MIB);
+        execute.execute(ExecutionRequest.of(Language.PYTHON, "print(1)").withCompileLimits(own));
+        assertThat(sandbox.requests()).extracting(ExecutionRequest::compileLimits).containsExactly(configured, own);
     }
 
     @Test

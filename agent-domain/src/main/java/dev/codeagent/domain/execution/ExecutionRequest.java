@@ -13,8 +13,8 @@ import java.util.Objects;
  * @param judging tests a judge process runs against the program, or null to run it plainly; a judged program
  *     must be Python and its main file holds only the code under test
  * @param compileLimits what the compile stage of a compiled language may consume (its own time, memory and output,
- *     apart from the run's); null: {@link ResourceLimits#compileDefaults()}. Ignored for languages that run from
- *     source
+ *     apart from the run's); null: the executor's configured compile limits, else {@link ResourceLimits#compileDefaults()}.
+ *     Ignored for languages that run from source
  */
 public record ExecutionRequest(Program program, String stdin, List<String> args, ResourceLimits limits, JudgeJob judging,
         ResourceLimits compileLimits) {
@@ -33,7 +33,6 @@ public record ExecutionRequest(Program program, String stdin, List<String> args,
             throw new IllegalArgumentException("only Python programs can be judged by the split judge, not "
                     + program.language().id());
         }
-        compileLimits = compileLimits == null ? ResourceLimits.compileDefaults() : compileLimits;
     }
 
     public ExecutionRequest(Program program, String stdin, List<String> args, ResourceLimits limits, JudgeJob judging) {
@@ -58,6 +57,11 @@ public record ExecutionRequest(Program program, String stdin, List<String> args,
 
     public ExecutionRequest withJudging(JudgeJob job) {
         return new ExecutionRequest(program, stdin, args, limits, job, compileLimits);
+    }
+
+    /** The compile stage's limits: the request's own, else {@code defaults}. */
+    public ResourceLimits compileLimitsOr(ResourceLimits defaults) {
+        return compileLimits != null ? compileLimits : defaults;
     }
 
     public ExecutionRequest withCompileLimits(ResourceLimits newLimits) {
