@@ -180,4 +180,32 @@ class CodeExtractorTest {
         assertThat(extractor.extract("const x = 2;\nconsole.log(x * 2);", JAVASCRIPT)).hasValue("const x = 2;\nconsole.log(x * 2);");
         assertThat(extractor.extract("Sorry, I can not write that.", JAVASCRIPT)).isEmpty();
     }
+
+    static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> compiledReplies() {
+        return java.util.stream.Stream.of(
+                org.junit.jupiter.params.provider.Arguments.of(dev.codeagent.domain.execution.Language.C, "c",
+                        "#include <stdio.h>\nint main(void) {\n    printf(\"%d\\n\", 42);\n    return 0;\n}"),
+                org.junit.jupiter.params.provider.Arguments.of(dev.codeagent.domain.execution.Language.CPP, "cpp",
+                        "#include <iostream>\nint main() {\n    std::cout << 42 << std::endl;\n}"),
+                org.junit.jupiter.params.provider.Arguments.of(dev.codeagent.domain.execution.Language.CPP, "c++",
+                        "#include <iostream>\nusing namespace std;\nint main() {\n    cout << 42 << endl;\n}"),
+                org.junit.jupiter.params.provider.Arguments.of(dev.codeagent.domain.execution.Language.JAVA, "java",
+                        "public class Main {\n    public static void main(String[] args) {\n        System.out.println(42);\n    }\n}"),
+                org.junit.jupiter.params.provider.Arguments.of(dev.codeagent.domain.execution.Language.GO, "go",
+                        "package main\n\nimport \"fmt\"\n\nfunc main() {\n\tfmt.Println(42)\n}"),
+                org.junit.jupiter.params.provider.Arguments.of(dev.codeagent.domain.execution.Language.RUST, "rust",
+                        "fn main() {\n    println!(\"{}\", 42);\n}"));
+    }
+
+    /** The compiled languages' replies as models write them: tagged by the usual names, untagged, or unfenced. */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.MethodSource("compiledReplies")
+    void takesTheCompiledLanguagesBlocks(dev.codeagent.domain.execution.Language language, String tag, String code) {
+        String tagged = "Here it is:\n\n```" + tag + "\n" + code + "\n```\n\nCompile and run it.";
+        assertThat(extractor.extract(tagged, language)).hasValue(code);
+        String untagged = "Here it is:\n\n```\n" + code + "\n```\nDone.";
+        assertThat(extractor.extract(untagged, language)).hasValue(code);
+        String bare = "Here it is:\n\n" + code + "\n";
+        assertThat(extractor.extract(bare, language)).as("unfenced").hasValue(code);
+    }
 }
