@@ -9,6 +9,7 @@ import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LiveExecution;
 import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.application.session.BridgeSession;
@@ -355,6 +356,36 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
                 warm.refill(memory);
             }
         }
+    }
+
+    /**
+     * A live run: a cold, supervised sandbox of its own (never a pre-started one: its bootstrap takes its stdin in one
+     * piece), whose stdin stays open and whose output reaches {@code listener} as it comes.
+     */
+    @Override
+    public LiveExecution start(ExecutionRequest request, LiveExecution.Listener listener) {
+        Objects.requireNonNull(request, "request");
+        Objects.requireNonNull(listener, "listener");
+        Language language = request.program().language();
+        if (LanguageProfile.of(language).compiled()) {
+            throw new IllegalArgumentException(language.id() + " is compiled: compile it first (CompileAndRun.compile), "
+                    + "then start what was built");
+        }
+        if (request.judged()) {
+            throw new IllegalArgumentException("a judged request cannot run live");
+        }
+        Path binary = interpreters.binary(language)
+                .orElseThrow(() -> new UnsupportedLanguageException(language, TIER, languages()));
+        if (!runner.supervised()) {
+            throw new UnsupportedOperationException("this process sandbox cannot run a program live: that needs its "
+                    + "in-sandbox supervisor (bubblewrap and a C compiler or Python)");
+        }
+        if (closed) {
+            throw new ExecutionCancelledException("the process sandbox is closed");
+        }
+        Isolation runIsolation = request.limits().network() ? isolationWithNetwork : isolation;
+        LiveRun live = new LiveRun(listener);
+        return live.start(() -> runner.cold(request, binary, runIsolation, live));
     }
 
     /**

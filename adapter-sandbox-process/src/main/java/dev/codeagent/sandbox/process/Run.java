@@ -66,6 +66,8 @@ final class Run {
     private final long cpuBase;
     private final byte[] marker;
     private volatile boolean clean = true;
+    /** A live run's other end (LiveRun), or null for a run fed all at once. */
+    private LiveRun live;
     private volatile boolean cancelled;
     /** The group's count of memory-limit hits at the last poll, and when it last rose (System.nanoTime()). */
     private long limitHits = -1;
@@ -100,6 +102,12 @@ final class Run {
         this.marker = nonce == null ? null : ("\u0000codeagent:" + nonce + ":").getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** Makes this a live run: its stdin stays open after the input and each chunk of output also goes to {@code run}. */
+    Run live(LiveRun run) {
+        this.live = run;
+        return this;
+    }
+
     /** Whether nothing of the run is left (its uid may be reused). */
     boolean clean() {
         return clean;
@@ -123,7 +131,11 @@ final class Run {
         err.cap(limits.maxOutputBytes() + (marker == null ? 0 : REPORT_ROOM));
         CompletableFuture<Integer> exit = launch.exit;
         long start = System.nanoTime();
-        launch.streams.feed(input);
+        if (live != null) {
+            launch.streams.feedLive(input, live, group);
+        } else {
+            launch.streams.feed(input);
+        }
 
         Kill kill = watch(exit, start + limits.wallTime().toNanos());
         long end = System.nanoTime();

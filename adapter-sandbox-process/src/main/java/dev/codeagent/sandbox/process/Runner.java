@@ -143,6 +143,14 @@ final class Runner {
 
     /** Runs the request in a sandbox started for it. */
     Execution cold(ExecutionRequest request, Path binary, Isolation isolation) {
+        return cold(request, binary, isolation, null);
+    }
+
+    /**
+     * Runs the request in a sandbox started for it; with {@code live}, its stdin stays open and its output also goes
+     * to {@code live} as it comes (supervised runs only: the caller checks {@link #supervised()}).
+     */
+    Execution cold(ExecutionRequest request, Path binary, Isolation isolation, LiveRun live) {
         long started = System.nanoTime();
         long uid = -1;
         WorkDir dir = null;
@@ -157,8 +165,11 @@ final class Runner {
                 String nonce = nonce();
                 RunSpec spec = supervisorSpec(uid, request.limits(), group);
                 Launch launch = Launch.start(spec, plan.command(spec), threads);
-                run(new Run(launch, job(request, binary, nonce), request, isolation, killer, group, 0, nonce), result);
+                run(new Run(launch, job(request, binary, nonce), request, isolation, killer, group, 0, nonce).live(live), result);
             } else {
+                if (live != null) {
+                    throw new IllegalStateException("a live run needs the in-sandbox supervisor");
+                }
                 dir = WorkDir.create(workRoot, request.program(), uid);
                 if (plan.measures() && group == null) {
                     rusage = rusageFile(dir.path(), uid);

@@ -32,6 +32,8 @@ final class StreamCapture implements ExecuteStreamHandler {
     private volatile InputStream err;
     private final java.util.concurrent.CompletableFuture<OutputStream> in = new java.util.concurrent.CompletableFuture<>();
     private volatile boolean started;
+    /** Who else sees each chunk as it is read (a live run), or null. */
+    private volatile LiveRun live;
 
     StreamCapture(OutputBuffer stdout, OutputBuffer stderr, ArrivalOrder order, ExecutorService threads, Runnable onOverflow) {
         this.stdout = stdout;
@@ -82,6 +84,26 @@ final class StreamCapture implements ExecuteStreamHandler {
         }, threads);
     }
 
+    /**
+     * For a live run: hands each chunk read to {@code run} as well, writes {@code head} (the job and the request's
+     * stdin) to the child's stdin and leaves it open, then gives it to {@code run} (with the run's group) for
+     * more. Call before anything can be read: the supervisor starts the program only once it has its job.
+     */
+    void feedLive(byte[] head, LiveRun run, RunGroup group) {
+        this.live = run;
+        in.thenAcceptAsync(os -> {
+            try {
+                if (head.length > 0) {
+                    os.write(head);
+                    os.flush();
+                }
+            } catch (IOException programStoppedReading) {
+                // as for feed: its business
+            }
+            run.opened(group, os);
+        }, threads);
+    }
+
     @Override
     public void stop() {
         awaitDrained(STOP_WAIT);
@@ -124,6 +146,10 @@ final class StreamCapture implements ExecuteStreamHandler {
                 synchronized (order) {
                     over = dst.append(buf, 0, n);
                     order.kept(stream, dst.size());
+                }
+                LiveRun watcher = live;
+                if (watcher != null) {
+                    watcher.chunk(stream, buf, 0, n);
                 }
                 if (over) {
                     onOverflow.run();

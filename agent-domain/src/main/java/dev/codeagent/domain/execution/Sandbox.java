@@ -41,6 +41,22 @@ public interface Sandbox extends AutoCloseable {
     Execution execute(ExecutionRequest request);
 
     /**
+     * Starts one program and returns at once, its output reaching {@code listener} as it comes and its stdin open
+     * for {@link LiveExecution#write} (the request's stdin is written first). Everything else is as for
+     * {@link #execute}: the same limits, the same clean-up, the same {@link Execution} from
+     * {@link LiveExecution#await()}. Not for judged requests, and not for a compiled language's program (compile it
+     * first, then start what was built: the application's {@code CompileAndRun}).
+     *
+     * @throws UnsupportedOperationException when this tier cannot run a program live (the default): the caller says
+     *     so rather than falling back to a run whose output comes only at the end
+     * @throws UnsupportedLanguageException when {@link #languages()} lacks the program's language
+     * @throws IllegalArgumentException for a judged request or a compiled language
+     */
+    default LiveExecution start(ExecutionRequest request, LiveExecution.Listener listener) {
+        throw new UnsupportedOperationException("the " + tier() + " sandbox cannot run a program live");
+    }
+
+    /**
      * Releases what the sandbox holds (pooled containers, threads). Executions in flight are killed and
      * their {@code execute} calls end with {@link ExecutionCancelledException}.
      */

@@ -1,0 +1,257 @@
+package dev.codeagent.sandbox.process;
+
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionCancelledException;
+import dev.codeagent.domain.execution.LiveExecution;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The process tier's {@link LiveExecution}: an ordinary supervised cold run ({@link Runner#cold}) on a thread of its
+ * own, whose stdin is left open after the job and whose output pumps also hand each chunk here.
+ *
+ * <p>What is held back: the supervisor reports the program's wait status on stderr behind a NUL byte and a nonce
+ * once everything of the run is dead. So stderr is passed on live up to the first NUL byte of a chunk; from there on
+ * it waits for the end, when the report has been taken off and the rest of the program's own stderr is sent. (A
+ * program that writes NUL bytes to stderr has the rest of its stderr come at its end.)
+ */
+final class LiveRun implements LiveExecution {
+
+    private static final Logger log = LoggerFactory.getLogger(LiveRun.class);
+
+    private final Listener listener;
+    private final CompletableFuture<OutputStream> stdin = new CompletableFuture<>();
+    private final Utf8 out = new Utf8();
+    private final Utf8 err = new Utf8();
+    private volatile boolean stdinClosed;
+    private volatile RunGroup group;
+    private FutureTask<Execution> task;
+    private boolean errHeld;
+    private long errForwarded;
+
+    LiveRun(Listener listener) {
+        this.listener = listener;
+    }
+
+    /** Starts {@code body} (the cold run that feeds this object) on a thread of its own. */
+    LiveRun start(java.util.concurrent.Callable<Execution> body) {
+        task = new FutureTask<>(body);
+        Thread t = new Thread(task, "process-sandbox-live");
+        t.setDaemon(true);
+        t.start();
+        return this;
+    }
+
+    /** Called by the run once its group exists and its stdin is open. */
+    void opened(RunGroup runGroup, OutputStream programStdin) {
+        this.group = runGroup;
+        stdin.complete(programStdin);
+        if (stdinClosed) {
+            close(programStdin);
+        }
+    }
+
+    /** A chunk one of the run's pumps read (stream: ArrivalOrder's numbering). */
+    void chunk(int stream, byte[] b, int off, int len) {
+        if (stream == dev.codeagent.application.sandbox.ArrivalOrder.STDOUT) {
+            synchronized (out) {
+                emit(Listener.STDOUT, out.decode(b, off, len, false));
+            }
+            return;
+        }
+        synchronized (err) {
+            if (errHeld) {
+                return;
+            }
+            int upto = len;
+            for (int i = off; i < off + len; i++) {
+                if (b[i] == 0) {
+                    upto = i - off;
+                    errHeld = true;
+                    break;
+                }
+            }
+            emit(Listener.STDERR, err.decode(b, off, upto, false));
+            errForwarded += upto;
+        }
+    }
+
+    @Override
+    public void write(String text) {
+        if (stdinClosed) {
+            throw new IllegalStateException("stdin is closed");
+        }
+        try {
+            OutputStream os = stdin.get(30, TimeUnit.SECONDS);
+            synchronized (os) {
+                os.write(text.getBytes(StandardCharsets.UTF_8));
+                os.flush();
+            }
+        } catch (IOException programStoppedReading) {
+            // the program closed its stdin or ended: what it does not read is its business
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | java.util.concurrent.TimeoutException notStarted) {
+            log.debug("live run: stdin never opened: {}", notStarted.toString());
+        }
+    }
+
+    @Override
+    public void closeStdin() {
+        stdinClosed = true;
+        OutputStream os = stdin.getNow(null);
+        if (os != null) {
+            close(os);
+        }
+    }
+
+    @Override
+    public boolean signal(int signal) {
+        if (signal < 1 || signal > 64) {
+            throw new IllegalArgumentException("not a signal: " + signal);
+        }
+        RunGroup g = group;
+        if (g == null || task.isDone()) {
+            return false;
+        }
+        boolean sent = false;
+        for (long pid : g.pids()) {
+            // the sandbox's init (the supervisor, pid 1 inside) stays: it reports how the program ended
+            if (isProgramProcess(pid)) {
+                sent |= kill(signal, pid);
+            }
+        }
+        return sent;
+    }
+
+    @Override
+    public void cancel() {
+        task.cancel(true);
+    }
+
+    @Override
+    public Execution await() {
+        Execution e;
+        try {
+            e = task.get();
+        } catch (CancellationException cancelled) {
+            throw new ExecutionCancelledException("the live execution was cancelled");
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            task.cancel(true);
+            throw new ExecutionCancelledException("interrupted while waiting for the live execution");
+        } catch (ExecutionException failed) {
+            if (failed.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(failed.getCause());
+        }
+        synchronized (out) {
+            emit(Listener.STDOUT, out.decode(new byte[0], 0, 0, true));
+        }
+        synchronized (err) {
+            if (errHeld && e != null) {
+                byte[] all = e.stderr().text().getBytes(StandardCharsets.UTF_8);
+                if (all.length > errForwarded) {
+                    emit(Listener.STDERR, err.decode(all, (int) errForwarded, all.length - (int) errForwarded, true));
+                }
+            } else {
+                emit(Listener.STDERR, err.decode(new byte[0], 0, 0, true));
+            }
+        }
+        return e;
+    }
+
+    private void emit(int stream, String text) {
+        if (text.isEmpty()) {
+            return;
+        }
+        try {
+            listener.output(stream, text);
+        } catch (RuntimeException e) {
+            log.warn("a live execution's listener failed: {}", e.toString());
+        }
+    }
+
+    /** UTF-8 decoded chunk by chunk: a character split between two reads comes whole in the later one. */
+    private static final class Utf8 {
+        private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
+        private byte[] rest = new byte[0];
+
+        String decode(byte[] b, int off, int len, boolean end) {
+            ByteBuffer in = ByteBuffer.allocate(rest.length + len);
+            in.put(rest).put(b, off, len).flip();
+            CharBuffer chars = CharBuffer.allocate(in.remaining() + 4);
+            decoder.decode(in, chars, end);
+            if (end) {
+                decoder.flush(chars);
+                decoder.reset();
+            }
+            rest = new byte[in.remaining()];
+            in.get(rest);
+            chars.flip();
+            return chars.toString();
+        }
+    }
+
+    /** How deep this JVM's own pid namespace is: its processes' NSpid lines have this many ids. */
+    private static final int OWN_DEPTH = nsPids("self").length;
+
+    /**
+     * Whether a process of the run's group is the program's: inside the sandbox's pid namespace (one level below
+     * this JVM's: bubblewrap's own processes are not) and not its init, the supervisor (pid 1 there).
+     */
+    private static boolean isProgramProcess(long pid) {
+        String[] ids = nsPids(Long.toString(pid));
+        return ids.length > OWN_DEPTH && !ids[ids.length - 1].equals("1");
+    }
+
+    private static String[] nsPids(String pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", pid, "status"))) {
+                if (line.startsWith("NSpid:")) {
+                    return line.substring("NSpid:".length()).trim().split("\\s+");
+                }
+            }
+        } catch (IOException gone) {
+            // ended meanwhile
+        }
+        return new String[0];
+    }
+
+    private static boolean kill(int signal, long pid) {
+        try {
+            Process p = new ProcessBuilder("kill", "-" + signal, Long.toString(pid)).redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            return p.waitFor(5, TimeUnit.SECONDS) && p.exitValue() == 0;
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static void close(OutputStream os) {
+        try {
+            os.close();
+        } catch (IOException ignored) {
+            // the pipe's other end is gone
+        }
+    }
+}
