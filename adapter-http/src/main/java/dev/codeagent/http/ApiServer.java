@@ -48,6 +48,7 @@ public final class ApiServer implements AutoCloseable {
     private final ExecuteCode executeCode;
     private final ApiMetrics metrics = new ApiMetrics();
     private final ExecutionGate executions;
+    private final PistonConnect connect;
     private final RunService runs;
     private final EventStreams streams;
     private final HealthCheck health;
@@ -96,6 +97,8 @@ public final class ApiServer implements AutoCloseable {
         this.sessions = new SessionRoutes(executeCode.sandbox(), bodies, streams, http.maxSessions(), http.sessionPool());
         sessions.register(router);
         new PistonRoutes(executions, bodies, piston).register(router);
+        this.connect = new PistonConnect(executions, executeCode, piston, guard);
+        connect.register(app);
         new ApiDescriptionRoutes().register(router);
         this.router = router;
     }
@@ -244,6 +247,7 @@ public final class ApiServer implements AutoCloseable {
         } catch (Exception e) {
             log.warn("stopping the HTTP server: {}", e.getMessage());
         }
+        connect.close();
         health.close();
         metrics.close();
         agent.close();

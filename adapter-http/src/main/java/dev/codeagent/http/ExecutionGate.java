@@ -84,6 +84,35 @@ final class ExecutionGate {
         }
     }
 
+    /**
+     * Runs {@code body} holding one execution place, queued as Piston queues, and counted in flight (a stopping server
+     * interrupts it): a live session's whole life, its compile stage and its run.
+     *
+     * @throws ProblemException 503 when no place was had, or when the server stopped it
+     */
+    <T> T hold(java.util.function.Supplier<T> body) {
+        Thread self = Thread.currentThread();
+        inFlight.add(self);
+        try {
+            admit(Admission.QUEUE);
+            try {
+                return body.get();
+            } finally {
+                places.release();
+            }
+        } catch (ExecutionCancelledException e) {
+            throw shuttingDown();
+        } finally {
+            inFlight.remove(self);
+            Thread.interrupted();
+        }
+    }
+
+    /** Executions (and live sessions) of this gate's metrics, by endpoint. */
+    void counted(Execution e, String via) {
+        metrics.execution(e, via);
+    }
+
     /** Takes a place, waiting in the queue when allowed to. @throws ProblemException 503 when none is had */
     private void admit(Admission admission) {
         // the sandbox's own places are shared with agent runs: when they are all taken a refused request says so now

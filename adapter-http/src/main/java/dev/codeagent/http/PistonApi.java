@@ -411,18 +411,23 @@ final class PistonApi {
         n.put("language", RUNTIMES.get(language).name());
         n.put("version", version(language));
         if (e.compile() != null) {
-            n.set("compile", stage(e.compile()));
+            n.set("compile", stageView(e.compile()));
         }
         if (e.outcome() == Outcome.COMPILATION_ERROR && e.compile() != null) {
-            n.set("run", stage(e.compile()));
+            n.set("run", stageView(e.compile()));
         } else {
-            n.set("run", stage(e));
+            n.set("run", stageView(e));
         }
         return n;
     }
 
+    /** The name Piston gives a language's runtime ({@code c++}). */
+    String runtimeName(Language language) {
+        return RUNTIMES.get(language).name();
+    }
+
     /** One stage as Piston reports it. */
-    private static ObjectNode stage(Execution e) {
+    static ObjectNode stageView(Execution e) {
         ObjectNode run = JsonNodeFactory.instance.objectNode();
         String stdout = e.stdout().text();
         String stderr = e.stderr().text();

@@ -2,6 +2,7 @@ package dev.codeagent.application.execute;
 
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.LiveExecution;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
@@ -90,6 +91,69 @@ public final class ExecuteCode {
      *
      * @throws InvalidRequestException naming the problem
      */
+    /**
+     * Starts a program live ({@link Sandbox#start}) under the same checks and places as {@link #execute}: the request is
+     * validated and checked by the code policy, and the execution holds one of the places until its
+     * {@link LiveExecution#await()} returns.
+     *
+     * @throws InvalidRequestException for a request {@link #validate} refuses, or one the code policy refuses ({@code code})
+     * @throws OverloadedException when no place frees up within the queue wait
+     * @throws UnsupportedOperationException when the sandbox cannot run a program live
+     */
+    public LiveExecution start(ExecutionRequest request, LiveExecution.Listener listener) {
+        validate(request);
+        var violation = policy.check(request.program());
+        if (violation.isPresent()) {
+            throw new InvalidRequestException("code", "refused by the code policy: " + violation.get());
+        }
+        ExecutionRequest withCompileLimits = request.compileLimits() == null ? request.withCompileLimits(compileLimits) : request;
+        if (!bulkhead.tryAcquirePermission()) {
+            throw new OverloadedException("all " + bulkhead.getBulkheadConfig().getMaxConcurrentCalls()
+                    + " execution places are busy", Duration.ofSeconds(1));
+        }
+        LiveExecution live;
+        try {
+            live = sandbox.start(withCompileLimits, listener);
+        } catch (RuntimeException e) {
+            bulkhead.releasePermission();
+            throw e;
+        }
+        return new LiveExecution() {
+            private final java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+
+            @Override
+            public void write(String text) {
+                live.write(text);
+            }
+
+            @Override
+            public void closeStdin() {
+                live.closeStdin();
+            }
+
+            @Override
+            public boolean signal(int signal) {
+                return live.signal(signal);
+            }
+
+            @Override
+            public void cancel() {
+                live.cancel();
+            }
+
+            @Override
+            public Execution await() {
+                try {
+                    return live.await();
+                } finally {
+                    if (released.compareAndSet(false, true)) {
+                        bulkhead.releasePermission();
+                    }
+                }
+            }
+        };
+    }
+
     public void validate(ExecutionRequest request) {
         long size = request.program().sizeBytes();
         if (size > maxSourceBytes) {
