@@ -55,7 +55,9 @@ public record Verdict(Kind kind, String message, ErrorReport error, OutputDiffer
      * line in the model's code, but the message quotes it). Line breaks become spaces.
      */
     public String headline() {
-        String detail = error != null && error.line() != null ? error.summary()
+        // a compiler's own words name file, line and column: better than the report rebuilt from them
+        String detail = kind == Kind.COMPILATION_ERROR && !message.isBlank() ? message
+                : error != null && error.line() != null ? error.summary()
                 : difference != null ? difference.summary()
                 : !message.isBlank() ? message
                 : error != null ? error.summary()

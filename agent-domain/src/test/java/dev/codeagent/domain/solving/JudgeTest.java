@@ -420,6 +420,7 @@ class JudgeTest {
         assertThat(v.error().line()).isEqualTo(3);
         assertThat(v.error().sourceLine()).isEqualTo("System.out.println(x);");
         assertThat(v.error().message()).isEqualTo("column 24: cannot find symbol");
+        assertThat(v.headline()).as("the compiler's own words").isEqualTo("COMPILATION_ERROR Answer.java:3:24: cannot find symbol");
     }
 
     @Test
