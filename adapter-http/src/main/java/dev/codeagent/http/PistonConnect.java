@@ -42,6 +42,8 @@ final class PistonConnect {
 
     private static final Logger log = LoggerFactory.getLogger(PistonConnect.class);
     static final String PATH = "/api/v2/connect";
+    /** Stdin a client may send before its program starts (during a compile): kept in memory until then. */
+    static final int MAX_EARLY_STDIN = 1 << 20;
     private static final Map<String, Integer> SIGNALS = Map.ofEntries(
             Map.entry("SIGHUP", 1), Map.entry("SIGINT", 2), Map.entry("SIGQUIT", 3), Map.entry("SIGILL", 4),
             Map.entry("SIGTRAP", 5), Map.entry("SIGABRT", 6), Map.entry("SIGBUS", 7), Map.entry("SIGFPE", 8),
@@ -155,8 +157,8 @@ final class PistonConnect {
                     close(ctx, 4003, "Not yet initialized");
                 } else if (!"stdin".equals(msg.path("stream").asText())) {
                     close(ctx, 4004, "Can only write to stdin");
-                } else {
-                    write(s, msg.path("data").asText(""));
+                } else if (!write(s, msg.path("data").asText(""))) {
+                    fail(ctx, "stdin sent before the program started is limited to " + MAX_EARLY_STDIN + " bytes");
                 }
             }
             case "signal" -> {
@@ -180,20 +182,29 @@ final class PistonConnect {
         }
     }
 
-    /** Stdin before the program started is kept and written when it starts. */
-    private static void write(Session s, String data) {
+    /**
+     * Stdin before the program started is kept (up to {@link #MAX_EARLY_STDIN}) and written when it starts.
+     *
+     * @return false when the early stdin would pass its cap
+     */
+    private static boolean write(Session s, String data) {
         synchronized (s.early) {
             LiveExecution live = s.live;
             if (live == null) {
+                if (s.early.length() + data.length() > MAX_EARLY_STDIN) {
+                    return false;
+                }
                 s.early.append(data);
-                return;
+                return true;
             }
         }
         try {
+            // blocks while the program does not read (a full pipe): until it reads, ends or its wall limit ends it
             s.live.write(data);
         } catch (IllegalStateException closed) {
             // stdin was closed: dropped, as a pipe drops it
         }
+        return true;
     }
 
     private void job(WsContext ctx, Session s, ExecutionRequest request) {

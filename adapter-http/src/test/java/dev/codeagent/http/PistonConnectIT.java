@@ -208,6 +208,22 @@ class PistonConnectIT {
         twice.send("{\"type\":\"signal\",\"signal\":\"SIGNOPE\"}");
         assertThat(twice.closeCode()).isEqualTo("4005 Invalid signal");
 
+        // stdin sent while nothing runs yet (javac takes most of a second) is kept in memory: capped
+        Client flood = Client.open(TestServer.ADMIN_KEY);
+        flood.send("{\"type\":\"init\",\"language\":\"java\",\"files\":[{\"content\":"
+                + "\"public class Main { public static void main(String[] a) { } }\"}]}");
+        String chunk = "x".repeat(60_000);
+        for (int i = 0; i < 20 && !flood.closed.isDone(); i++) {
+            try {
+                flood.socket.sendText("{\"type\":\"data\",\"stream\":\"stdin\",\"data\":\"" + chunk + "\"}", true).join();
+            } catch (java.util.concurrent.CompletionException closedMeanwhile) {
+                break;
+            }
+        }
+        List<JsonNode> got = flood.until("error");
+        assertThat(got.get(got.size() - 1).get("message").asText()).contains("limited to 1048576 bytes");
+        assertThat(flood.closeCode()).isEqualTo("4002 Notified Error");
+
         Client again = Client.open(TestServer.ADMIN_KEY);
         again.send(init);
         again.until("stage");
