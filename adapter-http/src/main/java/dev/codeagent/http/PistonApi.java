@@ -249,25 +249,9 @@ final class PistonApi {
         Long compileMemory = constraint("compile_memory_limit", body.compileMemoryLimit(), maxMemory);
         Long runCpu = constraint("run_cpu_time", body.runCpuTime(), policy.max(LimitField.CPU_TIME));
         Long compileCpu = constraint("compile_cpu_time", body.compileCpuTime(), policy.max(LimitField.CPU_TIME));
-        ResourceLimits compileLimits = compileLimits(compileTimeout, compileCpu, compileMemory);
-
-        LimitOverrides overrides = LimitOverrides.NONE;
-        if (runTimeout != null) {
-            overrides = overrides.with(LimitField.TIMEOUT, runTimeout);
-        }
-        if (runCpu != null) {
-            overrides = overrides.with(LimitField.CPU_TIME, runCpu);
-        }
-        if (runMemory != null) {
-            overrides = overrides.with(LimitField.MEMORY, runMemory);
-        }
-        FieldErrors errors = new FieldErrors();
-        ResourceLimits limits = overrides.applyTo(defaults, policy, "limits", errors);
-        if (limits == null) {
-            FieldError e = errors.list().get(0);
-            String name = PISTON_NAMES.getOrDefault(e.field(), e.field());
-            throw pistonError(name, name + " " + e.message());
-        }
+        ResourceLimits compileLimits = limits(compileDefaults, "compileLimits", COMPILE_NAMES, compileTimeout, compileCpu,
+                compileMemory);
+        ResourceLimits limits = limits(defaults, "limits", PISTON_NAMES, runTimeout, runCpu, runMemory);
 
         // Piston runs the first utf8 file, under its own name, and places the others beside it; base64 and hex files
         // are written as the bytes they decode to (Buffer.from(content, encoding)), text or not
@@ -326,10 +310,13 @@ final class PistonApi {
     }
 
     /**
-     * The compile stage's limits: the compile defaults, each within this door's caps, with Piston's compile_* values
-     * (milliseconds, bytes) where given; a timeout lowers the CPU limit with it, as the run's does.
+     * A stage's limits: {@code base} (the run's or the compile stage's defaults), each within this door's caps, with
+     * Piston's values (milliseconds, bytes) where given; a timeout lowers the CPU limit with it.
+     *
+     * @param names Piston's field names by our limit paths, to name the one that is wrong
      */
-    private ResourceLimits compileLimits(Long timeoutMs, Long cpuMs, Long memoryBytes) {
+    private ResourceLimits limits(ResourceLimits base, String path, Map<String, String> names, Long timeoutMs, Long cpuMs,
+            Long memoryBytes) {
         LimitOverrides overrides = LimitOverrides.NONE;
         if (timeoutMs != null) {
             overrides = overrides.with(LimitField.TIMEOUT, timeoutMs);
@@ -341,10 +328,10 @@ final class PistonApi {
             overrides = overrides.with(LimitField.MEMORY, memoryBytes);
         }
         FieldErrors errors = new FieldErrors();
-        ResourceLimits limits = overrides.applyTo(compileDefaults, policy, "compileLimits", errors);
+        ResourceLimits limits = overrides.applyTo(base, policy, path, errors);
         if (limits == null) {
             FieldError e = errors.list().get(0);
-            String name = COMPILE_NAMES.getOrDefault(e.field(), e.field());
+            String name = names.getOrDefault(e.field(), e.field());
             throw pistonError(name, name + " " + e.message());
         }
         return limits;

@@ -71,17 +71,20 @@ final class StreamCapture implements ExecuteStreamHandler {
      */
     void feed(byte[] bytes) {
         in.thenAcceptAsync(os -> {
-            try {
-                if (bytes.length > 0) {
-                    os.write(bytes);
-                    os.flush();
-                }
-            } catch (IOException programStoppedReading) {
-                // the program exited or closed stdin before reading it all; that is its business
-            } finally {
-                closeQuietly(os);
-            }
+            write(os, bytes);
+            closeQuietly(os);
         }, threads);
+    }
+
+    private static void write(OutputStream os, byte[] bytes) {
+        try {
+            if (bytes.length > 0) {
+                os.write(bytes);
+                os.flush();
+            }
+        } catch (IOException programStoppedReading) {
+            // the program exited or closed stdin before reading it all; that is its business
+        }
     }
 
     /**
@@ -92,14 +95,7 @@ final class StreamCapture implements ExecuteStreamHandler {
     void feedLive(byte[] head, LiveRun run, RunGroup group) {
         this.live = run;
         in.thenAcceptAsync(os -> {
-            try {
-                if (head.length > 0) {
-                    os.write(head);
-                    os.flush();
-                }
-            } catch (IOException programStoppedReading) {
-                // as for feed: its business
-            }
+            write(os, head);
             run.opened(group, os);
         }, threads);
     }
