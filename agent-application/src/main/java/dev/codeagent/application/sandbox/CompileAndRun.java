@@ -162,7 +162,11 @@ public final class CompileAndRun {
             return program.mainFileName();
         }
         String mainClass = profile.mainClass(program.source());
-        return mainClass != null && !mainClass.contains("$") ? mainClass + program.language().extension() : defaultName;
+        if (mainClass == null || mainClass.contains("$")) {
+            return defaultName;
+        }
+        // the class's own name, without its package: javac wants a public class in a file of that name
+        return mainClass.substring(mainClass.lastIndexOf('.') + 1) + program.language().extension();
     }
 
     /**

@@ -120,6 +120,10 @@ class CompileAndRunTest {
         assertThat(LanguageProfile.of(Language.JAVA).mainClass("class A { }\nclass B { static void main(String[] x) {} }"))
                 .isEqualTo("B");
         assertThat(LanguageProfile.of(Language.JAVA).mainClass("int x;")).isEqualTo("Main");
+        String packaged = "package demo.tools;\npublic class App { public static void main(String[] a) {} }\n";
+        assertThat(LanguageProfile.of(Language.JAVA).mainClass(packaged)).isEqualTo("demo.tools.App");
+        assertThat(CompileAndRun.mainFile(new Program(Language.JAVA, packaged), LanguageProfile.of(Language.JAVA)))
+                .isEqualTo("App.java");
     }
 
     @Test

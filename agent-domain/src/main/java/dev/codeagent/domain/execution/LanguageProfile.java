@@ -101,20 +101,25 @@ public record LanguageProfile(
             "(?s)(?:class|interface|enum|record)\\s+([A-Za-z_$][\\w$]*)(?:(?!\\b(?:class|interface|enum|record)\\s).)*?"
                     + "\\bstatic\\s+(?:final\\s+)?void\\s+main\\s*\\(");
 
+    private static final Pattern JAVA_PACKAGE = Pattern.compile("(?m)^\\s*package\\s+([\\w.]+)\\s*;");
+
     /**
-     * The class a Java program starts from: its public top-level class (javac wants it in a file of that name),
-     * else the first class that declares {@code static void main}, else {@code Main}. Null for other languages.
+     * The class a Java program starts from, with its package ({@code demo.App}): its public top-level class (javac
+     * wants it in a file of that name), else the first class that declares {@code static void main}, else
+     * {@code Main}. Null for other languages.
      */
     public String mainClass(String source) {
         if (language != Language.JAVA) {
             return null;
         }
+        Matcher pkg = JAVA_PACKAGE.matcher(source);
+        String prefix = pkg.find() ? pkg.group(1) + "." : "";
         Matcher pub = JAVA_PUBLIC_CLASS.matcher(source);
         if (pub.find()) {
-            return pub.group(1);
+            return prefix + pub.group(1);
         }
         Matcher main = JAVA_MAIN_CLASS.matcher(source);
-        return main.find() ? main.group(1) : "Main";
+        return prefix + (main.find() ? main.group(1) : "Main");
     }
 
     /** Whether programs in this language are compiled before they run. */
