@@ -57,15 +57,28 @@ final class ExecutionGate {
         } catch (InvalidRequestException e) {
             throw invalid(e);
         }
+        return hold(admission, () -> {
+            Execution e = executeCode.execute(request);
+            metrics.execution(e, via);
+            return e;
+        });
+    }
+
+    /**
+     * Runs {@code body} holding one execution place, counted in flight (a queued request is in flight too: a stopping
+     * server waits for it and then cancels it): one execution, or a live session's whole life (its compile stage and
+     * its run). The executor's refusals inside become the problems {@link #run} answers with.
+     *
+     * @throws ProblemException 503 when no place was had or when the server stopped it, 400 for a request the
+     *     executor refused
+     */
+    <T> T hold(Admission admission, java.util.function.Supplier<T> body) {
         Thread self = Thread.currentThread();
-        // a queued request is in flight too: a stopping server waits for it and then cancels it
         inFlight.add(self);
         try {
             admit(admission);
             try {
-                Execution e = executeCode.execute(request);
-                metrics.execution(e, via);
-                return e;
+                return body.get();
             } finally {
                 places.release();
             }
@@ -80,30 +93,6 @@ final class ExecutionGate {
         } finally {
             inFlight.remove(self);
             // an interrupt meant for this execution must not reach the next request on this pool thread
-            Thread.interrupted();
-        }
-    }
-
-    /**
-     * Runs {@code body} holding one execution place, queued as Piston queues, and counted in flight (a stopping server
-     * interrupts it): a live session's whole life, its compile stage and its run.
-     *
-     * @throws ProblemException 503 when no place was had, or when the server stopped it
-     */
-    <T> T hold(java.util.function.Supplier<T> body) {
-        Thread self = Thread.currentThread();
-        inFlight.add(self);
-        try {
-            admit(Admission.QUEUE);
-            try {
-                return body.get();
-            } finally {
-                places.release();
-            }
-        } catch (ExecutionCancelledException e) {
-            throw shuttingDown();
-        } finally {
-            inFlight.remove(self);
             Thread.interrupted();
         }
     }

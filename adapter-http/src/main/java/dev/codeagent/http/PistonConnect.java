@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.execute.ExecuteCode;
-import dev.codeagent.application.execute.InvalidRequestException;
-import dev.codeagent.application.execute.OverloadedException;
 import dev.codeagent.application.sandbox.CompileAndRun;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
@@ -212,7 +210,7 @@ final class PistonConnect {
             send(ctx, JsonNodeFactory.instance.objectNode().put("type", "runtime")
                     .put("language", piston.runtimeName(request.program().language()))
                     .put("version", piston.version(request.program().language())));
-            gate.hold(() -> {
+            gate.hold(ExecutionGate.Admission.QUEUE, () -> {
                 run(ctx, s, request);
                 return null;
             });
@@ -235,12 +233,8 @@ final class PistonConnect {
                 request.compileLimits());
         if (LanguageProfile.of(request.program().language()).compiled()) {
             send(ctx, stage("compile"));
-            CompileAndRun.Built built;
-            try {
-                built = CompileAndRun.compile(request, executeCode::execute, executeCode.sandbox().isolation());
-            } catch (InvalidRequestException | OverloadedException e) {
-                throw ProblemException.invalid("files", e.getMessage());
-            }
+            // the executor's refusals (a request too large, no place) become the gate's problems
+            CompileAndRun.Built built = CompileAndRun.compile(request, executeCode::execute, executeCode.sandbox().isolation());
             Execution compile = built.compileStage() != null ? built.compileStage() : built.failure();
             data(ctx, "stdout", compile.stdout().text());
             data(ctx, "stderr", compile.stderr().text());
@@ -255,12 +249,9 @@ final class PistonConnect {
         try {
             live = executeCode.start(runStage, (stream, text) ->
                     data(ctx, stream == LiveExecution.Listener.STDOUT ? "stdout" : "stderr", text));
-        } catch (InvalidRequestException e) {
-            throw ProblemException.invalid(e.field() == null ? "files" : e.field(), e.getMessage());
         } catch (UnsupportedOperationException e) {
+            // this tier runs nothing live (the docker tier): said, not run another way
             throw ProblemException.invalid("language", e.getMessage());
-        } catch (OverloadedException e) {
-            throw ProblemException.retryLater(ProblemException.Type.OVERLOADED, e.getMessage(), java.time.Duration.ofSeconds(1));
         }
         String early;
         synchronized (s.early) {

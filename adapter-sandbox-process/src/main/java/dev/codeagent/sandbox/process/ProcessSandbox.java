@@ -320,7 +320,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
         Language language = request.program().language();
         Path binary = interpreters.binary(language)
                 .orElseThrow(() -> new UnsupportedLanguageException(language, TIER, languages()));
-        Isolation runIsolation = request.limits().network() ? isolationWithNetwork : isolation;
+        Isolation runIsolation = isolationFor(request);
         if (LanguageProfile.of(language).compiled()) {
             return CompileAndRun.execute(request, this::execute, runIsolation);
         }
@@ -358,6 +358,11 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
         }
     }
 
+    /** What a run of this request gets: the network is the one feature a request can change. */
+    private Isolation isolationFor(ExecutionRequest request) {
+        return request.limits().network() ? isolationWithNetwork : isolation;
+    }
+
     /**
      * A live run: a cold, supervised sandbox of its own (never a pre-started one: its bootstrap takes its stdin in one
      * piece), whose stdin stays open and whose output reaches {@code listener} as it comes.
@@ -383,7 +388,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
         if (closed) {
             throw new ExecutionCancelledException("the process sandbox is closed");
         }
-        Isolation runIsolation = request.limits().network() ? isolationWithNetwork : isolation;
+        Isolation runIsolation = isolationFor(request);
         LiveRun live = new LiveRun(listener);
         return live.start(() -> runner.cold(request, binary, runIsolation, live));
     }

@@ -44,21 +44,23 @@ public record LimitsConfig(
         try {
             new ResourceLimits(timeout, cpuTime, memory.bytes(), processes, outputBytes.bytes(), fileBytes.bytes(), network);
         } catch (IllegalArgumentException e) {
-            String message = e.getMessage();
-            String field = message.contains(" ") ? message.substring(0, message.indexOf(' ')) : message;
-            throw new IllegalArgumentException("invalid limits: " + message
-                    + (KEYS.containsKey(field) ? " (config key " + KEYS.get(field) + ")" : ""), e);
+            throw invalid("invalid limits: ", KEYS, e);
         }
         compileTimeout = compileTimeout == null ? ResourceLimits.compileDefaults().wallTime() : compileTimeout;
         compileMemory = compileMemory == null ? new ByteSize(ResourceLimits.compileDefaults().memoryBytes()) : compileMemory;
         try {
             compile(compileTimeout, compileMemory);
         } catch (IllegalArgumentException e) {
-            String message = e.getMessage();
-            String field = message.contains(" ") ? message.substring(0, message.indexOf(' ')) : message;
-            throw new IllegalArgumentException("invalid compile limits: " + message
-                    + (COMPILE_KEYS.containsKey(field) ? " (config key " + COMPILE_KEYS.get(field) + ")" : ""), e);
+            throw invalid("invalid compile limits: ", COMPILE_KEYS, e);
         }
+    }
+
+    /** The domain's refusal, naming the config key behind the field it names first ({@code memoryBytes must …}). */
+    private static IllegalArgumentException invalid(String what, Map<String, String> keys, IllegalArgumentException e) {
+        String message = e.getMessage();
+        String field = message.contains(" ") ? message.substring(0, message.indexOf(' ')) : message;
+        return new IllegalArgumentException(what + message
+                + (keys.containsKey(field) ? " (config key " + keys.get(field) + ")" : ""), e);
     }
 
     public LimitsConfig(Duration timeout, Duration cpuTime, ByteSize memory, int processes, ByteSize outputBytes,

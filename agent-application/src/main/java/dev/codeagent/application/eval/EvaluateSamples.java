@@ -103,8 +103,6 @@ public final class EvaluateSamples {
             if (job != null) {
                 jobs.put(p.taskId(), job.inBatch(batch));
             }
-        }
-        for (Problem p : problems) {
             if (!executeCode.sandbox().languages().contains(p.language())) {
                 throw new EvaluationException("problem '" + p.taskId() + "' is in " + p.language().id() + ", which the "
                         + executeCode.sandbox().tier() + " sandbox cannot run here (it runs "

@@ -73,7 +73,7 @@ public final class ExecuteCode {
      */
     public Execution execute(ExecutionRequest request) {
         validate(request);
-        ExecutionRequest withCompileLimits = request.compileLimits() == null ? request.withCompileLimits(compileLimits) : request;
+        ExecutionRequest withCompileLimits = withCompileLimits(request);
         var violation = policy.check(request.program());
         if (violation.isPresent()) {
             return Execution.policyViolation(violation.get(), sandbox.isolation());
@@ -86,11 +86,6 @@ public final class ExecuteCode {
         }
     }
 
-    /**
-     * Checks what can be checked without running: size, language.
-     *
-     * @throws InvalidRequestException naming the problem
-     */
     /**
      * Starts a program live ({@link Sandbox#start}) under the same checks and places as {@link #execute}: the request is
      * validated and checked by the code policy, and the execution holds one of the places until its
@@ -106,7 +101,7 @@ public final class ExecuteCode {
         if (violation.isPresent()) {
             throw new InvalidRequestException("code", "refused by the code policy: " + violation.get());
         }
-        ExecutionRequest withCompileLimits = request.compileLimits() == null ? request.withCompileLimits(compileLimits) : request;
+        ExecutionRequest withCompileLimits = withCompileLimits(request);
         if (!bulkhead.tryAcquirePermission()) {
             throw new OverloadedException("all " + bulkhead.getBulkheadConfig().getMaxConcurrentCalls()
                     + " execution places are busy", Duration.ofSeconds(1));
@@ -154,6 +149,16 @@ public final class ExecuteCode {
         };
     }
 
+    /** The request with the configured compile limits where it names none. */
+    private ExecutionRequest withCompileLimits(ExecutionRequest request) {
+        return request.compileLimits() == null ? request.withCompileLimits(compileLimits) : request;
+    }
+
+    /**
+     * Checks what can be checked without running: size, language.
+     *
+     * @throws InvalidRequestException naming the problem
+     */
     public void validate(ExecutionRequest request) {
         long size = request.program().sizeBytes();
         if (size > maxSourceBytes) {

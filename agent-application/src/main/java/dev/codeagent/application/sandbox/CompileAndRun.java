@@ -210,6 +210,7 @@ public final class CompileAndRun {
     private static String command(List<String> template, Program program, LanguageProfile profile, String mainFile,
             ResourceLimits limits) {
         List<String> args = new ArrayList<>();
+        String mainClass = profile.mainClass(program.source());
         for (String word : template) {
             if (word.equals("{sources}")) {
                 args.add(mainFile);
@@ -218,7 +219,6 @@ public final class CompileAndRun {
                         .forEach(args::add);
                 continue;
             }
-            String mainClass = profile.mainClass(program.source());
             args.add(word.replace("{main}", mainFile)
                     .replace("{out}", Compiler.OUTPUT_DIR)
                     .replace("{heap}", Long.toString(Math.max(16, limits.memoryBytes() / 2 / ResourceLimits.MIB)))
