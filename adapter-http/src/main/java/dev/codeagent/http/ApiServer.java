@@ -97,7 +97,7 @@ public final class ApiServer implements AutoCloseable {
         this.sessions = new SessionRoutes(executeCode.sandbox(), bodies, streams, http.maxSessions(), http.sessionPool());
         sessions.register(router);
         new PistonRoutes(executions, bodies, piston).register(router);
-        this.connect = new PistonConnect(executions, executeCode, piston, guard);
+        this.connect = new PistonConnect(executions, executeCode, piston, guard, http.maxBodyBytes().bytes());
         connect.register(app);
         new ApiDescriptionRoutes().register(router);
         this.router = router;

@@ -56,6 +56,7 @@ final class PistonConnect {
     private final ExecuteCode executeCode;
     private final PistonApi piston;
     private final RequestGuard guard;
+    private final long maxMessageBytes;
     private final ExecutorService sessions = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "piston-connect");
         t.setDaemon(true);
@@ -68,7 +69,12 @@ final class PistonConnect {
     });
     private final Map<String, Session> bySession = new ConcurrentHashMap<>();
 
-    PistonConnect(ExecutionGate gate, ExecuteCode executeCode, PistonApi piston, RequestGuard guard) {
+    /**
+     * @param maxMessageBytes the largest message a client may send (http.maxBodyBytes: an init carries what the body
+     *     of /api/v2/execute carries; Jetty's own default, 64 KiB, would refuse a program /execute takes)
+     */
+    PistonConnect(ExecutionGate gate, ExecuteCode executeCode, PistonApi piston, RequestGuard guard, long maxMessageBytes) {
+        this.maxMessageBytes = maxMessageBytes;
         this.gate = gate;
         this.executeCode = executeCode;
         this.piston = piston;
@@ -89,6 +95,7 @@ final class PistonConnect {
         app.ws(PATH, ws -> {
             ws.onConnect(ctx -> {
                 ctx.session.setIdleTimeout(java.time.Duration.ofMinutes(10));
+                ctx.session.setMaxTextMessageSize(maxMessageBytes);
                 Session s = new Session();
                 bySession.put(ctx.sessionId(), s);
                 timers.schedule(() -> {

@@ -186,6 +186,16 @@ class PistonConnectIT {
         assertThat(broken.closeCode()).as("no run stage after a failed compile").isEqualTo("4999 Job Completed");
     }
 
+    /** An init carries what /api/v2/execute's body carries (http.maxBodyBytes, 2 MiB), not Jetty's 64 KiB. */
+    @Test
+    void aProgramAsLargeAsExecuteTakesCanBeSent() throws Exception {
+        Client c = Client.open(TestServer.ADMIN_KEY);
+        String padding = "#" + "x".repeat(300_000);
+        c.send("{\"type\":\"init\",\"language\":\"python\",\"files\":[{\"content\":\"print('big')\\n" + padding + "\"}]}");
+        assertThat(stdout(c.until("exit"))).isEqualTo("big\n");
+        assertThat(c.closeCode()).isEqualTo("4999 Job Completed");
+    }
+
     @Test
     void protocolErrorsCloseWithPistonsCodes() throws Exception {
         Client early = Client.open(TestServer.ADMIN_KEY);
