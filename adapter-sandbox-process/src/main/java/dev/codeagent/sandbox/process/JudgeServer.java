@@ -36,6 +36,7 @@ final class JudgeServer implements AutoCloseable {
     private final Process process;
     private final OutputStream stdin;
     private final Path channels;
+    private final JudgeChannel.Pool pool;
     private final Runnable release;
     private final Map<String, CompletableFuture<String>> pending = new ConcurrentHashMap<>();
     private volatile boolean dead;
@@ -44,6 +45,7 @@ final class JudgeServer implements AutoCloseable {
         this.process = process;
         this.stdin = process.getOutputStream();
         this.channels = channels;
+        this.pool = new JudgeChannel.Pool(channels);
         this.release = release;
         threads.submit(this::readVerdicts);
         threads.submit(() -> drain(process.getErrorStream()));
@@ -52,6 +54,11 @@ final class JudgeServer implements AutoCloseable {
     /** Where the jobs' channel directories are made on the host. */
     Path channels() {
         return channels;
+    }
+
+    /** A fresh channel directory for one job, under {@link #channels()}; never handed out twice. */
+    Path newChannel() throws IOException {
+        return pool.take();
     }
 
     boolean alive() {

@@ -2,6 +2,8 @@ package dev.codeagent.sandbox.process;
 
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -31,13 +33,19 @@ final class Launch {
     final CompletableFuture<Void> wake = new CompletableFuture<>();
     volatile boolean overflow;
     volatile boolean closing;
+    /** A zygote's run: the program's wait status as its init reported it (null until then, or when it was killed). */
+    volatile Run.Report report;
+    /** What else ends the run when it is killed (a zygote's run: its pid namespace), or null. */
+    private final Runnable kill;
+
+    /** How a zygote's run ended: the program's wait status, or null with why it never ran (null: it was killed). */
+    record Ended(Run.Report report, String failure) {
+    }
 
     private Launch(RunSpec spec, List<String> command, ExecutorService threads) {
         this.spec = spec;
-        this.streams = new StreamCapture(out, err, order, threads, () -> {
-            overflow = true;
-            wake.complete(null);
-        });
+        this.kill = null;
+        this.streams = capture(threads);
         DefaultExecutor executor = DefaultExecutor.builder()
                 .setExecuteStreamHandler(streams)
                 .setWorkingDirectory(spec.hostDir().toFile())
@@ -56,6 +64,51 @@ final class Launch {
             }
         }, threads);
         exit.whenComplete((v, t) -> wake.complete(null));
+    }
+
+    /**
+     * A run another process started (a {@link Zygote}'s): its three streams, and its end, which completes
+     * {@link #exit} (exceptionally when it never ran: the failure is the message).
+     */
+    private Launch(RunSpec spec, ExecutorService threads, OutputStream stdin, InputStream stdout, InputStream stderr,
+            CompletableFuture<Ended> ended, Runnable kill) {
+        this.spec = spec;
+        this.kill = kill;
+        this.streams = capture(threads);
+        process.complete(null);
+        streams.setProcessInputStream(stdin);
+        streams.setProcessOutputStream(stdout);
+        streams.setProcessErrorStream(stderr);
+        streams.start();
+        this.exit = ended.thenApply(e -> {
+            if (e.failure() != null) {
+                throw new CompletionException(new IOException(e.failure()));
+            }
+            report = e.report();
+            Run.Report r = e.report();
+            return r == null ? 128 + dev.codeagent.domain.execution.OutcomeClassifier.SIGKILL
+                    : r.signal() != null ? 128 + r.signal() : r.exitCode();
+        });
+        exit.whenComplete((v, t) -> wake.complete(null));
+    }
+
+    static Launch attached(RunSpec spec, ExecutorService threads, OutputStream stdin, InputStream stdout,
+            InputStream stderr, CompletableFuture<Ended> ended, Runnable kill) {
+        return new Launch(spec, threads, stdin, stdout, stderr, ended, kill);
+    }
+
+    private StreamCapture capture(ExecutorService threads) {
+        return new StreamCapture(out, err, order, threads, () -> {
+            overflow = true;
+            wake.complete(null);
+        });
+    }
+
+    /** Kills what a kill of the run's processes by the host may not reach at once (a zygote's run's namespace). */
+    void kill() {
+        if (kill != null) {
+            kill.run();
+        }
     }
 
     /** Starts the command; the child's stdin stays open until {@link StreamCapture#feed}. */

@@ -340,6 +340,77 @@ final class LaunchPlan {
         cmd.add("--");
     }
 
+    /** Bytes of a forked program's command line that /proc shows (a longer one is cut there, never in the program). */
+    static final int ZYGOTE_ARGV_ROOM = 4096;
+    /** Where a zygote sees its own files: its script, door, filter and the judge's channels (covered in each fork). */
+    static final String ZYGOTE_DIR = "/.codeagent-zygote";
+
+    /** Whether this plan can start a {@link Zygote}: bubblewrap, the filter (each fork loads it) and the masking file. */
+    boolean zygotes() {
+        return mode == Mode.BWRAP && seccomp != null && empty != null && launcher != null;
+    }
+
+    /**
+     * The host command line of a {@link Zygote}: {@code zygote.py} ({@code dir/zygote.py}) as root with its
+     * capabilities in a bubblewrap sandbox of the tier's view without a user namespace (each fork sets its own uid,
+     * which a user namespace of one mapped uid could not), its own pid, network, IPC and UTS namespaces, joined to
+     * {@code group}. Bound in: the door ({@code doorDir}), the judge's channels and scripts, the filter, the
+     * masking file, mount points for a run's channel, and the run groups' parents (read-write: a fork joins its
+     * groups there) — every one of them covered again in each fork before its program runs.
+     */
+    List<String> zygoteCommand(RunGroup group, Path python, Path dir, Path doorDir, Path channels, Path scripts,
+            List<Path> groupParents, List<String> pythonFlags) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(tools.bwrap().toString());
+        cmd.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--die-with-parent",
+                "--new-session", "--cap-add", "ALL", "--hostname", "sandbox"));
+        cmd.addAll(viewArgs);
+        cmd.add("--proc");
+        cmd.add("/proc");
+        for (String f : MASKED_PROC) {
+            cmd.addAll(List.of("--ro-bind", empty.toString(), f));
+        }
+        cmd.add("--dev");
+        cmd.add("/dev");
+        for (String t : List.of("/tmp", "/dev/shm", SANDBOX_WORK)) {
+            tmpfs(cmd, t, 4 * ResourceLimits.MIB);
+        }
+        // everything of the zygote's own under one directory, which each fork covers before its program runs
+        cmd.addAll(List.of("--ro-bind", dir.resolve("zygote.py").toString(), ZYGOTE_DIR + "/zygote.py"));
+        cmd.addAll(List.of("--ro-bind", seccomp.toString(), ZYGOTE_DIR + "/state/" + SECCOMP_FILE));
+        cmd.addAll(List.of("--ro-bind", empty.toString(), ZYGOTE_DIR + "/state/" + EMPTY_FILE));
+        cmd.addAll(List.of("--ro-bind", doorDir.toString(), ZYGOTE_DIR + "/door"));
+        cmd.addAll(List.of("--ro-bind", channels.toString(), ZYGOTE_DIR + "/channels"));
+        if (scripts != null) {
+            cmd.addAll(List.of("--ro-bind", scripts.toString(), JudgeChannel.SANDBOX_LIB));
+        }
+        // (a directory bubblewrap makes for a bind is root's alone: the program's uid must pass through this one)
+        cmd.addAll(List.of("--perms", "0755", "--dir", JudgeChannel.SANDBOX_CHANNEL));
+        for (String end : List.of(JudgeChannel.TO_CANDIDATE, JudgeChannel.TO_JUDGE)) {
+            cmd.addAll(List.of("--ro-bind", empty.toString(), JudgeChannel.SANDBOX_CHANNEL + "/" + end));
+        }
+        for (Path parent : groupParents) {
+            cmd.addAll(List.of("--bind", parent.toString(), parent.toString()));
+        }
+        cmd.addAll(List.of("--remount-ro", "/", "--chdir", SANDBOX_WORK, "--clearenv"));
+        for (Map.Entry<String, String> e : new TreeMap<>(environment(null)).entrySet()) {
+            cmd.addAll(List.of("--setenv", e.getKey(), e.getValue()));
+        }
+        cmd.add("--");
+        cmd.add(python.toString());
+        cmd.addAll(pythonFlags);
+        cmd.add(ZYGOTE_DIR + "/zygote.py");
+        cmd.add(Zygote.SANDBOX_DOOR);
+        cmd.add(ZYGOTE_DIR + "/state/" + SECCOMP_FILE);
+        cmd.add(ZYGOTE_DIR + "/state/" + EMPTY_FILE);
+        cmd.add(MASKED_PROC.isEmpty() ? "-" : String.join(",", MASKED_PROC));
+        // the room a fork writes its program's command line into (what ps and the host's tools then show)
+        cmd.add(" ".repeat(ZYGOTE_ARGV_ROOM));
+        // joined to its group, no filter (each fork loads its own: filters stack, and this one must still fork
+        // into new namespaces), staying root
+        return LaunchWrapper.compiled(launcher, null, group == null ? List.of() : group.procsFiles(), -1, cmd);
+    }
+
     private static void tmpfs(List<String> cmd, String path, long size) {
         cmd.add("--size");
         cmd.add(Long.toString(size));

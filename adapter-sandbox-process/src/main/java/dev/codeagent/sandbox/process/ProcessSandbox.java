@@ -190,6 +190,10 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
             this.isolationWithNetwork = isolation.without(IsolationFeature.NETWORK_NONE);
             Killer killer = new Killer(plan.mode() != Mode.PLAIN && chosen.features().contains(IsolationFeature.PID_NAMESPACE));
             this.runner = new Runner(plan, uids, new Reaper(uids), killer, threads, workRoot, groups, supervisor);
+            if (config.zygoteMode().equals("all") && runner.forks()) {
+                // every Python program will need it: started with the sandbox, not by the first program
+                interpreters.binary(Language.PYTHON).ifPresent(python -> runner.prepareZygote(python, judgeScripts(python)));
+            }
             if (preStarted > 0 && runner.supervised()) {
                 this.warm = new WarmPool(preStarted, threads, runner::startWarm, runner::discardWarm);
             } else {
@@ -330,6 +334,12 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
         if (closed) {
             return Execution.sandboxError("the process sandbox is closed", Duration.ZERO, runIsolation);
         }
+        if (forks(request)) {
+            Execution e = runner.forked(request, binary, runIsolation, judgeScripts(binary));
+            if (e != null) {
+                return closed ? e : runner.confirmWrapperFailure(e, binary);
+            }
+        }
         if (request.judged()) {
             return judged(request, binary, runIsolation);
         }
@@ -391,6 +401,24 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
         Isolation runIsolation = isolationFor(request);
         LiveRun live = new LiveRun(listener);
         return live.start(() -> runner.cold(request, binary, runIsolation, live));
+    }
+
+    /**
+     * Whether the zygote runs this request (see {@link ProcessSandboxConfig#zygote}): Python without network, the
+     * judged samples of a batch in mode {@code batch}, every such program in mode {@code all}.
+     */
+    private boolean forks(ExecutionRequest request) {
+        String mode = config.zygoteMode();
+        if (mode.equals("off") || request.program().language() != Language.PYTHON || request.limits().network()
+                || !runner.forks()) {
+            return false;
+        }
+        return mode.equals("all") || request.judged() && request.judging().batch() != null;
+    }
+
+    /** How many runs a zygote forked; for tests. */
+    long forkedRuns() {
+        return runner.forkedRuns();
     }
 
     /**

@@ -145,6 +145,7 @@ final class Run {
             kill = Kill.MEMORY;
         }
         if (kill != null) {
+            launch.kill();
             clean = killGroup() && clean;
             clean = killer.killAll(started(exit), spec.uid()) && clean;
         }
@@ -171,6 +172,8 @@ final class Run {
             String line = err.takeReport(marker);
             err.enforceCap(limits.maxOutputBytes());
             report = line == null ? null : Report.parse(line);
+        } else {
+            report = launch.report;
         }
         if (kill == null && group != null) {
             // what the group says decides, also when the program ended before the next poll

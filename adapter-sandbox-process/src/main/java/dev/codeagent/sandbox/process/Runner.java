@@ -209,7 +209,7 @@ final class Runner {
         if (request.judging().batch() != null && uids != null) {
             JudgeServer server = server(request.judging().batch(), binary, scripts);
             if (server != null) {
-                return judgedByServer(server, request, binary, isolation, scripts);
+                return judgedByServer(server, request, binary, isolation, scripts, null);
             }
         }
         long started = System.nanoTime();
@@ -253,11 +253,8 @@ final class Runner {
             judgeRun = jr;
             judging = threads.submit(() -> run(jr, judgeResult));
 
-            String nonce = nonce();
-            RunSpec spec = supervisorSpec(candidateUid, request.limits(), candidateGroup).withMoreBinds(binds);
-            Launch launch = Launch.start(spec, plan.command(spec), threads);
-            run(new Run(launch, candidateJob(request, binary, nonce, scripts), request, isolation, killer, candidateGroup, 0, nonce),
-                    result);
+            run(startRun(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds, null, null,
+                    isolation), result);
             if (!result.cancelled) {
                 awaitJudge(judging, jr);
             }
@@ -286,7 +283,7 @@ final class Runner {
      * {@link JudgeServer}, forked for this job and joined to the candidate by the job's own channel.
      */
     private Execution judgedByServer(JudgeServer server, ExecutionRequest request, Path binary, Isolation isolation,
-            Path scripts) {
+            Path scripts, Zygote zygote) {
         long started = System.nanoTime();
         long candidateUid = -1;
         RunGroup candidateGroup = null;
@@ -297,17 +294,14 @@ final class Runner {
         String line = null;
         try {
             candidateUid = uids.acquire();
-            channel = JudgeChannel.create(server.channels());
+            channel = server.newChannel();
             List<RunSpec.Bind> binds = JudgeChannel.binds(channel, scripts);
             candidateGroup = newGroup(request.limits());
             ResourceLimits judgeLimits = judgeLimits(request.limits());
             verdict = server.submit(verdictNonce, judgeLimits.wallTime(), judgeLimits.memoryBytes(),
                     channel.getFileName().toString(), request.judging(), request.program().source());
-            String nonce = nonce();
-            RunSpec spec = supervisorSpec(candidateUid, request.limits(), candidateGroup).withMoreBinds(binds);
-            Launch launch = Launch.start(spec, plan.command(spec), threads);
-            run(new Run(launch, candidateJob(request, binary, nonce, scripts), request, isolation, killer, candidateGroup, 0,
-                    nonce), result);
+            run(startRun(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds,
+                    server.channels().getFileName() + "/" + channel.getFileName(), zygote, isolation), result);
             if (!result.cancelled) {
                 line = verdict.get(JUDGE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
                 serverJudged.incrementAndGet();
@@ -375,7 +369,7 @@ final class Runner {
     private JudgeServer startServer(Path binary, Path scripts) {
         Path channels = null;
         try {
-            channels = Files.createTempDirectory(workRoot, "codeagent-judges-",
+            channels = Files.createTempDirectory(channelsRoot(), "codeagent-judges-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
             Files.setPosixFilePermissions(channels, PosixFilePermissions.fromString("rwx--x--x"));
             List<String> argv = new ArrayList<>();
@@ -391,6 +385,193 @@ final class Runner {
             Reaper.remove(channels, null);
             return null;
         }
+    }
+
+    /**
+     * Where every judge server's channel directories are made: one directory, so that a {@link Zygote} started
+     * before a batch's server can see that server's channels (each fork then binds only its own).
+     */
+    private Path channelsRoot() throws IOException {
+        synchronized (servers) {
+            if (channelsRoot == null) {
+                Path dir = Files.createTempDirectory(workRoot, "codeagent-channels-",
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
+                channelsRoot = dir;
+            }
+            return channelsRoot;
+        }
+    }
+
+    private Path channelsRoot;
+    private Zygote zygote;
+    private int zygoteFailures;
+    /** Starts after which no zygote is tried again: Python programs then start their own sandboxes. */
+    private static final int ZYGOTE_TRIES = 3;
+    /** A zygote's own sandbox: its interpreter and each fork until the fork has joined its own groups. */
+    static final ResourceLimits ZYGOTE_LIMITS = new ResourceLimits(Duration.ofHours(1), Duration.ofHours(1),
+            512 * ResourceLimits.MIB, 1024, ResourceLimits.MIB, 4 * ResourceLimits.MIB, false);
+    private final java.util.concurrent.atomic.AtomicLong forkedRuns = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Whether Python runs can be forked from a zygote here (bubblewrap, root, control groups, the filter). */
+    boolean forks() {
+        return supervisor != null && uids != null && groups != null && plan.zygotes();
+    }
+
+    /** How many runs a zygote forked; for tests. */
+    long forkedRuns() {
+        return forkedRuns.get();
+    }
+
+    /** Starts the zygote now rather than at the first program that needs it (mode {@code all}). */
+    void prepareZygote(Path python, Path scripts) {
+        zygote(python, scripts);
+    }
+
+    /** The live zygote, started when there is none; null when none can be had (runs then start their own sandbox). */
+    private Zygote zygote(Path python, Path scripts) {
+        synchronized (servers) {
+            if (closed || zygoteFailures >= ZYGOTE_TRIES) {
+                return null;
+            }
+            if (zygote != null && zygote.alive()) {
+                return zygote;
+            }
+            if (zygote != null) {
+                zygote.close();
+                zygote = null;
+            }
+            zygote = startZygote(python, scripts);
+            if (zygote == null) {
+                zygoteFailures++;
+            }
+            return zygote;
+        }
+    }
+
+    private Zygote startZygote(Path python, Path scripts) {
+        Path dir = null;
+        RunGroup group = null;
+        java.nio.channels.ServerSocketChannel door = null;
+        try {
+            dir = Files.createTempDirectory(workRoot, "codeagent-zygote-",
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            Path script = dir.resolve("zygote.py");
+            try (var in = Runner.class.getResourceAsStream("zygote.py")) {
+                if (in == null) {
+                    throw new IOException("zygote.py is missing from the classpath");
+                }
+                Files.write(script, in.readAllBytes());
+            }
+            Path doorDir = Files.createDirectory(dir.resolve("door"),
+                    PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            door = Zygote.door(doorDir.resolve("door"));
+            group = newGroup(ZYGOTE_LIMITS);
+            List<String> command = plan.zygoteCommand(group, python, dir, doorDir, channelsRoot(), scripts,
+                    groups.parents(), LanguageProfile.of(Language.PYTHON).interpreterArgs(ZYGOTE_LIMITS));
+            ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
+            pb.environment().clear();
+            pb.environment().putAll(plan.environment(dir));
+            Process p = pb.start();
+            Path d = dir;
+            RunGroup g = group;
+            Zygote z = new Zygote(p, door, threads, () -> {
+                p.destroyForcibly();
+                if (g != null) {
+                    g.close();
+                }
+                Reaper.remove(d, null);
+            });
+            if (!z.awaitReady(Duration.ofSeconds(15))) {
+                log.warn("process sandbox: the zygote did not start (Python programs start their own sandboxes)");
+                z.close();
+                return null;
+            }
+            return z;
+        } catch (IOException | RuntimeException e) {
+            log.warn("process sandbox: cannot start a zygote (Python programs start their own sandboxes): {}", e.toString());
+            if (door != null) {
+                try {
+                    door.close();
+                } catch (IOException closing) {
+                    // nothing more to do
+                }
+            }
+            if (group != null) {
+                group.close();
+            }
+            Reaper.remove(dir, null);
+            return null;
+        }
+    }
+
+    /**
+     * Runs a Python request (judged ones of a batch with the batch's {@link JudgeServer}) in a fork of the zygote;
+     * null when no zygote can be had, and the caller runs it the usual way.
+     */
+    Execution forked(ExecutionRequest request, Path binary, Isolation isolation, Path scripts) {
+        JudgeServer server = null;
+        if (request.judged()) {
+            server = request.judging().batch() == null ? null : server(request.judging().batch(), binary, scripts);
+            if (server == null) {
+                return null;
+            }
+        }
+        Zygote z = zygote(binary, scripts);
+        if (z == null) {
+            return null;
+        }
+        return server != null ? judgedByServer(server, request, binary, isolation, scripts, z)
+                : runForked(z, request, binary, isolation);
+    }
+
+    private Execution runForked(Zygote z, ExecutionRequest request, Path binary, Isolation isolation) {
+        long started = System.nanoTime();
+        long uid = -1;
+        RunGroup group = null;
+        Result result = new Result();
+        try {
+            uid = uids.acquire();
+            group = newGroup(request.limits());
+            run(startRun(request, plan.programArgv(binary, request), uid, group, List.of(), null, z, isolation), result);
+        } catch (IOException | SandboxUnavailableException e) {
+            log.warn("process sandbox could not prepare a forked run: {}", e.getMessage());
+            result.execution = Execution.sandboxError("could not prepare the run: " + e.getMessage(),
+                    Duration.ofNanos(System.nanoTime() - started), isolation);
+        } finally {
+            reaper.release(uid, result.clean);
+            closeLater(group);
+        }
+        return result.finish();
+    }
+
+    /**
+     * Starts a supervised run of {@code argv} with the request's files, rlimits and stdin: forked by {@code zygote}
+     * when there is one ({@code channel}: its judge channel under the channels' root, or null), else in a sandbox of
+     * its own with {@code binds}, its supervisor reporting behind a fresh nonce.
+     */
+    private Run startRun(ExecutionRequest request, List<String> argv, long uid, RunGroup group, List<RunSpec.Bind> binds,
+            String channel, Zygote zygote, Isolation isolation) throws IOException {
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put(request.program().mainFileName(), request.program().source());
+        files.putAll(request.program().files());
+        List<LaunchPlan.Limit> rlimits = LaunchPlan.rlimits(request.limits(),
+                request.judged() || LaunchPlan.addressSpaceLimit(request.program().language()), groups != null);
+        if (zygote != null) {
+            dev.codeagent.application.sandbox.SupervisorJob job = new dev.codeagent.application.sandbox.SupervisorJob(
+                    files, request.program().binaryFiles(), argv, plan.environment(null));
+            rlimits.forEach(l -> job.rlimit(l.name(), l.soft(), l.hard()));
+            RunSpec spec = new RunSpec(uid, workRoot, List.of(), argv, plan.environment(null), request.limits(), true, null,
+                    false, group, true);
+            Launch launch = zygote.launch(spec, nonce(), channel, group.procsFiles(), job.encode(), threads);
+            forkedRuns.incrementAndGet();
+            return new Run(launch, request.stdin().getBytes(StandardCharsets.UTF_8), request, isolation, killer, group, 0, null);
+        }
+        String nonce = nonce();
+        RunSpec spec = supervisorSpec(uid, request.limits(), group).withMoreBinds(binds);
+        return new Run(Launch.start(spec, plan.command(spec), threads),
+                WarmPool.job(argv, plan.environment(null), files, rlimits, request, nonce), request, isolation, killer, group,
+                0, nonce);
     }
 
     /**
@@ -549,7 +730,8 @@ final class Runner {
     }
 
     /** The candidate's job: {@code candidate.py} running the program's main file, with its files and stdin. */
-    private byte[] candidateJob(ExecutionRequest request, Path binary, String nonce, Path scripts) {
+    /** The candidate's command: {@code candidate.py} over the channel, running the request's code with its arguments. */
+    private static List<String> candidateArgv(ExecutionRequest request, Path binary, Path scripts) {
         List<String> argv = new ArrayList<>();
         argv.add(binary.toString());
         argv.addAll(LanguageProfile.of(request.program().language()).interpreterArgs(request.limits()));
@@ -558,11 +740,7 @@ final class Runner {
         argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_JUDGE);
         argv.add(request.program().mainFileName());
         argv.addAll(request.args());
-        Map<String, String> files = new LinkedHashMap<>();
-        files.put(request.program().mainFileName(), request.program().source());
-        files.putAll(request.program().files());
-        return WarmPool.job(argv, plan.environment(null), files,
-                LaunchPlan.rlimits(request.limits(), true, groups != null), request, nonce);
+        return argv;
     }
 
     /**
@@ -719,6 +897,13 @@ final class Runner {
                 Thread.currentThread().interrupt();
                 break;
             }
+        }
+        synchronized (servers) {
+            if (zygote != null) {
+                zygote.close();
+                zygote = null;
+            }
+            Reaper.remove(channelsRoot, null);
         }
     }
 

@@ -23,11 +23,13 @@ final class ScratchSandbox {
     final Path workRoot;
     final ProcessSandbox sandbox;
     private final boolean preStarting;
+    private final boolean forking;
 
-    private ScratchSandbox(Path workRoot, ProcessSandbox sandbox, boolean preStarting) {
+    private ScratchSandbox(Path workRoot, ProcessSandbox sandbox, boolean preStarting, boolean forking) {
         this.workRoot = workRoot;
         this.sandbox = sandbox;
         this.preStarting = preStarting;
+        this.forking = forking;
     }
 
     /** A sandbox with the default pre-starting, or with none when {@code preStarting} is false. */
@@ -38,7 +40,19 @@ final class ScratchSandbox {
         ProcessSandbox sandbox = preStarting
                 ? new ProcessSandbox(config, IsolationMode.BEST_EFFORT)
                 : new ProcessSandbox(config, IsolationMode.BEST_EFFORT, 0);
-        return new ScratchSandbox(root, sandbox, preStarting);
+        return new ScratchSandbox(root, sandbox, preStarting, false);
+    }
+
+    /**
+     * A sandbox that forks every Python program from its zygote (mode {@code all}, nothing pre-started); closing
+     * checks that Python programs really were forked.
+     */
+    static ScratchSandbox forking(String prefix) throws IOException {
+        HostSupport.requireRootBwrapAndCgroups();
+        Path root = Files.createTempDirectory(prefix,
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+        ProcessSandboxConfig config = new ProcessSandboxConfig(null, null, null, root.toString(), "all");
+        return new ScratchSandbox(root, new ProcessSandbox(config, IsolationMode.BEST_EFFORT, 0), false, true);
     }
 
     /** Closes the sandbox, removes the root, and checks the runs took the start path this sandbox was made for. */
@@ -47,6 +61,9 @@ final class ScratchSandbox {
         long executions = sandbox.executions();
         sandbox.close();
         WorkDir.delete(workRoot);
+        if (forking) {
+            assertThat(sandbox.forkedRuns()).as("executions forked from the zygote").isPositive();
+        }
         if (sandbox.mode() == Mode.BWRAP) {
             if (preStarting && executions >= WHOLE_CLASS) {
                 assertThat(preStarted).as("executions that ran in a pre-started sandbox").isPositive();

@@ -57,6 +57,10 @@ def _child(job_dir, channel, entries, wall, memory, code, tests, prelude, verdic
 
 
 def main():
+    import gc
+    # the imports stay out of the collector's sight: a child's collections then do not copy the server's heap
+    gc.collect()
+    gc.freeze()
     out = os.dup(1)
     os.dup2(2, 1)  # the tests' prints go to stderr, never among the verdicts
     os.makedirs(_SCRATCH, mode=0o700, exist_ok=True)

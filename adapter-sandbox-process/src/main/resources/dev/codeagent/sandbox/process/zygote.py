@@ -1,0 +1,496 @@
+"""The process tier's Python zygote: one pre-started interpreter that forks a fresh sandbox per program.
+
+Usage: zygote.py DOOR SECCOMP_FILE EMPTY_FILE MASKED_PROC_FILES(comma-separated or -) PAD
+(PAD: blanks, the room each program's command line is written into, so that ps shows the program)
+
+Runs as root (capabilities kept) in a bubblewrap sandbox of its own: the tier's read-only system view, no
+network, its own pid namespace. Python programs then cost a fork instead of a sandbox and an interpreter
+start. Each program gets what a cold run gets, made by the forked child before a line of the program runs:
+
+  its own control groups (memory, CPU, pids: the host made them; the child joins them first, so every
+  process of the run is charged), its own pid, mount, network, IPC and UTS namespaces (the child is the pid
+  namespace's init: the program's end ends every process it left), fresh tmpfs /work, /tmp and /dev/shm and a
+  /proc of its own namespace (the host's masked files masked again), its own uid with no groups and no
+  capabilities, no_new_privs, the tier's rlimits and seccomp filter, and an interpreter state that only this
+  zygote touched (what it imported; never another program's data: see below).
+
+The wire, all from the host's JVM, which alone holds the other end:
+  stdin   R <token> <uid> <channel or -> <procs files, comma-separated or ->    run a program
+          K <token>                                                         kill a run (its pid namespace)
+  stdout  READY                          once, when the zygote can fork
+          S <token> <exit or -> <signal or ->   the program's real wait status, as its init saw it
+          F <token> <message>            the run failed before the program started
+          X <token>                      the run's init died without a report (it was killed)
+The run's child connects to DOOR three times ("I <token>", "O <token>", "E <token>": the program's stdin,
+stdout and stderr) and reads its job (files, argv, env, rlimits: the supervisor's job format) from O until
+the host shuts that direction; nothing of the program's — code, input, output — ever passes through this
+process, so no later fork can find it in memory. The door, the channels and the control groups are hidden
+from the program (empty mounts over them) before it runs.
+
+What this shares with Android's zygote: the pre-imported interpreter and the fork per program, hence one
+address-space layout and hash seed for all of a zygote's programs. What it does differently: the child
+drops everything itself before running the program (Android's app processes keep the zygote's sandbox);
+the zygote never runs untrusted code and never reads a program's bytes.
+"""
+
+import atexit  # noqa: F401  (imported once here, inherited by every program)
+import base64
+import ctypes
+import gc
+import io
+import json
+import marshal
+import os
+import resource
+import select
+import signal
+import socket
+import struct
+import sys
+import threading  # noqa: F401
+import traceback  # noqa: F401
+import types
+
+# what generated programs import most, loaded once (each program still gets its own copy of their state)
+import collections  # noqa: F401,E402
+import functools  # noqa: F401,E402
+import itertools  # noqa: F401,E402
+import math  # noqa: F401,E402
+import re  # noqa: F401,E402
+import string  # noqa: F401,E402
+import typing  # noqa: F401,E402
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc.mount.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_ulong, ctypes.c_char_p]
+_libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p, ctypes.c_ulong, ctypes.c_ulong]
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUTS = 0x04000000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 4096, 0x4000, 1 << 18
+PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 4, 38, 22, 2
+MIB = 1 << 20
+
+# the places the program must not see, covered before it runs: the zygote's own directory (this script, the door,
+# the filter, the judge's channels of every run) and the run groups' directories
+OWN = "/.codeagent-zygote"
+CHANNELS = OWN + "/channels"
+CHANNEL = "/.judge"
+CGROUPS = "/sys"
+JUDGE_LIB = "/.judge-lib"
+
+
+class SetupFailed(Exception):
+    pass
+
+
+def _check(result, what):
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise SetupFailed("%s: %s" % (what, os.strerror(errno)))
+
+
+def _mount(source, target, fstype, flags, data=None):
+    _check(_libc.mount(source and source.encode(), target.encode(), fstype and fstype.encode(), flags,
+                       data and data.encode()), "mount %s" % target)
+
+
+def _write_all(fd, data):
+    data = memoryview(data)
+    while data:
+        data = data[os.write(fd, data):]
+
+
+class Zygote:
+    def __init__(self, door, seccomp, empty, masked):
+        self.door = door
+        with open(seccomp, "rb") as f:
+            self.filter = f.read()
+        self.empty = empty
+        self.masked = masked
+        self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        self.runs = {}  # pid -> token
+        self.reports = {}  # status pipe's read fd -> [token, bytes]
+
+    def serve(self):
+        out = os.dup(1)
+        devnull = os.open("/dev/null", os.O_RDWR)
+        os.dup2(devnull, 1)
+        os.close(devnull)
+        _write_all(out, b"READY\n")
+        buf = b""
+        stdin_open = True
+        while stdin_open or self.reports:
+            ready, _, _ = select.select(list(self.reports) + ([0] if stdin_open else []), [], [], 1.0)
+            for fd in ready:
+                if fd == 0:
+                    data = os.read(0, 65536)
+                    if not data:
+                        stdin_open = False
+                        continue
+                    buf += data
+                    while b"\n" in buf:
+                        line, buf = buf.split(b"\n", 1)
+                        self.command(line.decode("ascii").split(" "), out)
+                    continue
+                chunk = os.read(fd, 4096)
+                if chunk and len(self.reports[fd][1]) < 4096:
+                    self.reports[fd][1] += chunk
+                    continue
+                if chunk:
+                    continue
+                token, report = self.reports.pop(fd)
+                os.close(fd)
+                kind, _, rest = report.decode("ascii", "replace").replace("\n", " ").strip().partition(" ")
+                line = "%s %s %s" % (kind, token, rest) if kind in ("S", "F") else "X " + token
+                _write_all(out, line.encode("ascii", "replace") + b"\n")
+            self.reap()
+        return 0
+
+    def reap(self):
+        while self.runs:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            self.runs.pop(pid, None)
+
+    def command(self, parts, out):
+        if parts[0] == "K" and len(parts) == 2:
+            for pid, token in list(self.runs.items()):
+                if token == parts[1]:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except ProcessLookupError:
+                        pass
+            return
+        if parts[0] != "R" or len(parts) != 5:
+            sys.stderr.write("zygote: unknown command %r\n" % " ".join(parts)[:100])
+            return
+        _, token, uid, channel, procs = parts
+        r, w = os.pipe()
+        # the next child is the init of a pid namespace of its own; this process's children after it are not
+        _check(_libc.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+        try:
+            pid = os.fork()
+        except OSError:
+            pid = -1
+        if pid != 0:
+            # (not in the child: it is that namespace's init, and cannot leave it)
+            _check(_libc.setns(self.own_pid_ns, CLONE_NEWPID), "setns back")
+        if pid < 0:
+            os.close(r)
+            os.close(w)
+            _write_all(out, ("F %s fork failed\n" % token).encode("ascii"))
+            return
+        if pid == 0:
+            code = 0
+            try:
+                os.close(r)
+                Run(self, token, int(uid), None if channel == "-" else channel,
+                    [] if procs == "-" else procs.split(","), w).start()
+            except SetupFailed as e:
+                os.write(w, ("F %s" % e).encode("ascii", "replace")[:1000])
+                code = 125
+            except BaseException as e:
+                os.write(w, ("F %s: %s" % (type(e).__name__, e)).encode("ascii", "replace")[:1000])
+                code = 125
+            os._exit(code)
+        os.close(w)
+        self.runs[pid] = token
+        self.reports[r] = [token, b""]
+
+
+class Run:
+    """One program: runs in the zygote's child, which is the init of the run's pid namespace."""
+
+    def __init__(self, zygote, token, uid, channel, procs, report):
+        self.z = zygote
+        self.token = token
+        self.uid = uid
+        self.channel = channel
+        self.procs = procs
+        self.report = report
+
+    def start(self):
+        # nothing of the zygote's stays open: not its stdin and stdout (the host's wire), not other runs' pipes
+        os.closerange(3, self.report)
+        os.closerange(self.report + 1, 1 << 16)
+        devnull = os.open("/dev/null", os.O_RDWR)
+        for fd in (0, 1, 2):
+            os.dup2(devnull, fd)
+        os.close(devnull)
+        for f in self.procs:
+            fd = os.open(f, os.O_WRONLY)
+            try:
+                os.write(fd, b"0")
+            except OSError as e:
+                raise SetupFailed("cannot join %s: %s" % (f, e.strerror))
+            finally:
+                os.close(fd)
+        _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
+        _mount(None, "/", None, MS_REC | MS_PRIVATE)
+        streams = [self.connect(kind) for kind in ("I", "O", "E")]
+        job = self.read_job(streams[1])
+        memory = job.get("rlimits", {}).get("RLIMIT_AS", (256 * MIB, 0))[0]
+        self.views(memory)
+        pid = os.fork()
+        if pid == 0:
+            try:
+                os.close(self.report)
+                Program(job, self.uid, streams, self.z.filter).run()
+            except BaseException as e:
+                try:
+                    os.write(2, ("codeagent-boot: %s\n" % e).encode("utf-8", "replace"))
+                except OSError:
+                    pass
+                os._exit(125)
+        for s in streams:
+            s.close()
+        status = self.wait(pid)
+        os.write(self.report, ("S %s %s" % (os.WEXITSTATUS(status) if os.WIFEXITED(status) else "-",
+                                             os.WTERMSIG(status) if os.WIFSIGNALED(status) else "-")).encode("ascii"))
+
+    def connect(self, kind):
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.connect(self.z.door)
+        s.sendall(("%s %s\n" % (kind, self.token)).encode("ascii"))
+        return s
+
+    @staticmethod
+    def read_job(s):
+        chunks = []
+        while True:
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+        data = b"".join(chunks)
+        head, _, body = data.partition(b"\n")
+        if not head.isdigit() or int(head) != len(body):
+            raise SetupFailed("a cut job (%d bytes)" % len(data))
+        return json.loads(body.decode("utf-8"))
+
+    def views(self, memory):
+        """The run's own file system: fresh tmpfs, its own /proc, and nothing of the zygote's wiring."""
+        uid = self.uid
+        _mount("tmpfs", "/work", "tmpfs", MS_NOSUID | MS_NODEV,
+               "size=%d,mode=0700,uid=%d,gid=%d" % (max(4 * MIB, memory // 2), uid, uid))
+        _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % max(4 * MIB, memory // 4))
+        _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % max(MIB, memory // 8))
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        for f in self.z.masked:
+            _mount(self.z.empty, f, None, MS_BIND)
+            _mount(None, f, None, MS_BIND | MS_RDONLY | 0x20)  # MS_REMOUNT
+        for sub in ("sys", "sysrq-trigger", "irq", "bus"):
+            p = "/proc/" + sub
+            if os.path.exists(p):
+                _mount(p, p, None, MS_BIND | MS_REC)
+                _mount(None, p, None, MS_BIND | MS_RDONLY | 0x20)
+        if self.channel is not None:
+            source = os.path.join(CHANNELS, self.channel)
+            for name in ("j2c", "c2j"):
+                _mount(os.path.join(source, name), os.path.join(CHANNEL, name), None, MS_BIND)
+        for hidden in (OWN, CGROUPS):
+            if os.path.isdir(hidden):
+                _mount("tmpfs", hidden, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=000")
+
+    @staticmethod
+    def wait(pid):
+        """Reaps every process of the namespace; the program's status. When it ends, the rest is killed."""
+        status = None
+        while True:
+            try:
+                p, s = os.waitpid(-1, 0)
+            except ChildProcessError:
+                return status
+            except InterruptedError:
+                continue
+            if p == pid:
+                status = s
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except OSError:
+                    pass
+
+
+class Program:
+    """The program itself, in the run's second process: drops everything, then runs as `python3 FLAGS FILE ARGS`."""
+
+    def __init__(self, job, uid, streams, seccomp):
+        self.job = job
+        self.uid = uid
+        self.streams = streams
+        self.seccomp = seccomp
+
+    def run(self):
+        job = self.job
+        for fd, s in zip((0, 1, 2), self.streams):
+            os.dup2(s.fileno(), fd)
+            s.close()
+        _set_cmdline(job["argv"])
+        os.setgroups([])
+        os.setresgid(self.uid, self.uid, self.uid)
+        os.setresuid(self.uid, self.uid, self.uid)
+        # changing uid made the process undumpable (its /proc files root's); a program's own are its own again
+        _check(_libc.prctl(PR_SET_DUMPABLE, 1, None, 0, 0), "prctl(PR_SET_DUMPABLE)")
+        _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, None, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+        os.chdir("/work")
+        for name, text in job.get("files", {}).items():
+            self.write(name, text.encode("utf-8"))
+        for name, text in job.get("binary", {}).items():
+            self.write(name, base64.b64decode(text))
+        for name, (soft, hard) in job.get("rlimits", {}).items():
+            resource.setrlimit(getattr(resource, name), (soft, hard))
+        os.environ.clear()
+        os.environ.update(job.get("env", {}))
+        argv = job["argv"]
+        flags, at = set(), 1
+        while at < len(argv) and argv[at].startswith("-") and argv[at] != "-":
+            flags.add(argv[at])
+            at += 1
+        script, args = argv[at], argv[at + 1:]
+        self.std_streams("-u" in flags)
+        self.load_filter()
+        code = self.main(script, args)
+        os._exit(code)
+
+    @staticmethod
+    def write(name, data):
+        path = os.path.join("/work", name)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(data)
+
+    @staticmethod
+    def std_streams(unbuffered):
+        def text(fd, mode, errors):
+            raw = io.FileIO(fd, mode, closefd=False)
+            if mode == "r":
+                return io.TextIOWrapper(io.BufferedReader(raw), encoding="utf-8", errors=errors)
+            if unbuffered:
+                return io.TextIOWrapper(raw, encoding="utf-8", errors=errors, write_through=True)
+            return io.TextIOWrapper(io.BufferedWriter(raw), encoding="utf-8", errors=errors, line_buffering=False)
+
+        sys.stdin = sys.__stdin__ = text(0, "r", "strict")
+        sys.stdout = sys.__stdout__ = text(1, "w", "strict")
+        sys.stderr = sys.__stderr__ = text(2, "w", "backslashreplace")
+
+    def load_filter(self):
+        if not self.seccomp:
+            return
+        n = len(self.seccomp) // 8
+        buf = ctypes.create_string_buffer(self.seccomp, len(self.seccomp))
+        prog = struct.pack("HxxxxxxQ", n, ctypes.addressof(buf))
+        fprog = ctypes.create_string_buffer(prog, len(prog))
+        _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0), "seccomp filter")
+
+    @staticmethod
+    def main(script, args):
+        """Runs the script as __main__ the way the interpreter does, and returns its exit status."""
+        path = script if os.path.isabs(script) else os.path.join("/work", script)
+        sys.argv = [script] + list(args)
+        sys.path[0] = os.path.dirname(path)
+        module = types.ModuleType("__main__")
+        module.__file__ = path
+        module.__builtins__ = __builtins__
+        sys.modules["__main__"] = module
+        status = 0
+        try:
+            if path.endswith(".pyc"):
+                with open(path, "rb") as f:
+                    code = marshal.loads(f.read()[16:])
+            else:
+                with open(path, "rb") as f:
+                    code = compile(f.read(), path, "exec")
+            exec(code, module.__dict__)
+        except SystemExit as e:
+            status = _exit_status(e)
+        except BaseException as e:
+            status = 1
+            try:
+                # the frames from the script on, as the interpreter prints them
+                # (the interpreter's printer reads the exception's own traceback, not the argument)
+                e.__traceback__ = e.__traceback__.tb_next
+                sys.excepthook(type(e), e, e.__traceback__)
+            except BaseException:
+                pass
+            if isinstance(e, KeyboardInterrupt):
+                status = 128 + signal.SIGINT
+        try:
+            import threading as t
+            t._shutdown()
+            atexit._run_exitfuncs()
+        except SystemExit as e:
+            status = _exit_status(e)
+        except BaseException:
+            pass
+        for s in (sys.stdout, sys.stderr):
+            try:
+                s.flush()
+            except BaseException:
+                status = status or 120
+        return status
+
+
+def _set_cmdline(argv):
+    """
+    Shows the program's command line in /proc (ps, the host's tools) instead of the zygote's, as setproctitle
+    does: written over the zygote's own arguments, whose last one is a blank pad (PR_SET_MM would need
+    CAP_SYS_RESOURCE, which containers often lack). A longer command line is cut.
+    """
+    with open("/proc/self/stat", "rb") as f:
+        fields = f.read().rsplit(b")", 1)[1].split()
+    # fields 48 and 49 of stat (arg_start, arg_end); fields[0] is the third, the state
+    start, end = int(fields[48 - 3]), int(fields[49 - 3])
+    room = end - start
+    data = b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in argv)[:room - 1]
+    ctypes.memmove(start, data + b"\0" * (room - len(data)), room)
+
+
+def _exit_status(e):
+    code = e.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(str(code) + "\n")
+    except BaseException:
+        pass
+    return 1
+
+
+def main(argv):
+    if len(argv) != 6:
+        sys.stderr.write("usage: zygote.py DOOR SECCOMP_FILE EMPTY_FILE MASKED_PROC_FILES PAD\n")
+        return 2
+    _libc.unshare.argtypes = [ctypes.c_int]
+    _libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
+    masked = [] if argv[4] == "-" else argv[4].split(",")
+    if os.path.isdir(JUDGE_LIB):
+        # the candidate side's wire, imported once (candidate.py finds it in sys.modules)
+        sys.path.insert(0, JUDGE_LIB)
+        try:
+            import codeagent_wire  # noqa: F401
+        except ImportError:
+            pass
+        del sys.path[0]
+    seccomp = argv[2] if argv[2] != "-" else None
+    z = Zygote(argv[1], seccomp, argv[3], masked) if seccomp else None
+    if z is None:
+        sys.stderr.write("zygote: no seccomp filter: refusing to run programs without it\n")
+        return 2
+    # what is imported now stays out of the collector's sight: a fork's collections then do not write (and so copy)
+    # every page of the zygote's heap
+    gc.collect()
+    gc.freeze()
+    return z.serve()
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

