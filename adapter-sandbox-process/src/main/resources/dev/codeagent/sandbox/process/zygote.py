@@ -70,7 +70,15 @@ CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 4096, 0x4000, 1 << 18
-PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 4, 38, 22, 2
+PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, PR_SET_NAME = 4, 38, 22, 2, 15
+with open("/proc/self/comm", "rb") as _f:
+    # the interpreter's own name, which each program gets back after its init renamed itself
+    _COMM = _f.read().strip()
+
+
+def _set_name(name):
+    buf = ctypes.create_string_buffer(name[:15])
+    _libc.prctl(PR_SET_NAME, ctypes.addressof(buf), None, 0, 0)
 MIB = 1 << 20
 
 # the places the program must not see, covered before it runs: the zygote's own directory (this script, the door,
@@ -217,6 +225,8 @@ class Run:
         self.report = report
 
     def start(self):
+        # what ps and top call the run's init (the program keeps the interpreter's name)
+        _set_name(b"codeagent-init")
         # nothing of the zygote's stays open: not its stdin and stdout (the host's wire), not other runs' pipes
         os.closerange(3, self.report)
         os.closerange(self.report + 1, 1 << 16)
@@ -284,13 +294,10 @@ class Run:
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % max(MIB, memory // 8))
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
         for f in self.z.masked:
+            # (a bind keeps its source's read-only flag: the empty file is on a read-only mount)
             _mount(self.z.empty, f, None, MS_BIND)
-            _mount(None, f, None, MS_BIND | MS_RDONLY | 0x20)  # MS_REMOUNT
-        for sub in ("sys", "sysrq-trigger", "irq", "bus"):
-            p = "/proc/" + sub
-            if os.path.exists(p):
-                _mount(p, p, None, MS_BIND | MS_REC)
-                _mount(None, p, None, MS_BIND | MS_RDONLY | 0x20)
+        # Not remounted read-only, as bubblewrap does with /proc/sys and its kin for a root inside a user namespace:
+        # the program is never root in any namespace here, and their files are root's to write.
         if self.channel is not None:
             source = os.path.join(CHANNELS, self.channel)
             for name in ("j2c", "c2j"):
@@ -333,6 +340,7 @@ class Program:
             os.dup2(s.fileno(), fd)
             s.close()
         _set_cmdline(job["argv"])
+        _set_name(_COMM)
         os.setgroups([])
         os.setresgid(self.uid, self.uid, self.uid)
         os.setresuid(self.uid, self.uid, self.uid)

@@ -28,6 +28,12 @@ import codeagent_wire as wire  # noqa: E402,F401
 import judge  # noqa: E402
 import traceback  # noqa: E402,F401
 
+try:
+    import ctypes as _ctypes  # once here: a child importing it would pay milliseconds
+    _LIBC = _ctypes.CDLL(None)
+except (ImportError, OSError):
+    _LIBC = None
+
 _SCRATCH = "/tmp/codeagent-judge-jobs"
 
 
@@ -37,10 +43,17 @@ def _write(fd, data):
         data = data[os.write(fd, data):]
 
 
+def _name(name):
+    """What ps and top call a job's process (prctl PR_SET_NAME), so a batch's judges are told from its server."""
+    if _LIBC is not None:
+        _LIBC.prctl(15, _ctypes.c_char_p(name), 0, 0, 0)
+
+
 def _child(job_dir, channel, entries, wall, memory, code, tests, prelude, verdict_w):
     import resource
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    _name(b"codeagent-judge")
     signal.alarm(max(1, int(wall)))
     # each job's judge gets the memory a judge of its own would have: one job cannot starve the others
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
