@@ -76,6 +76,56 @@ class LauncherIT {
                 .contains("status    ERROR (interrupted: the process ended before the run finished)");
     }
 
+    /**
+     * {@code eval} goes to the warm background process (its JVM, and its sandbox with the zygote, kept between
+     * commands): the report is the one the command gives in a JVM of its own.
+     */
+    @Test
+    void anEvaluationThroughTheBackgroundProcessReportsWhatOneInProcessDoes() throws Exception {
+        Path runtime = Files.createDirectory(dir.resolve("runtime"),
+                java.nio.file.attribute.PosixFilePermissions.asFileAttribute(
+                        java.nio.file.attribute.PosixFilePermissions.fromString("rwx------")));
+        Path data = Path.of(System.getenv().getOrDefault("CODEAGENT_DATA", "../../shared/data")).toAbsolutePath().normalize();
+        Path humanEval = data.resolve("HumanEval.jsonl");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isRegularFile(humanEval), humanEval + " is not here");
+        Path problems = Files.write(dir.resolve("five.jsonl"), Files.readAllLines(humanEval).subList(0, 5));
+        Path samples = Files.writeString(dir.resolve("samples.jsonl"),
+                "{\"task_id\": \"HumanEval/0\", \"completion\": \"    return True\\n\"}\n"
+                + "{\"task_id\": \"HumanEval/2\", \"completion\": \"    return number % 1.0\\n\"}\n");
+        Map<String, String> viaDaemon = Map.of("CODEAGENT_NO_DAEMON", "0", "XDG_RUNTIME_DIR", runtime.toString());
+        try {
+            for (int call = 0; call < 2; call++) {
+                Result warm = finish(start("", viaDaemon, "eval", "--problems", problems.toString(), "--samples",
+                        samples.toString(), "--sandbox", "process", "--json"));
+                Result alone = finish(start("", Map.of(), "eval", "--problems", problems.toString(), "--samples",
+                        samples.toString(), "--sandbox", "process", "--json"));
+                assertThat(warm.status).as(warm.toString()).isEqualTo(alone.status);
+                JsonNode w = JSON.readTree(warm.out);
+                JsonNode a = JSON.readTree(alone.out);
+                assertThat(w.get("passed").asInt()).isEqualTo(a.get("passed").asInt()).isEqualTo(1);
+                assertThat(w.get("verdicts")).isEqualTo(a.get("verdicts"));
+            }
+            try (var sockets = Files.list(runtime.resolve("codeagent"))) {
+                assertThat(sockets.map(f -> f.getFileName().toString())).as("the background process's socket")
+                        .anyMatch(f -> f.startsWith("cli-") && f.endsWith(".sock"));
+            }
+        } finally {
+            stopBackgroundProcess(runtime.resolve("codeagent"));
+        }
+    }
+
+    private static void stopBackgroundProcess(Path run) throws IOException {
+        if (!Files.isDirectory(run)) {
+            return;
+        }
+        try (var files = Files.list(run)) {
+            for (Path info : files.filter(f -> f.getFileName().toString().endsWith(".sock.info")).toList()) {
+                String pid = Files.readString(info).trim().split("\\s+")[0];
+                ProcessHandle.of(Long.parseLong(pid)).ifPresent(ProcessHandle::destroy);
+            }
+        }
+    }
+
     /** A solve whose only attempt sleeps, so that it is RUNNING for a while. */
     private Process startSlowSolve() throws IOException {
         Path replay = Files.writeString(dir.resolve("slow.jsonl"),
@@ -98,6 +148,10 @@ class LauncherIT {
     }
 
     private Process start(String stdin, String... args) throws IOException {
+        return start(stdin, Map.of(), args);
+    }
+
+    private Process start(String stdin, Map<String, String> env, String... args) throws IOException {
         Path root = Path.of(System.getenv().getOrDefault("CODEAGENT_REPO_ROOT", "..")).toAbsolutePath().normalize();
         List<String> command = new ArrayList<>(List.of(root.resolve("codeagent").toString()));
         command.addAll(List.of(args));
@@ -107,6 +161,7 @@ class LauncherIT {
         // interrupted); through the background process a killed client is a cancel instead (tested in adapter-cli)
         pb.environment().put("CODEAGENT_NO_DAEMON", "1");
         pb.environment().put("CODEAGENT_CONFIG", config.toString());
+        pb.environment().putAll(env);
         String name = Long.toString(System.nanoTime());
         pb.redirectOutput(dir.resolve(name + ".out").toFile()).redirectError(dir.resolve(name + ".err").toFile());
         Process p = pb.start();

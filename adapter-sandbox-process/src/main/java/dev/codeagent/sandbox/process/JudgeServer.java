@@ -140,15 +140,25 @@ final class JudgeServer implements AutoCloseable {
 
     /** The tests' prints and the server's own complaints: read so the pipe never fills, kept only in the debug log. */
     private static void drain(InputStream err) {
+        eachLine(err, line -> {
+            if (line.startsWith("judge_server:")) {
+                log.debug("process sandbox: {}", line);
+            }
+        });
+    }
+
+    /**
+     * Reads a long-lived helper's stderr to its end (so the pipe never fills), each line cut to 500 characters, for
+     * {@code line} to log.
+     */
+    static void eachLine(InputStream err, java.util.function.Consumer<String> line) {
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(err, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = lines.readLine()) != null) {
-                if (line.startsWith("judge_server:")) {
-                    log.debug("process sandbox: {}", line.length() > 500 ? line.substring(0, 500) : line);
-                }
+            String l;
+            while ((l = lines.readLine()) != null) {
+                line.accept(l.length() > 500 ? l.substring(0, 500) : l);
             }
         } catch (IOException e) {
-            // the server has ended
+            // it has ended
         }
     }
 

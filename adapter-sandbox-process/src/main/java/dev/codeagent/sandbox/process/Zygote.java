@@ -288,14 +288,7 @@ final class Zygote implements AutoCloseable {
     }
 
     private static void drain(InputStream err) {
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(err, StandardCharsets.UTF_8))) {
-            String line;
-            while ((line = lines.readLine()) != null) {
-                log.warn("process sandbox: zygote: {}", line.length() > 500 ? line.substring(0, 500) : line);
-            }
-        } catch (IOException e) {
-            // it has ended
-        }
+        JudgeServer.eachLine(err, line -> log.warn("process sandbox: zygote: {}", line));
     }
 
     @Override

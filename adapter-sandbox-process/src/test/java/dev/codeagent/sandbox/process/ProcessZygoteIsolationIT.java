@@ -125,9 +125,18 @@ class ProcessZygoteIsolationIT {
                 except OSError as e:
                     print('door', type(e).__name__)
                 print(os.getuid() != 0, open('/proc/self/status').read().split('CapEff:')[1].split()[0])
+                # nothing of the zygote's or the run's init's is open in the program: its three streams only
+                print(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))
+                for pid in ('1', 'self'):
+                    try:
+                        print(pid, os.readlink('/proc/%s/root' % pid))
+                    except OSError as e:
+                        print(pid, type(e).__name__)
                 """, "");
+        // (fd 3 is the listing's own)
         assertThat(e.stdout().text()).isEqualTo("/.codeagent-zygote PermissionError\n/sys PermissionError\n"
-                + "/.codeagent-zygote/door PermissionError\ndoor PermissionError\nTrue 0000000000000000\n");
+                + "/.codeagent-zygote/door PermissionError\ndoor PermissionError\nTrue 0000000000000000\n"
+                + "[0, 1, 2, 3]\n1 PermissionError\nself /\n");
     }
 
     /** The zygote's memory, read from the host after a program ran: it never held the program's code, input or output. */
