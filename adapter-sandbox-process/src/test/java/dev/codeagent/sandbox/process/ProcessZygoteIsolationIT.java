@@ -124,6 +124,7 @@ class ProcessZygoteIsolationIT {
                     print('door open')
                 except OSError as e:
                     print('door', type(e).__name__)
+                s.close()
                 print(os.getuid() != 0, open('/proc/self/status').read().split('CapEff:')[1].split()[0])
                 # nothing of the zygote's or the run's init's is open in the program: its three streams only
                 print(sorted(int(fd) for fd in os.listdir('/proc/self/fd')))
