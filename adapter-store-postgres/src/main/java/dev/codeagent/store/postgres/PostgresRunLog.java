@@ -587,7 +587,8 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
     private boolean insertAttempt(Connection c, String runId, Attempt attempt, String body) throws SQLException {
         try (PreparedStatement s = c.prepareStatement("INSERT INTO attempts (run_id, number, verdict, outcome, attempt, recorded_by)"
                 + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, number) DO NOTHING")) {
-            s.setString(6, recordedBy);
+            // where the attempt ran: this process's host and pid, and the sandbox tier its execution names
+            s.setString(6, attempt.execution() == null ? recordedBy : recordedBy + ", tier " + attempt.execution().isolation().tier());
             s.setString(1, runId);
             s.setInt(2, attempt.number());
             s.setString(3, attempt.verdict().kind().name());

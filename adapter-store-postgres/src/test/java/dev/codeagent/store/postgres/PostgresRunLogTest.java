@@ -107,12 +107,15 @@ class PostgresRunLogTest {
         }
         try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), "");
              PreparedStatement s = c.prepareStatement("SELECT r.prompt, r.language, r.started_at, a.verdict, a.outcome,"
-                     + " r.owner_id IS NOT NULL FROM runs r JOIN attempts a ON a.run_id = r.id")) {
+                     + " r.owner_id IS NOT NULL, a.recorded_by FROM runs r JOIN attempts a ON a.run_id = r.id")) {
             try (ResultSet row = s.executeQuery()) {
                 assertThat(row.next()).isTrue();
                 assertThat(List.of(row.getString(1), row.getString(2), row.getBigDecimal(3).toPlainString(),
                         row.getString(4), row.getString(5), row.getString(6)))
                         .containsExactly("hello", "python", "1741064767.123456789", "ACCEPTED", "OK", "t");
+                // placement: the host and process that recorded the attempt, and the tier that ran it
+                assertThat(row.getString(7)).isEqualTo(PostgresDatabase.hostName() + " pid " + ProcessHandle.current().pid()
+                        + ", tier test");
             }
         }
     }
