@@ -2,13 +2,13 @@ package dev.codeagent.cli.daemon;
 
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.sandbox.ChannelStreams;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
@@ -138,41 +138,14 @@ public final class CliServer implements AutoCloseable {
         }
     }
 
-    /*
-     * Channels.newInputStream/newOutputStream would share the channel's blocking lock, so a read
-     * waiting for the client's next frame would hold up every write of the command's output; the
-     * channel itself reads and writes concurrently.
-     */
+    /** The call's frames from the client; closing the stream leaves the channel to the call (its owner). */
     static InputStream input(SocketChannel ch) {
-        return new InputStream() {
-            @Override
-            public int read() throws IOException {
-                byte[] one = new byte[1];
-                return read(one, 0, 1) < 0 ? -1 : one[0] & 0xff;
-            }
-
-            @Override
-            public int read(byte[] b, int off, int len) throws IOException {
-                return len == 0 ? 0 : ch.read(ByteBuffer.wrap(b, off, len));
-            }
-        };
+        return ChannelStreams.input(ch, false);
     }
 
+    /** The call's frames to the client; as {@link #input}. */
     static OutputStream output(SocketChannel ch) {
-        return new OutputStream() {
-            @Override
-            public void write(int b) throws IOException {
-                write(new byte[] {(byte) b}, 0, 1);
-            }
-
-            @Override
-            public void write(byte[] b, int off, int len) throws IOException {
-                ByteBuffer buf = ByteBuffer.wrap(b, off, len);
-                while (buf.hasRemaining()) {
-                    ch.write(buf);
-                }
-            }
-        };
+        return ChannelStreams.output(ch, false);
     }
 
     /** Whether the peer process runs as this server's user; anything else is refused unanswered. */

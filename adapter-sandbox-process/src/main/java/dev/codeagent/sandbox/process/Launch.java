@@ -84,8 +84,8 @@ final class Launch {
             if (e.failure() != null) {
                 throw new CompletionException(new IOException(e.failure()));
             }
-            report = e.report();
             Run.Report r = e.report();
+            report = r;
             return r == null ? 128 + dev.codeagent.domain.execution.OutcomeClassifier.SIGKILL
                     : r.signal() != null ? 128 + r.signal() : r.exitCode();
         });

@@ -291,15 +291,7 @@ final class LaunchPlan {
                 cmd.add(f);
             }
         }
-        cmd.add("--proc");
-        cmd.add("/proc");
-        for (String f : empty == null ? List.<String>of() : MASKED_PROC) {
-            cmd.add("--ro-bind");
-            cmd.add(empty.toString());
-            cmd.add(f);
-        }
-        cmd.add("--dev");
-        cmd.add("/dev");
+        procAndDev(cmd);
         tmpfs(cmd, "/tmp", Math.max(4 * ResourceLimits.MIB, l.memoryBytes() / 4));
         tmpfs(cmd, "/dev/shm", Math.max(ResourceLimits.MIB, l.memoryBytes() / 8));
         tmpfs(cmd, SANDBOX_WORK, Math.max(4 * ResourceLimits.MIB, l.memoryBytes() / 2));
@@ -331,13 +323,27 @@ final class LaunchPlan {
         cmd.add("/dev");
         cmd.add("--chdir");
         cmd.add(SANDBOX_WORK);
-        cmd.add("--clearenv");
-        for (Map.Entry<String, String> e : new TreeMap<>(s.env()).entrySet()) {
-            cmd.add("--setenv");
-            cmd.add(e.getKey());
-            cmd.add(e.getValue());
-        }
+        environment(cmd, s.env());
         cmd.add("--");
+    }
+
+    /** A /proc of the sandbox's pid namespace with {@link #MASKED_PROC} read as empty, and a minimal /dev. */
+    private void procAndDev(List<String> cmd) {
+        cmd.add("--proc");
+        cmd.add("/proc");
+        for (String f : empty == null ? List.<String>of() : MASKED_PROC) {
+            cmd.addAll(List.of("--ro-bind", empty.toString(), f));
+        }
+        cmd.add("--dev");
+        cmd.add("/dev");
+    }
+
+    /** Exactly {@code env} inside, in a stable order. */
+    private static void environment(List<String> cmd, Map<String, String> env) {
+        cmd.add("--clearenv");
+        for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
+            cmd.addAll(List.of("--setenv", e.getKey(), e.getValue()));
+        }
     }
 
     /** Bytes of a forked program's command line that /proc shows (a longer one is cut there, never in the program). */
@@ -365,13 +371,7 @@ final class LaunchPlan {
         cmd.addAll(List.of("--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts", "--die-with-parent",
                 "--new-session", "--cap-add", "ALL", "--hostname", "sandbox"));
         cmd.addAll(viewArgs);
-        cmd.add("--proc");
-        cmd.add("/proc");
-        for (String f : MASKED_PROC) {
-            cmd.addAll(List.of("--ro-bind", empty.toString(), f));
-        }
-        cmd.add("--dev");
-        cmd.add("/dev");
+        procAndDev(cmd);
         for (String t : List.of("/tmp", "/dev/shm", SANDBOX_WORK)) {
             tmpfs(cmd, t, 4 * ResourceLimits.MIB);
         }
@@ -392,10 +392,8 @@ final class LaunchPlan {
         for (Path parent : groupParents) {
             cmd.addAll(List.of("--bind", parent.toString(), parent.toString()));
         }
-        cmd.addAll(List.of("--remount-ro", "/", "--chdir", SANDBOX_WORK, "--clearenv"));
-        for (Map.Entry<String, String> e : new TreeMap<>(environment(null)).entrySet()) {
-            cmd.addAll(List.of("--setenv", e.getKey(), e.getValue()));
-        }
+        cmd.addAll(List.of("--remount-ro", "/", "--chdir", SANDBOX_WORK));
+        environment(cmd, environment(null));
         cmd.add("--");
         cmd.add(python.toString());
         cmd.addAll(pythonFlags);

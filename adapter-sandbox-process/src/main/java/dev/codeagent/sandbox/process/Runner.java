@@ -108,14 +108,23 @@ final class Runner {
         return java.util.HexFormat.of().formatHex(b);
     }
 
-    /** The supervisor's job for a request, then its stdin. */
-    private byte[] job(ExecutionRequest request, Path binary, String nonce) {
+    /** The supervisor's job for a request running {@code argv}, then its stdin. */
+    private byte[] job(ExecutionRequest request, List<String> argv, String nonce) {
+        return WarmPool.job(argv, plan.environment(null), files(request), rlimits(request), request, nonce);
+    }
+
+    /** The request's files, its main file first, as a supervisor or a zygote's run writes them. */
+    private static Map<String, String> files(ExecutionRequest request) {
         Map<String, String> files = new LinkedHashMap<>();
         files.put(request.program().mainFileName(), request.program().source());
         files.putAll(request.program().files());
-        return WarmPool.job(plan.programArgv(binary, request), plan.environment(null), files,
-                LaunchPlan.rlimits(request.limits(), LaunchPlan.addressSpaceLimit(request.program().language()), groups != null),
-                request, nonce);
+        return files;
+    }
+
+    /** A supervised run's rlimits: Python's (and a judged candidate's, which is Python) with RLIMIT_AS. */
+    private List<LaunchPlan.Limit> rlimits(ExecutionRequest request) {
+        return LaunchPlan.rlimits(request.limits(),
+                request.judged() || LaunchPlan.addressSpaceLimit(request.program().language()), groups != null);
     }
 
     private RunSpec supervisorSpec(long uid, ResourceLimits limits, RunGroup group) {
@@ -151,6 +160,11 @@ final class Runner {
      * to {@code live} as it comes (supervised runs only: the caller checks {@link #supervised()}).
      */
     Execution cold(ExecutionRequest request, Path binary, Isolation isolation, LiveRun live) {
+        return cold(request, binary, isolation, live, null);
+    }
+
+    /** As {@link #cold(ExecutionRequest, Path, Isolation, LiveRun)}, the supervised run forked by {@code zygote} when one is given. */
+    private Execution cold(ExecutionRequest request, Path binary, Isolation isolation, LiveRun live, Zygote zygote) {
         long started = System.nanoTime();
         long uid = -1;
         WorkDir dir = null;
@@ -161,11 +175,9 @@ final class Runner {
             uid = uids == null ? -1 : uids.acquire();
             group = newGroup(request.limits());
             if (supervisor != null) {
-                // nothing on the host's disk: the supervisor writes the files into the run's tmpfs
-                String nonce = nonce();
-                RunSpec spec = supervisorSpec(uid, request.limits(), group);
-                Launch launch = Launch.start(spec, plan.command(spec), threads);
-                run(new Run(launch, job(request, binary, nonce), request, isolation, killer, group, 0, nonce).live(live), result);
+                // nothing on the host's disk: the supervisor (or the zygote's run) writes the files into the run's tmpfs
+                run(startRun(request, plan.programArgv(binary, request), uid, group, List.of(), null, zygote, isolation)
+                        .live(live), result);
             } else {
                 if (live != null) {
                     throw new IllegalStateException("a live run needs the in-sandbox supervisor");
@@ -539,27 +551,7 @@ final class Runner {
             return null;
         }
         return server != null ? judgedByServer(server, request, binary, isolation, scripts, z)
-                : runForked(z, request, binary, isolation);
-    }
-
-    private Execution runForked(Zygote z, ExecutionRequest request, Path binary, Isolation isolation) {
-        long started = System.nanoTime();
-        long uid = -1;
-        RunGroup group = null;
-        Result result = new Result();
-        try {
-            uid = uids.acquire();
-            group = newGroup(request.limits());
-            run(startRun(request, plan.programArgv(binary, request), uid, group, List.of(), null, z, isolation), result);
-        } catch (IOException | SandboxUnavailableException e) {
-            log.warn("process sandbox could not prepare a forked run: {}", e.getMessage());
-            result.execution = Execution.sandboxError("could not prepare the run: " + e.getMessage(),
-                    Duration.ofNanos(System.nanoTime() - started), isolation);
-        } finally {
-            reaper.release(uid, result.clean);
-            closeLater(group);
-        }
-        return result.finish();
+                : cold(request, binary, isolation, null, z);
     }
 
     /**
@@ -569,15 +561,11 @@ final class Runner {
      */
     private Run startRun(ExecutionRequest request, List<String> argv, long uid, RunGroup group, List<RunSpec.Bind> binds,
             String channel, Zygote zygote, Isolation isolation) throws IOException {
-        Map<String, String> files = new LinkedHashMap<>();
-        files.put(request.program().mainFileName(), request.program().source());
-        files.putAll(request.program().files());
-        List<LaunchPlan.Limit> rlimits = LaunchPlan.rlimits(request.limits(),
-                request.judged() || LaunchPlan.addressSpaceLimit(request.program().language()), groups != null);
         if (zygote != null) {
+            // the supervisor's job without its nonce (the status comes from the run's init) and without the stdin
             dev.codeagent.application.sandbox.SupervisorJob job = new dev.codeagent.application.sandbox.SupervisorJob(
-                    files, request.program().binaryFiles(), argv, plan.environment(null));
-            rlimits.forEach(l -> job.rlimit(l.name(), l.soft(), l.hard()));
+                    files(request), request.program().binaryFiles(), argv, plan.environment(null));
+            rlimits(request).forEach(l -> job.rlimit(l.name(), l.soft(), l.hard()));
             RunSpec spec = new RunSpec(uid, workRoot, List.of(), argv, plan.environment(null), request.limits(), true, null,
                     false, group, true);
             Launch launch = zygote.launch(spec, nonce(), channel, group.procsFiles(), job.encode(), threads);
@@ -586,9 +574,8 @@ final class Runner {
         }
         String nonce = nonce();
         RunSpec spec = supervisorSpec(uid, request.limits(), group).withMoreBinds(binds);
-        return new Run(Launch.start(spec, plan.command(spec), threads),
-                WarmPool.job(argv, plan.environment(null), files, rlimits, request, nonce), request, isolation, killer, group,
-                0, nonce);
+        return new Run(Launch.start(spec, plan.command(spec), threads), job(request, argv, nonce), request, isolation, killer,
+                group, 0, nonce);
     }
 
     /**
@@ -806,7 +793,8 @@ final class Runner {
         Result result = new Result();
         try {
             String nonce = nonce();
-            run(new Run(pre.launch(), job(request, binary, nonce), request, isolation, killer, pre.group(), cpuBase, nonce),
+            run(new Run(pre.launch(), job(request, plan.programArgv(binary, request), nonce), request, isolation, killer,
+                    pre.group(), cpuBase, nonce),
                     result);
         } finally {
             reaper.release(pre.uid(), result.clean);

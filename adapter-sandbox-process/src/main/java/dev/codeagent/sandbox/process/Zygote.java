@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.sandbox.ChannelStreams;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -62,6 +63,22 @@ final class Zygote implements AutoCloseable {
 
         CompletableFuture<SocketChannel> stream(char kind) {
             return kind == 'I' ? in : kind == 'O' ? out : kind == 'E' ? err : null;
+        }
+
+        /** Nobody waits for a connection that has not come: the run ended, or the zygote did. */
+        void fail(String why) {
+            for (CompletableFuture<SocketChannel> f : List.of(in, out, err)) {
+                f.completeExceptionally(new IOException(why));
+            }
+        }
+
+        /** Closes the connections that came (a run that could not be started). */
+        void close() {
+            for (CompletableFuture<SocketChannel> f : List.of(in, out, err)) {
+                if (f.isDone() && !f.isCompletedExceptionally()) {
+                    Zygote.close(f.join());
+                }
+            }
         }
     }
 
@@ -129,7 +146,8 @@ final class Zygote implements AutoCloseable {
             SocketChannel err = connected(p.err, p);
             write(out, job);
             out.shutdownOutput();
-            Launch launch = Launch.attached(spec, threads, new ChannelOut(in), new ChannelIn(out), new ChannelIn(err),
+            Launch launch = Launch.attached(spec, threads, ChannelStreams.output(in, true), ChannelStreams.input(out, true),
+                    ChannelStreams.input(err, true),
                     p.status.thenApply(Zygote::report), () -> kill(token));
             p.status.whenComplete((s, t) -> pending.remove(token));
             started = true;
@@ -138,9 +156,7 @@ final class Zygote implements AutoCloseable {
             if (!started) {
                 kill(token);
                 pending.remove(token);
-                close(p.in);
-                close(p.out);
-                close(p.err);
+                p.close();
             }
         }
     }
@@ -213,10 +229,8 @@ final class Zygote implements AutoCloseable {
                 Pending p = f.length >= 2 ? pending.get(f[1]) : null;
                 if (p != null) {
                     p.status.complete(line);
-                    // a run that ended before connecting everything: nobody waits for the rest
-                    p.in.completeExceptionally(new IOException(describe(line)));
-                    p.out.completeExceptionally(new IOException(describe(line)));
-                    p.err.completeExceptionally(new IOException(describe(line)));
+                    // a run that ended before connecting everything
+                    p.fail(describe(line));
                 }
             }
         } catch (IOException e) {
@@ -226,9 +240,7 @@ final class Zygote implements AutoCloseable {
             ready.complete(null);
             pending.values().forEach(p -> {
                 p.status.complete("X");
-                p.in.completeExceptionally(new IOException("the zygote has ended"));
-                p.out.completeExceptionally(new IOException("the zygote has ended"));
-                p.err.completeExceptionally(new IOException("the zygote has ended"));
+                p.fail("the zygote has ended");
             });
         }
     }
@@ -273,12 +285,6 @@ final class Zygote implements AutoCloseable {
         }
     }
 
-    private static void close(CompletableFuture<SocketChannel> f) {
-        if (f.isDone() && !f.isCompletedExceptionally()) {
-            close(f.join());
-        }
-    }
-
     private static void close(SocketChannel c) {
         try {
             c.close();
@@ -306,69 +312,5 @@ final class Zygote implements AutoCloseable {
         }
         process.destroyForcibly();
         release.run();
-    }
-
-    /**
-     * A socket's read side as a stream. Not {@code Channels.newInputStream}: that holds the channel's blocking lock
-     * while it waits, so a program's stdin could not be written while its stdout is being read.
-     */
-    private static final class ChannelIn extends InputStream {
-        private final SocketChannel c;
-
-        ChannelIn(SocketChannel c) {
-            this.c = c;
-        }
-
-        @Override
-        public int read() throws IOException {
-            byte[] one = new byte[1];
-            return read(one, 0, 1) < 0 ? -1 : one[0] & 0xFF;
-        }
-
-        @Override
-        public int read(byte[] b, int off, int len) throws IOException {
-            if (len == 0) {
-                return 0;
-            }
-            int n;
-            do {
-                n = c.read(ByteBuffer.wrap(b, off, len));
-            } while (n == 0);
-            return n;
-        }
-
-        @Override
-        public void close() throws IOException {
-            c.close();
-        }
-    }
-
-    /** A socket's write side as a stream; closing it ends the program's stdin (and only that). */
-    private static final class ChannelOut extends OutputStream {
-        private final SocketChannel c;
-
-        ChannelOut(SocketChannel c) {
-            this.c = c;
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            write(new byte[] {(byte) b}, 0, 1);
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            ByteBuffer buf = ByteBuffer.wrap(b, off, len);
-            while (buf.hasRemaining()) {
-                c.write(buf);
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (c.isOpen()) {
-                c.close();
-            }
-        }
     }
 }
