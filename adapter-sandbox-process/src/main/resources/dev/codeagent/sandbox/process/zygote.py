@@ -242,8 +242,8 @@ class Run:
                 raise SetupFailed("cannot join %s: %s" % (f, e.strerror))
             finally:
                 os.close(fd)
+        # (its mounts stay its own: the zygote made its tree private once, and a new mount namespace inherits that)
         _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
-        _mount(None, "/", None, MS_REC | MS_PRIVATE)
         streams = [self.connect(kind) for kind in ("I", "O", "E")]
         job = self.read_job(streams[1])
         memory = job.get("rlimits", {}).get("RLIMIT_AS", (256 * MIB, 0))[0]
@@ -493,6 +493,8 @@ def main(argv):
     if z is None:
         sys.stderr.write("zygote: no seccomp filter: refusing to run programs without it\n")
         return 2
+    # once for every fork: no mount a fork makes propagates back into this view, or from it into another fork
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
     # what is imported now stays out of the collector's sight: a fork's collections then do not write (and so copy)
     # every page of the zygote's heap
     gc.collect()
