@@ -63,8 +63,13 @@ class Candidate:
             self.send(("exit", _text(e.code)))
             return 0
         except BaseException as e:
-            self.send(("loaderr",) + _exception(e, self.path))
-            return 0
+            # code that does not load ends as python3 would end it, with status 1, whoever is first: the judge
+            # compiles the code too and may have reported a syntax error and hung up before this is written
+            try:
+                self.send(("loaderr",) + _exception(e, self.path))
+            except OSError:
+                pass
+            return 1
         self.send(("ready", self.inventory(module.__dict__)))
         while True:
             try:
