@@ -6,6 +6,8 @@ import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.Units;
 import dev.codeagent.application.eval.BadLine;
+import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.work.QueuedSandbox;
 import dev.codeagent.application.eval.EvaluateSamples;
 import dev.codeagent.application.eval.EvaluationException;
 import dev.codeagent.application.eval.EvaluationProgress;
@@ -129,6 +131,14 @@ public final class EvalCommand implements Callable<Integer> {
             description = "With --generator: let the agent loop fix each failing sample up to K times, using the tests (default 0).")
     Integer repairAttempts;
 
+    @Option(names = "--queue", description = {"Judge the samples on the workers of the shared store (store.kind: postgres;"
+            + " run 'codeagent worker' on any machines that share it) instead of in this machine's sandbox;"
+            + " --workers is then how many are queued at once (default " + QUEUED_IN_FLIGHT + ")."})
+    boolean queue;
+
+    /** Samples queued at once with --queue: enough to keep a few workers' places busy without flooding the table. */
+    static final int QUEUED_IN_FLIGHT = 64;
+
     /** For picocli. */
     public EvalCommand() {
     }
@@ -146,7 +156,7 @@ public final class EvalCommand implements Callable<Integer> {
         }
         int skipped = problems.badLines().size() + (samples == null ? 0 : samples.badLines().size());
 
-        int n = workers != null ? workers : EvaluateSamples.defaultWorkers();
+        int n = workers != null ? workers : queue ? QUEUED_IN_FLIGHT : EvaluateSamples.defaultWorkers();
         CodeAgentConfig config = cli.config(overrides(n));
         ResourceLimits limits = LimitOptions.resolve(config);
         boolean live = cli.context().interactive() || stderrIsTerminal();
@@ -157,8 +167,16 @@ public final class EvalCommand implements Callable<Integer> {
         try (ResultLines results = openResults();
                 CodeAgent agent = cli.agent(config)) {
             Bars bars = new Bars(err, live);
-            RunBenchmark.Result r = evaluation(() -> new RunBenchmark(agent.executeCode(), agent::solveTask, limits)
-                    .run(command, results, bars));
+            ExecuteCode executeCode = queue ? queued(agent, n, err) : agent.executeCode();
+            RunBenchmark.Result r;
+            try {
+                r = evaluation(() -> new RunBenchmark(executeCode, agent::solveTask, limits).run(command, results, bars));
+            } finally {
+                if (queue) {
+                    // withdraws whatever is still queued (an interrupted evaluation leaves nothing for the workers)
+                    executeCode.sandbox().close();
+                }
+            }
             bars.evaluating.clear();
             if (json) {
                 out.println(Json.write(summary(r.report(), r.beforeRepair(), r.sandbox(), skipped)));
@@ -170,6 +188,20 @@ public final class EvalCommand implements Callable<Integer> {
             err.flush();
             return command.checksReferences() && r.report().passed() < r.report().total() ? ExitStatus.FAILURE : ExitStatus.OK;
         }
+    }
+
+    /** The shared store's workers as this evaluation's executor. */
+    private static ExecuteCode queued(CodeAgent agent, int inFlight, PrintWriter err) {
+        ExecuteCode executeCode;
+        try {
+            executeCode = agent.queuedExecuteCode(inFlight);
+        } catch (IllegalStateException e) {
+            throw new UsageException("--queue: " + e.getMessage());
+        }
+        err.println("codeagent: judging on the shared store's workers, " + inFlight + " samples queued at once"
+                + " (start 'codeagent worker' on machines that share the store if none is running)");
+        err.flush();
+        return executeCode;
     }
 
     private ResultLines openResults() {
@@ -212,6 +244,10 @@ public final class EvalCommand implements Callable<Integer> {
     private void validate() {
         if (workers != null && (workers < 1 || workers > MAX_WORKERS)) {
             throw new UsageException("--workers must be between 1 and " + MAX_WORKERS + ", was " + workers);
+        }
+        if (queue && generator != null) {
+            throw new UsageException("--queue judges given samples on the workers; --generator generates here: generate first"
+                    + " (--generator ... --out FILE), then check with --queue --samples");
         }
         if (generator != null && samplesFile != null) {
             throw new UsageException("--samples and --generator exclude each other: check given samples, or generate them");
@@ -302,8 +338,13 @@ public final class EvalCommand implements Callable<Integer> {
                 : samplesFile != null ? "from " + samplesFile : "reference solutions";
         out.printf(Locale.ROOT, "problems   %d from %s%n", r.problems(), problemsFile);
         out.printf(Locale.ROOT, "samples    %d (%s)%n", r.total(), what);
-        out.printf(Locale.ROOT, "sandbox    %s, %d workers, %s per sample%n", sandbox, r.workers(),
-                Units.formatDuration(limits.wallTime()));
+        if (QueuedSandbox.TIER.equals(sandbox)) {
+            out.printf(Locale.ROOT, "sandbox    the shared store's workers (each its own tier), %d queued at once, %s per sample%n",
+                    r.workers(), Units.formatDuration(limits.wallTime()));
+        } else {
+            out.printf(Locale.ROOT, "sandbox    %s, %d workers, %s per sample%n", sandbox, r.workers(),
+                    Units.formatDuration(limits.wallTime()));
+        }
         out.printf(Locale.ROOT, "passed     %d/%d (%s)%n", r.passed(), r.total(), percent(r.total() == 0 ? 0 : (double) r.passed() / r.total()));
         r.passAtK().forEach((k, v) -> out.printf(Locale.ROOT, "pass@%-5d  %s%n", k, percent(v)));
         if (before != null) {

@@ -2,6 +2,8 @@ package dev.codeagent.cli;
 
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.work.ExecutionQueue;
+import dev.codeagent.application.work.ProcessQueuedExecutions;
 import dev.codeagent.application.work.ProcessQueuedRuns;
 import dev.codeagent.application.work.WorkQueue;
 import java.io.PrintWriter;
@@ -20,6 +22,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "worker",
         description = {"Work runs queued in a shared store (store.kind: postgres) until stopped: claim one, solve it with",
                 "this machine's sandbox and generator from its last recorded attempt, record every attempt, repeat.",
+                "Meanwhile run queued single executions (e.g. the samples of 'codeagent eval --queue') on every",
+                "execution place this machine has (sandbox.maxConcurrent), recording each result for its submitter.",
                 "Any number of workers on any machines may share one database."},
         usageHelpAutoWidth = true,
         footerHeading = "%nExit status:%n",
@@ -56,11 +60,15 @@ final class WorkerCommand implements Callable<Integer> {
         try (CodeAgent agent = cli.agent(config)) {
             WorkQueue queue = agent.workQueue().orElseThrow(() -> new UsageException("store.kind " + config.store().kind()
                     + " keeps no queue for other processes; 'codeagent worker' needs store.kind: postgres"));
+            ExecutionQueue executionQueue = agent.executionQueue().orElseThrow();
             ProcessQueuedRuns worker = new ProcessQueuedRuns(queue, agent.solveTask(), Duration.ofSeconds(5));
+            // single executions (an evaluation's samples) on every execution place this machine has
+            ProcessQueuedExecutions executions = new ProcessQueuedExecutions(executionQueue, agent.executeCode(),
+                    config.sandbox().maxConcurrent(), Duration.ofSeconds(5));
             WorkerMetrics metrics = null;
             if (metricsPort != null) {
                 try {
-                    metrics = WorkerMetrics.start(metricsHost, metricsPort, queue, worker);
+                    metrics = WorkerMetrics.start(metricsHost, metricsPort, queue, worker, executionQueue, executions);
                 } catch (java.io.IOException | RuntimeException e) {
                     throw new UsageException("--metrics-port: cannot listen on " + metricsHost + ":" + metricsPort + ": "
                             + e.getMessage());
@@ -79,14 +87,24 @@ final class WorkerCommand implements Callable<Integer> {
             }, "codeagent-worker-stop");
             Runtime.getRuntime().addShutdownHook(stopper);
             err.println("codeagent: worker " + ProcessHandle.current().pid() + " waiting for queued runs ("
-                    + queue.depth() + " waiting)" + (metrics == null ? ""
+                    + queue.depth() + " waiting) and executions (" + executionQueue.executionsWaiting() + " waiting, "
+                    + executions.places() + " at once)" + (metrics == null ? ""
                     : "; metrics at http://" + metricsHost + ":" + metrics.port() + "/metrics"));
             err.flush();
+            long[] executed = new long[1];
+            Thread executionSide = new Thread(() -> executed[0] = executions.run(() -> false, exitWhenIdle),
+                    "codeagent-worker-executions");
+            executionSide.start();
             try {
                 int worked = exitWhenIdle ? worker.drain(event -> { }) : worker.run(() -> false, event -> { });
-                err.println("codeagent: worker stopped after " + worked + " runs");
+                if (!exitWhenIdle) {
+                    executionSide.interrupt();
+                }
+                joinQuietly(executionSide);
+                err.println("codeagent: worker stopped after " + worked + " runs and " + executed[0] + " executions");
                 err.flush();
             } finally {
+                executionSide.interrupt();
                 if (metrics != null) {
                     metrics.close();
                 }
@@ -99,5 +117,20 @@ final class WorkerCommand implements Callable<Integer> {
             }
         }
         return ExitStatus.OK;
+    }
+
+    /** Waits for the execution side to hand back what it holds; a second stop signal cuts the wait short. */
+    private static void joinQuietly(Thread t) {
+        // a stop leaves this thread interrupted: wait all the same, then keep the flag
+        boolean interrupted = Thread.interrupted();
+        try {
+            t.join(STOP_GRACE.toMillis());
+        } catch (InterruptedException e) {
+            t.interrupt();
+            interrupted = true;
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -1,6 +1,8 @@
 package dev.codeagent.cli;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.codeagent.application.work.ExecutionQueue;
+import dev.codeagent.application.work.ProcessQueuedExecutions;
 import dev.codeagent.application.work.ProcessQueuedRuns;
 import dev.codeagent.application.work.WorkQueue;
 import java.io.IOException;
@@ -24,7 +26,8 @@ final class WorkerMetrics implements AutoCloseable {
     }
 
     /** Starts serving on {@code host:port} (0: any free port). */
-    static WorkerMetrics start(String host, int port, WorkQueue queue, ProcessQueuedRuns worker) throws IOException {
+    static WorkerMetrics start(String host, int port, WorkQueue queue, ProcessQueuedRuns worker, ExecutionQueue executionQueue,
+            ProcessQueuedExecutions executions) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 8);
         server.setExecutor(Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "codeagent-worker-metrics");
@@ -37,7 +40,7 @@ final class WorkerMetrics implements AutoCloseable {
                     exchange.sendResponseHeaders(404, -1);
                     return;
                 }
-                byte[] body = text(queue, worker.stats()).getBytes(StandardCharsets.UTF_8);
+                byte[] body = (text(queue, worker.stats()) + text(executionQueue, executions.stats())).getBytes(StandardCharsets.UTF_8);
                 exchange.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
                 exchange.sendResponseHeaders(200, body.length);
                 try (OutputStream out = exchange.getResponseBody()) {
@@ -51,6 +54,34 @@ final class WorkerMetrics implements AutoCloseable {
 
     int port() {
         return server.getAddress().getPort();
+    }
+
+    static String text(ExecutionQueue queue, ProcessQueuedExecutions.Stats s) {
+        String waiting;
+        try {
+            waiting = Integer.toString(queue.executionsWaiting());
+        } catch (RuntimeException storeDown) {
+            waiting = "NaN";
+        }
+        return "# HELP codeagent_queue_executions_waiting Single executions queued in the shared store, waiting for a worker\n"
+                + "# TYPE codeagent_queue_executions_waiting gauge\n"
+                + "codeagent_queue_executions_waiting " + waiting + "\n"
+                + "# HELP codeagent_worker_execution_claims_total Queued executions this worker claimed\n"
+                + "# TYPE codeagent_worker_execution_claims_total counter\n"
+                + "codeagent_worker_execution_claims_total " + s.claims() + "\n"
+                + "# HELP codeagent_worker_execution_claim_seconds Time the claims that got an execution took\n"
+                + "# TYPE codeagent_worker_execution_claim_seconds summary\n"
+                + "codeagent_worker_execution_claim_seconds_count " + s.claims() + "\n"
+                + "codeagent_worker_execution_claim_seconds_sum " + String.format(Locale.ROOT, "%.6f", s.claimSeconds()) + "\n"
+                + "# HELP codeagent_worker_execution_takeovers_total Executions claimed after their earlier worker lost its lease\n"
+                + "# TYPE codeagent_worker_execution_takeovers_total counter\n"
+                + "codeagent_worker_execution_takeovers_total " + s.takeovers() + "\n"
+                + "# HELP codeagent_worker_executions_worked_total Executions whose result this worker recorded\n"
+                + "# TYPE codeagent_worker_executions_worked_total counter\n"
+                + "codeagent_worker_executions_worked_total " + s.worked() + "\n"
+                + "# HELP codeagent_worker_executions_refused_total Results refused: withdrawn or taken over meanwhile\n"
+                + "# TYPE codeagent_worker_executions_refused_total counter\n"
+                + "codeagent_worker_executions_refused_total " + s.refused() + "\n";
     }
 
     static String text(WorkQueue queue, ProcessQueuedRuns.Stats s) {

@@ -11,6 +11,7 @@ import dev.codeagent.application.spi.RunLogProvider;
 import dev.codeagent.application.spi.SandboxProvider;
 import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.application.store.InMemoryRunLogProvider;
+import dev.codeagent.application.work.ExecutionQueue;
 import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.session.Session;
@@ -209,6 +210,31 @@ public final class CodeAgent implements AutoCloseable {
     public Optional<WorkQueue> workQueue() {
         RunLog log = runLog();
         return log instanceof WorkQueue ? Optional.of((WorkQueue) log) : Optional.empty();
+    }
+
+    /**
+     * The queue of single executions waiting for workers, when the configured store keeps one for other
+     * processes (PostgreSQL); empty otherwise. Wrap it in a {@link dev.codeagent.application.work.QueuedSandbox} to
+     * run programs on the workers.
+     */
+    public Optional<ExecutionQueue> executionQueue() {
+        RunLog log = runLog();
+        return log instanceof ExecutionQueue ? Optional.of((ExecutionQueue) log) : Optional.empty();
+    }
+
+    /**
+     * An executor whose programs run on the workers behind the shared store's execution queue, under this
+     * configuration's code policy and source size limit, with {@code inFlight} executions queued at once. The caller
+     * closes its sandbox ({@code executeCode.sandbox().close()}), which withdraws whatever is still queued.
+     *
+     * @throws IllegalStateException when the configured store keeps no queue for other processes
+     */
+    public ExecuteCode queuedExecuteCode(int inFlight) {
+        ExecutionQueue queue = executionQueue().orElseThrow(() -> new IllegalStateException("store.kind "
+                + config.store().kind() + " keeps no queue for other processes; running on workers needs store.kind: postgres"));
+        return new ExecuteCode(new dev.codeagent.application.work.QueuedSandbox(queue), config.policy().toPolicy(),
+                config.sandbox().maxSourceBytes().bytes(), inFlight, config.sandbox().maxQueueWait(),
+                config.limits().compileLimits());
     }
 
     /**

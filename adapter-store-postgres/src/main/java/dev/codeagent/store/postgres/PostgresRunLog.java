@@ -2,7 +2,12 @@ package dev.codeagent.store.postgres;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.codeagent.application.store.RunJson;
+import dev.codeagent.application.work.ExecutionQueue;
 import dev.codeagent.application.work.WorkQueue;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import java.util.Collection;
+import java.util.function.Consumer;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunLog;
@@ -50,7 +55,7 @@ import java.util.function.BiConsumer;
  * nor get the same run; a claim's lease is its holder's heartbeat. Writes to a claimed run are
  * fenced: once another process holds the claim, the old holder's attempts and end are refused.
  */
-public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
+public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, AutoCloseable {
 
     static final String WORK_CHANNEL = "codeagent_work";
     static final String CANCEL_CHANNEL = "codeagent_cancel";
@@ -67,6 +72,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
     private final String recordedBy = PostgresDatabase.hostName() + " pid " + ProcessHandle.current().pid();
     private final Semaphore workSignal = new Semaphore(0);
     private final Set<String> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final PostgresExecutionQueue executions;
     private RunChanges workChanges; // guarded by this
     private RunChanges cancelChanges; // guarded by this
     private RunChanges runChanges; // guarded by this
@@ -75,6 +81,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
         this.db = db;
         this.ownsDatabase = ownsDatabase;
         this.clock = clock;
+        this.executions = new PostgresExecutionQueue(db);
     }
 
     /**
@@ -256,6 +263,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
 
     @Override
     public synchronized void close() {
+        executions.close();
         if (workChanges != null) {
             workChanges.close();
         }
@@ -540,6 +548,58 @@ public final class PostgresRunLog implements RunLog, WorkQueue, AutoCloseable {
                 return r.getInt(1);
             }
         });
+    }
+
+    // ---- the execution queue (its own table and channel: see PostgresExecutionQueue)
+
+    @Override
+    public void submit(String id, ExecutionRequest request) {
+        executions.submit(id, request);
+    }
+
+    @Override
+    public Map<String, Execution> takeResults() {
+        return executions.takeResults();
+    }
+
+    @Override
+    public boolean awaitResults(Duration max) throws InterruptedException {
+        return executions.awaitResults(max);
+    }
+
+    @Override
+    public void withdraw(Collection<String> ids) {
+        executions.withdraw(ids);
+    }
+
+    @Override
+    public Optional<Claimed> claimExecution() {
+        return executions.claimExecution();
+    }
+
+    @Override
+    public boolean awaitExecutions(Duration max) throws InterruptedException {
+        return executions.awaitExecutions(max);
+    }
+
+    @Override
+    public boolean complete(String id, Execution result) {
+        return executions.complete(id, result);
+    }
+
+    @Override
+    public void release(String id) {
+        executions.release(id);
+    }
+
+    @Override
+    public AutoCloseable onWithdrawn(Consumer<String> listener) {
+        return executions.onWithdrawn(listener);
+    }
+
+    @Override
+    public int executionsWaiting() {
+        return executions.executionsWaiting();
     }
 
     // ---- rows

@@ -7,6 +7,9 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.JudgeReport;
 import dev.codeagent.application.sandbox.JudgeReportJson;
@@ -50,6 +53,32 @@ public final class RunJson {
 
     public String write(Attempt attempt) {
         return text(attempt(attempt));
+    }
+
+    /** A request queued for another process to run (the execution queue's stored form). */
+    public String write(ExecutionRequest request) {
+        return text(request(request));
+    }
+
+    /** An execution's result as another process reads it back. */
+    public String write(Execution execution) {
+        return text(execution(execution));
+    }
+
+    /**
+     * @throws JsonProcessingException when the text is not JSON
+     * @throws IllegalArgumentException when a field is missing or invalid, naming it
+     */
+    public ExecutionRequest request(String json) throws JsonProcessingException {
+        return request(new Node(mapper.readTree(json), "request"));
+    }
+
+    /**
+     * @throws JsonProcessingException when the text is not JSON
+     * @throws IllegalArgumentException when a field is missing or invalid, naming it
+     */
+    public Execution execution(String json) throws JsonProcessingException {
+        return execution(new Node(mapper.readTree(json), "execution"));
     }
 
     /**
@@ -101,6 +130,37 @@ public final class RunJson {
         n.put("maxFileBytes", l.maxFileBytes());
         n.put("network", l.network());
         return n;
+    }
+
+    private ObjectNode request(ExecutionRequest r) {
+        ObjectNode n = mapper.createObjectNode();
+        Program p = r.program();
+        n.put("language", p.language().name());
+        n.put("source", p.source());
+        n.put("mainFile", p.mainFile());
+        strings(n.putObject("files"), p.files());
+        strings(n.putObject("binaryFiles"), p.binaryFiles());
+        n.put("stdin", r.stdin());
+        ArrayNode args = n.putArray("args");
+        r.args().forEach(args::add);
+        n.set("limits", limits(r.limits()));
+        n.set("compileLimits", r.compileLimits() == null ? n.nullNode() : limits(r.compileLimits()));
+        if (r.judging() == null) {
+            n.set("judging", n.nullNode());
+        } else {
+            JudgeJob j = r.judging();
+            ObjectNode job = n.putObject("judging");
+            job.put("tests", j.tests());
+            job.put("prelude", j.prelude());
+            ArrayNode entries = job.putArray("entryPoints");
+            j.entryPoints().forEach(entries::add);
+            job.put("batch", j.batch());
+        }
+        return n;
+    }
+
+    private static void strings(ObjectNode into, java.util.Map<String, String> values) {
+        new java.util.TreeMap<>(values).forEach(into::put);
     }
 
     private ObjectNode attempt(Attempt a) {
@@ -209,6 +269,17 @@ public final class RunJson {
     private static ResourceLimits limits(Node n) {
         return new ResourceLimits(n.duration("wallTime"), n.duration("cpuTime"), n.longValue("memoryBytes"),
                 n.integer("maxProcesses"), n.longValue("maxOutputBytes"), n.longValue("maxFileBytes"), n.bool("network"));
+    }
+
+    private static ExecutionRequest request(Node n) {
+        Program program = new Program(n.enumValue("language", Language::valueOf), n.text("source"), n.textMap("files"),
+                n.text("mainFile"), n.textMap("binaryFiles"));
+        Node job = n.optionalObject("judging");
+        JudgeJob judging = job == null ? null : new JudgeJob(job.text("tests"), job.optionalText("prelude"),
+                job.textList("entryPoints"), job.optionalText("batch"));
+        Node compile = n.optionalObject("compileLimits");
+        return new ExecutionRequest(program, n.text("stdin"), n.textList("args"), limits(n.object("limits")), judging,
+                compile == null ? null : limits(compile));
     }
 
     private static Attempt attempt(Node n) {
@@ -388,6 +459,37 @@ public final class RunJson {
                 nodes.add(new Node(v.get(i), path + "." + field + "[" + i + "]"));
             }
             return nodes;
+        }
+
+        List<String> textList(String field) {
+            JsonNode v = present(field);
+            if (!v.isArray()) {
+                throw wrong(field, "a list");
+            }
+            List<String> values = new ArrayList<>();
+            for (JsonNode e : v) {
+                if (!e.isTextual()) {
+                    throw wrong(field, "a list of text");
+                }
+                values.add(e.textValue());
+            }
+            return values;
+        }
+
+        java.util.Map<String, String> textMap(String field) {
+            JsonNode v = present(field);
+            if (!v.isObject()) {
+                throw wrong(field, "an object");
+            }
+            java.util.Map<String, String> values = new java.util.LinkedHashMap<>();
+            for (var it = v.fields(); it.hasNext(); ) {
+                var e = it.next();
+                if (!e.getValue().isTextual()) {
+                    throw wrong(field + "." + e.getKey(), "text");
+                }
+                values.put(e.getKey(), e.getValue().textValue());
+            }
+            return values;
         }
 
         Set<String> strings(String field) {

@@ -1,0 +1,172 @@
+package dev.codeagent.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.codeagent.application.work.ExecutionQueue;
+import dev.codeagent.domain.execution.CapturedOutput;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The execution queue against a real PostgreSQL: each test plays submitter and workers as separate store owners. */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class PostgresExecutionQueueTest {
+
+    static ExecutionRequest request(String source) {
+        return ExecutionRequest.of(Language.PYTHON, source);
+    }
+
+    static Execution printed(String stdout) {
+        return new Execution(Outcome.OK, 0, null, new CapturedOutput(stdout, false), CapturedOutput.EMPTY,
+                Duration.ofMillis(30), Duration.ofMillis(20), 9_000_000L, null, new Isolation("test", Set.of(), Set.of()));
+    }
+
+    @Test
+    void aWorkerRunsWhatASubmitterQueuedAndTheResultComesBackOnceWholeAndWoken() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog submitter = PostgresRunLog.open(config); PostgresRunLog worker = PostgresRunLog.open(config)) {
+            // everything a request can carry survives the trip
+            ExecutionRequest full = new ExecutionRequest(new Program(Language.PYTHON, "print(input())",
+                    Map.of("data/a.txt", "x\ny"), "solution.py", Map.of("blob.bin", "AAEC")), "line\n", List.of("-v", "é"),
+                    ResourceLimits.defaults().withWallTime(Duration.ofMillis(1500)),
+                    new JudgeJob("assert f(1) == 1", "import math", List.of("f", "g"), "eval-7"),
+                    ResourceLimits.compileDefaults());
+            assertThat(worker.awaitExecutions(Duration.ofMillis(50))).isFalse();
+            submitter.submit("one", full);
+            assertThat(worker.awaitExecutions(Duration.ofSeconds(2))).as("woken by the queue's notice").isTrue();
+            assertThat(worker.executionsWaiting()).isEqualTo(1);
+
+            ExecutionQueue.Claimed claimed = worker.claimExecution().orElseThrow();
+            assertThat(claimed.id()).isEqualTo("one");
+            assertThat(claimed.request()).isEqualTo(full);
+            assertThat(claimed.times()).isEqualTo(1);
+            assertThat(worker.claimExecution()).as("handed out once").isEmpty();
+            assertThat(submitter.takeResults()).isEmpty();
+
+            Execution result = printed("line\n");
+            assertThat(worker.complete("one", result)).isTrue();
+            assertThat(submitter.awaitResults(Duration.ofSeconds(2))).as("woken by the result's notice").isTrue();
+            assertThat(submitter.takeResults()).isEqualTo(Map.of("one", result));
+            assertThat(submitter.takeResults()).as("taken once").isEmpty();
+            assertThat(worker.complete("one", result)).as("a second result for it is refused").isFalse();
+        }
+    }
+
+    @Test
+    void anotherSubmittersResultsAreNotMine() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog a = PostgresRunLog.open(config); PostgresRunLog b = PostgresRunLog.open(config);
+             PostgresRunLog worker = PostgresRunLog.open(config)) {
+            a.submit("of-a", request("print('a')"));
+            b.submit("of-b", request("print('b')"));
+            for (int i = 0; i < 2; i++) {
+                ExecutionQueue.Claimed c = worker.claimExecution().orElseThrow();
+                worker.complete(c.id(), printed(c.id()));
+            }
+            assertThat(a.takeResults()).containsOnlyKeys("of-a");
+            assertThat(b.takeResults()).containsOnlyKeys("of-b");
+            // nor can one withdraw another's
+            a.submit("a2", request("1"));
+            b.withdraw(List.of("a2"));
+            assertThat(worker.claimExecution()).map(ExecutionQueue.Claimed::id).contains("a2");
+        }
+    }
+
+    @Test
+    void anExecutionWhoseWorkerStoppedBeatingRunsAgainElsewhereAndTheStaleResultIsRefused() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog submitter = PostgresRunLog.open(config); PostgresRunLog next = PostgresRunLog.open(config)) {
+            PostgresRunLog stalled = PostgresRunLog.open(config);
+            submitter.submit("x", request("print(1)"));
+            assertThat(stalled.claimExecution()).isPresent();
+            PostgresRunLogTest.stopBeating(stalled);
+            assertThat(next.claimExecution()).as("its lease still holds").isEmpty();
+            Thread.sleep(config.leaseTimeout().toMillis() + 500);
+
+            ExecutionQueue.Claimed again = next.claimExecution().orElseThrow();
+            assertThat(again.id()).isEqualTo("x");
+            assertThat(again.times()).isEqualTo(2);
+            assertThat(stalled.complete("x", printed("stale\n"))).isFalse();
+            assertThat(next.complete("x", printed("fresh\n"))).isTrue();
+            assertThat(submitter.takeResults()).isEqualTo(Map.of("x", printed("fresh\n")));
+            stalled.close();
+        }
+    }
+
+    @Test
+    void withdrawnWorkNeverStartsAndItsWorkerIsToldWithinASecond() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog submitter = PostgresRunLog.open(config); PostgresRunLog worker = PostgresRunLog.open(config)) {
+            submitter.submit("waiting", request("print(1)"));
+            submitter.submit("running", request("print(2)"));
+            BlockingQueue<String> told = new LinkedBlockingQueue<>();
+            try (AutoCloseable watch = worker.onWithdrawn(told::add)) {
+                ExecutionQueue.Claimed c = worker.claimExecution().orElseThrow();
+                assertThat(c.id()).isEqualTo("waiting");
+                submitter.withdraw(List.of("running"));
+                assertThat(worker.claimExecution()).as("withdrawn before it started").isEmpty();
+                long t0 = System.nanoTime();
+                submitter.withdraw(List.of("waiting"));
+                assertThat(told.poll(1, TimeUnit.SECONDS)).isEqualTo("waiting");
+                assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
+                assertThat(worker.complete("waiting", printed("1\n"))).as("no result for withdrawn work").isFalse();
+                assertThat(submitter.takeResults()).isEmpty();
+                assertThat(told).as("only what this worker holds").isEmpty();
+            }
+        }
+    }
+
+    @Test
+    void workHandedBackIsClaimedAgainAtOnce() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog submitter = PostgresRunLog.open(config); PostgresRunLog stopping = PostgresRunLog.open(config);
+             PostgresRunLog next = PostgresRunLog.open(config)) {
+            submitter.submit("x", request("print(1)"));
+            assertThat(stopping.claimExecution()).isPresent();
+            stopping.release("x");
+            assertThat(next.claimExecution()).map(ExecutionQueue.Claimed::times).contains(2);
+            assertThat(stopping.complete("x", printed("late"))).isFalse();
+        }
+    }
+
+    @Test
+    void workOfASubmitterThatIsGoneIsNeitherStartedNorKept() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog worker = PostgresRunLog.open(config)) {
+            PostgresRunLog gone = PostgresRunLog.open(config);
+            gone.submit("orphan", request("print(1)"));
+            PostgresRunLogTest.stopBeating(gone);
+            Thread.sleep(config.leaseTimeout().toMillis() + 500);
+            assertThat(worker.claimExecution()).isEmpty();
+            assertThat(worker.executionsWaiting()).as("cleared away by the idle claimer").isZero();
+            gone.close();
+        }
+    }
+
+    @Test
+    void refusesAnIdThatIsNotOne() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog submitter = PostgresRunLog.open(config)) {
+            assertThatThrownBy(() -> submitter.submit("a b", request("1"))).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("execution id");
+            submitter.submit("same", request("1"));
+            submitter.submit("same", request("2"));
+            assertThat(submitter.executionsWaiting()).as("the same id queues once").isEqualTo(1);
+        }
+    }
+}

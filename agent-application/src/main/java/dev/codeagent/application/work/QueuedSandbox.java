@@ -1,0 +1,157 @@
+package dev.codeagent.application.work;
+
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionCancelledException;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Isolation;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Sandbox;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A sandbox that is the workers behind an {@link ExecutionQueue}: each execution is queued, run by whichever
+ * worker claims it in that worker's own sandbox, and its result handed back here. What isolated it is the
+ * worker's tier, named in the result's {@link Execution#isolation()}; this object isolates nothing itself.
+ *
+ * <p>Many threads may wait at once (an evaluation keeps many executions queued so every worker stays busy); one
+ * collector thread takes the results as the queue announces them. A waiting thread that is interrupted
+ * withdraws its execution (a worker running it stops it) and gets {@link ExecutionCancelledException}.
+ * Closing withdraws whatever is still waiting.
+ */
+public final class QueuedSandbox implements Sandbox {
+
+    /** The tier this sandbox reports: the real one is each worker's. */
+    public static final String TIER = "queue";
+
+    private static final Logger log = LoggerFactory.getLogger(QueuedSandbox.class);
+    private static final Duration LOOK_AGAIN = Duration.ofSeconds(2);
+
+    private final ExecutionQueue queue;
+    private final Map<String, CompletableFuture<Execution>> waiting = new ConcurrentHashMap<>();
+    private final Thread collector;
+    private volatile boolean closed;
+
+    public QueuedSandbox(ExecutionQueue queue) {
+        this.queue = Objects.requireNonNull(queue, "queue");
+        this.collector = new Thread(this::collect, "codeagent-queued-results");
+        collector.setDaemon(true);
+        collector.start();
+    }
+
+    @Override
+    public String tier() {
+        return TIER;
+    }
+
+    /** Every language: a worker that cannot run one answers with an execution saying so. */
+    @Override
+    public Set<Language> languages() {
+        return EnumSet.allOf(Language.class);
+    }
+
+    @Override
+    public Isolation isolation() {
+        return Isolation.of(TIER, List.of(), List.of());
+    }
+
+    /**
+     * Queues the request and waits for a worker's result, however long the queue takes.
+     *
+     * @throws ExecutionCancelledException when the calling thread is interrupted (the execution is withdrawn) or this
+     *     sandbox is closed
+     * @throws IllegalStateException when the queue refuses the request (the store is unreachable)
+     */
+    @Override
+    public Execution execute(ExecutionRequest request) {
+        Objects.requireNonNull(request, "request");
+        if (closed) {
+            throw new ExecutionCancelledException("the queued sandbox is closed");
+        }
+        String id = UUID.randomUUID().toString();
+        CompletableFuture<Execution> result = new CompletableFuture<>();
+        waiting.put(id, result);
+        try {
+            queue.submit(id, request);
+            return result.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            withdraw(id);
+            throw new ExecutionCancelledException("withdrawn from the queue: the caller was interrupted");
+        } catch (ExecutionException e) {
+            withdraw(id);
+            throw new ExecutionCancelledException(e.getCause().getMessage());
+        } catch (RuntimeException e) {
+            withdraw(id);
+            throw e;
+        } finally {
+            waiting.remove(id);
+        }
+    }
+
+    /** How many executions this sandbox is waiting for. */
+    public int waiting() {
+        return waiting.size();
+    }
+
+    private void withdraw(String id) {
+        try {
+            queue.withdraw(List.of(id));
+        } catch (RuntimeException e) {
+            // its submitter's heartbeat stops with this process: the queue clears it then
+            log.warn("could not withdraw queued execution {}: {}", id, e.getMessage());
+        }
+    }
+
+    private void collect() {
+        while (!closed) {
+            try {
+                queue.awaitResults(LOOK_AGAIN);
+                if (waiting.isEmpty()) {
+                    continue;
+                }
+                for (Map.Entry<String, Execution> r : queue.takeResults().entrySet()) {
+                    CompletableFuture<Execution> f = waiting.get(r.getKey());
+                    if (f != null) {
+                        f.complete(r.getValue());
+                    }
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (RuntimeException e) {
+                // the store is away: its own calls retry for a while; keep looking until closed
+                log.warn("could not take queued results: {}", e.getMessage());
+                try {
+                    Thread.sleep(LOOK_AGAIN.toMillis());
+                } catch (InterruptedException ie) {
+                    return;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        collector.interrupt();
+        List<String> left = List.copyOf(waiting.keySet());
+        if (!left.isEmpty()) {
+            try {
+                queue.withdraw(left);
+            } catch (RuntimeException e) {
+                log.warn("could not withdraw {} queued executions: {}", left.size(), e.getMessage());
+            }
+        }
+        waiting.values().forEach(f -> f.completeExceptionally(new ExecutionCancelledException("the queued sandbox was closed")));
+    }
+}
