@@ -78,6 +78,10 @@ final class ExecCommand implements Callable<Integer> {
             + "language's compile stage, else null).")
     boolean json;
 
+    @Option(names = "--queue", description = "Run it on a worker of the shared store (store.kind: postgres; 'codeagent worker')"
+            + " instead of in this machine's sandbox, waiting for one to take it.")
+    boolean queue;
+
     @Override
     public Integer call() {
         CodeAgentConfig config = cli.configForOneRun(limits.overrides());
@@ -85,9 +89,24 @@ final class ExecCommand implements Callable<Integer> {
         // bad input is refused above, before any sandbox is started; the result is shown before the
         // sandbox is closed, since cleaning up may take a moment the user need not wait for
         try (CodeAgent agent = cli.agent(config)) {
-            Execution execution = agent.executeCode().execute(request);
+            Execution execution = queue ? onAWorker(agent, request) : agent.executeCode().execute(request);
             show(execution, request);
             return ExitStatus.of(execution);
+        }
+    }
+
+    /** Queued for the shared store's workers; Ctrl-C withdraws it (a worker running it stops it). */
+    private Execution onAWorker(CodeAgent agent, ExecutionRequest request) {
+        dev.codeagent.application.execute.ExecuteCode queued;
+        try {
+            queued = agent.queuedExecuteCode(1);
+        } catch (IllegalStateException e) {
+            throw new UsageException("--queue: " + e.getMessage());
+        }
+        try {
+            return queued.execute(request);
+        } finally {
+            queued.sandbox().close();
         }
     }
 

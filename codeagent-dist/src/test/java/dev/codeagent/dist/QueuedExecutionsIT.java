@@ -28,9 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code codeagent eval --queue}: the samples are judged by {@code codeagent worker} processes over a real PostgreSQL,
  * each started by the real launcher, and the command gathers the report a local evaluation gives. A worker killed
  * with SIGKILL mid-evaluation loses its samples to another; an interrupted evaluation leaves nothing for the workers.
+ * {@code codeagent exec --queue} runs one program, interpreted or compiled, on a worker.
  */
 @Tag("slow")
-class DistributedEvalIT {
+class QueuedExecutionsIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -144,6 +145,26 @@ class DistributedEvalIT {
         assertThat(late.value("codeagent_worker_execution_claims_total")).as("nothing left to run").isZero();
     }
 
+    @Test
+    void execOnTheQueueRunsOneProgramOnAWorkerCompiledOrNot() throws Exception {
+        PostgresStoreConfig db = TestCluster.get().freshDatabase();
+        Path config = config(db);
+        LaunchedWorker worker = start(config, "worker");
+        Path py = Files.writeString(dir.resolve("answer.py"), "import sys\nprint(6 * 7, sys.argv[1:])\n");
+        Result r = command(config, "exec-py", "exec", "--queue", "--json", py.toString());
+        assertThat(r.status).as(r.err).isZero();
+        JsonNode e = JSON.readTree(r.out);
+        assertThat(e.get("stdout").asText()).isEqualTo("42 []\n");
+        assertThat(e.get("sandbox").asText()).as("the worker's tier, not the queue").isEqualTo("process");
+
+        Path c = Files.writeString(dir.resolve("exit.c"), "#include <stdio.h>\nint main(void) { puts(\"from C\"); return 3; }\n");
+        Result rc = command(config, "exec-c", "exec", "--queue", c.toString());
+        assertThat(rc.status).as("the program's own status: " + rc.err).isEqualTo(3);
+        assertThat(rc.out).isEqualTo("from C\n");
+        assertThat(worker.value("codeagent_worker_executions_worked_total")).isEqualTo(2);
+        assertThat(rows(db)).isZero();
+    }
+
     private Path config(PostgresStoreConfig db) throws Exception {
         // the schema, before any command of the test looks at the queue's table
         dev.codeagent.store.postgres.PostgresRunLog.open(db).close();
@@ -208,7 +229,12 @@ class DistributedEvalIT {
     private Result eval(Path config, String name, String... args) throws Exception {
         List<String> all = new ArrayList<>(List.of("eval"));
         all.addAll(List.of(args));
-        Process p = LaunchedWorker.launch(dir, config, name, all.toArray(String[]::new));
+        return command(config, name, all.toArray(String[]::new));
+    }
+
+    /** A command through the real launcher, waited for. */
+    private Result command(Path config, String name, String... args) throws Exception {
+        Process p = LaunchedWorker.launch(dir, config, name, args);
         assertThat(p.waitFor(300, TimeUnit.SECONDS)).as(name + " ends").isTrue();
         return new Result(p.exitValue(), Files.readString(dir.resolve(name + ".out")), Files.readString(dir.resolve(name + ".err")));
     }
