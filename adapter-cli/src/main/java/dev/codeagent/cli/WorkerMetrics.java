@@ -57,56 +57,50 @@ final class WorkerMetrics implements AutoCloseable {
     }
 
     static String text(ExecutionQueue queue, ProcessQueuedExecutions.Stats s) {
-        String waiting;
-        try {
-            waiting = Integer.toString(queue.executionsWaiting());
-        } catch (RuntimeException storeDown) {
-            waiting = "NaN";
-        }
-        return "# HELP codeagent_queue_executions_waiting Single executions queued in the shared store, waiting for a worker\n"
-                + "# TYPE codeagent_queue_executions_waiting gauge\n"
-                + "codeagent_queue_executions_waiting " + waiting + "\n"
-                + "# HELP codeagent_worker_execution_claims_total Queued executions this worker claimed\n"
-                + "# TYPE codeagent_worker_execution_claims_total counter\n"
-                + "codeagent_worker_execution_claims_total " + s.claims() + "\n"
-                + "# HELP codeagent_worker_execution_claim_seconds Time the claims that got an execution took\n"
-                + "# TYPE codeagent_worker_execution_claim_seconds summary\n"
-                + "codeagent_worker_execution_claim_seconds_count " + s.claims() + "\n"
-                + "codeagent_worker_execution_claim_seconds_sum " + String.format(Locale.ROOT, "%.6f", s.claimSeconds()) + "\n"
-                + "# HELP codeagent_worker_execution_takeovers_total Executions claimed after their earlier worker lost its lease\n"
-                + "# TYPE codeagent_worker_execution_takeovers_total counter\n"
-                + "codeagent_worker_execution_takeovers_total " + s.takeovers() + "\n"
-                + "# HELP codeagent_worker_executions_worked_total Executions whose result this worker recorded\n"
-                + "# TYPE codeagent_worker_executions_worked_total counter\n"
-                + "codeagent_worker_executions_worked_total " + s.worked() + "\n"
-                + "# HELP codeagent_worker_executions_refused_total Results refused: withdrawn or taken over meanwhile\n"
-                + "# TYPE codeagent_worker_executions_refused_total counter\n"
-                + "codeagent_worker_executions_refused_total " + s.refused() + "\n";
+        return gauge("codeagent_queue_executions_waiting", "Single executions queued in the shared store, waiting for a worker",
+                        queue::executionsWaiting)
+                + counter("codeagent_worker_execution_claims_total", "Queued executions this worker claimed", s.claims())
+                + summary("codeagent_worker_execution_claim_seconds", "Time the claims that got an execution took",
+                        s.claims(), s.claimSeconds())
+                + counter("codeagent_worker_execution_takeovers_total",
+                        "Executions claimed after their earlier worker lost its lease", s.takeovers())
+                + counter("codeagent_worker_executions_worked_total", "Executions whose result this worker recorded", s.worked())
+                + counter("codeagent_worker_executions_refused_total", "Results refused: withdrawn or taken over meanwhile",
+                        s.refused());
     }
 
     static String text(WorkQueue queue, ProcessQueuedRuns.Stats s) {
-        String depth;
+        return gauge("codeagent_queue_depth", "Runs queued in the shared store, waiting for a worker", queue::depth)
+                + counter("codeagent_worker_claims_total", "Runs this worker claimed", s.claims())
+                + summary("codeagent_worker_claim_seconds", "Time the claims that got a run took (one store transaction each)",
+                        s.claims(), s.claimSeconds())
+                + counter("codeagent_worker_takeovers_total", "Runs claimed after their earlier worker lost its lease",
+                        s.takeovers())
+                + counter("codeagent_worker_runs_worked_total", "Runs worked to their end by this worker", s.worked());
+    }
+
+    /** A gauge read from the store now; NaN when the store cannot be read: said so, not guessed. */
+    private static String gauge(String name, String help, java.util.function.IntSupplier read) {
+        String value;
         try {
-            depth = Integer.toString(queue.depth());
+            value = Integer.toString(read.getAsInt());
         } catch (RuntimeException storeDown) {
-            depth = "NaN"; // the store cannot be read now: said so, not guessed
+            value = "NaN";
         }
-        return "# HELP codeagent_queue_depth Runs queued in the shared store, waiting for a worker\n"
-                + "# TYPE codeagent_queue_depth gauge\n"
-                + "codeagent_queue_depth " + depth + "\n"
-                + "# HELP codeagent_worker_claims_total Runs this worker claimed\n"
-                + "# TYPE codeagent_worker_claims_total counter\n"
-                + "codeagent_worker_claims_total " + s.claims() + "\n"
-                + "# HELP codeagent_worker_claim_seconds Time the claims that got a run took (one store transaction each)\n"
-                + "# TYPE codeagent_worker_claim_seconds summary\n"
-                + "codeagent_worker_claim_seconds_count " + s.claims() + "\n"
-                + "codeagent_worker_claim_seconds_sum " + String.format(Locale.ROOT, "%.6f", s.claimSeconds()) + "\n"
-                + "# HELP codeagent_worker_takeovers_total Runs claimed after their earlier worker lost its lease\n"
-                + "# TYPE codeagent_worker_takeovers_total counter\n"
-                + "codeagent_worker_takeovers_total " + s.takeovers() + "\n"
-                + "# HELP codeagent_worker_runs_worked_total Runs worked to their end by this worker\n"
-                + "# TYPE codeagent_worker_runs_worked_total counter\n"
-                + "codeagent_worker_runs_worked_total " + s.worked() + "\n";
+        return family(name, help, "gauge") + name + " " + value + "\n";
+    }
+
+    private static String counter(String name, String help, long value) {
+        return family(name, help, "counter") + name + " " + value + "\n";
+    }
+
+    private static String summary(String name, String help, long count, double sumSeconds) {
+        return family(name, help, "summary") + name + "_count " + count + "\n"
+                + name + "_sum " + String.format(Locale.ROOT, "%.6f", sumSeconds) + "\n";
+    }
+
+    private static String family(String name, String help, String type) {
+        return "# HELP " + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
     }
 
     @Override

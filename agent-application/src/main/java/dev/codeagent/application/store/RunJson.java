@@ -493,18 +493,7 @@ public final class RunJson {
         }
 
         Set<String> strings(String field) {
-            JsonNode v = present(field);
-            if (!v.isArray()) {
-                throw wrong(field, "a list");
-            }
-            Set<String> values = new LinkedHashSet<>();
-            for (JsonNode e : v) {
-                if (!e.isTextual()) {
-                    throw wrong(field, "a list of text");
-                }
-                values.add(e.textValue());
-            }
-            return values;
+            return new LinkedHashSet<>(textList(field));
         }
     }
 }
