@@ -78,6 +78,9 @@ public final class ProcessQueuedExecutions {
     public long run(BooleanSupplier stop, boolean untilIdle) {
         Map<String, Thread> running = new ConcurrentHashMap<>();
         Set<String> withdrawn = ConcurrentHashMap.newKeySet();
+        // the sandbox consumes the interrupt that stops a program: the loops need to hear of the stop from elsewhere
+        java.util.concurrent.atomic.AtomicBoolean stopping = new java.util.concurrent.atomic.AtomicBoolean();
+        BooleanSupplier stopped = () -> stopping.get() || stop.getAsBoolean();
         long before = worked.get();
         List<Thread> threads = new ArrayList<>();
         try (AutoCloseable withdrawals = queue.onWithdrawn(id -> {
@@ -88,7 +91,7 @@ public final class ProcessQueuedExecutions {
             }
         })) {
             for (int i = 0; i < places; i++) {
-                Thread t = new Thread(() -> loop(stop, untilIdle, running, withdrawn), "codeagent-worker-exec-" + (i + 1));
+                Thread t = new Thread(() -> loop(stopped, untilIdle, running, withdrawn), "codeagent-worker-exec-" + (i + 1));
                 t.setDaemon(true);
                 threads.add(t);
                 t.start();
@@ -97,6 +100,7 @@ public final class ProcessQueuedExecutions {
                 t.join();
             }
         } catch (InterruptedException e) {
+            stopping.set(true);
             threads.forEach(Thread::interrupt);
             for (Thread t : threads) {
                 try {
@@ -107,6 +111,7 @@ public final class ProcessQueuedExecutions {
             }
             Thread.currentThread().interrupt();
         } catch (Exception e) {
+            stopping.set(true);
             threads.forEach(Thread::interrupt);
             throw e instanceof RuntimeException ? (RuntimeException) e : new IllegalStateException(e.getMessage(), e);
         }
@@ -160,7 +165,7 @@ public final class ProcessQueuedExecutions {
                         refused.incrementAndGet();
                     }
                 } else if (!wasWithdrawn) {
-                    // stopping: hand it back now rather than when this worker's lease runs out
+                    // stopping (or the sandbox gave up on it): hand it back now rather than when this worker's lease runs out
                     queue.release(claim.id());
                 }
             } catch (RuntimeException e) {
