@@ -39,6 +39,8 @@ public final class QueuedSandbox implements Sandbox {
 
     private final ExecutionQueue queue;
     private final Map<String, CompletableFuture<Execution>> waiting = new ConcurrentHashMap<>();
+    /** Executions whose callers gave up, withdrawn in one go by the collector (a caller's thread is interrupted). */
+    private final Set<String> abandoned = ConcurrentHashMap.newKeySet();
     private final Thread collector;
     private volatile boolean closed;
 
@@ -86,17 +88,26 @@ public final class QueuedSandbox implements Sandbox {
             return result.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            withdraw(id);
+            abandon(id);
             throw new ExecutionCancelledException("withdrawn from the queue: the caller was interrupted");
         } catch (ExecutionException e) {
-            withdraw(id);
+            abandon(id);
             throw new ExecutionCancelledException(e.getCause().getMessage());
         } catch (RuntimeException e) {
-            withdraw(id);
+            abandon(id);
             throw e;
         } finally {
             waiting.remove(id);
         }
+    }
+
+    /**
+     * Leaves the withdrawal to the collector: an interrupted caller (an evaluation stopping dozens at once) must not
+     * queue for the store's connections, which an interrupted thread may be refused.
+     */
+    private void abandon(String id) {
+        abandoned.add(id);
+        collector.interrupt();
     }
 
     /** How many executions this sandbox is waiting for. */
@@ -104,18 +115,25 @@ public final class QueuedSandbox implements Sandbox {
         return waiting.size();
     }
 
-    private void withdraw(String id) {
+    /** Withdraws what callers abandoned; what fails stays for the next round. */
+    private void withdrawAbandoned() {
+        List<String> ids = List.copyOf(abandoned);
+        if (ids.isEmpty()) {
+            return;
+        }
         try {
-            queue.withdraw(List.of(id));
+            queue.withdraw(ids);
+            ids.forEach(abandoned::remove);
         } catch (RuntimeException e) {
-            // its submitter's heartbeat stops with this process: the queue clears it then
-            log.warn("could not withdraw queued execution {}: {}", id, e.getMessage());
+            // tried again on the next round; if this process dies first its heartbeat stops and the queue clears them
+            log.warn("could not withdraw {} queued executions: {}", ids.size(), e.getMessage());
         }
     }
 
     private void collect() {
         while (!closed) {
             try {
+                withdrawAbandoned();
                 queue.awaitResults(LOOK_AGAIN);
                 if (waiting.isEmpty()) {
                     continue;
@@ -127,29 +145,36 @@ public final class QueuedSandbox implements Sandbox {
                     }
                 }
             } catch (InterruptedException e) {
-                return;
+                // an abandoned execution to withdraw, or closing: the loop's condition tells which
+                continue;
             } catch (RuntimeException e) {
                 // the store is away: its own calls retry for a while; keep looking until closed
                 log.warn("could not take queued results: {}", e.getMessage());
                 try {
                     Thread.sleep(LOOK_AGAIN.toMillis());
                 } catch (InterruptedException ie) {
-                    return;
+                    // as above
                 }
             }
         }
     }
 
+    /** Withdraws whatever is still queued or abandoned, then fails the callers still waiting. */
     @Override
     public void close() {
         closed = true;
         collector.interrupt();
-        List<String> left = List.copyOf(waiting.keySet());
-        if (!left.isEmpty()) {
-            try {
-                queue.withdraw(left);
-            } catch (RuntimeException e) {
-                log.warn("could not withdraw {} queued executions: {}", left.size(), e.getMessage());
+        // closing is often what a stop (Ctrl-C) does on an interrupted thread: the withdrawal must still reach the store
+        boolean interrupted = Thread.interrupted();
+        try {
+            collector.join(LOOK_AGAIN.toMillis());
+            abandoned.addAll(waiting.keySet());
+            withdrawAbandoned();
+        } catch (InterruptedException e) {
+            interrupted = true;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
         waiting.values().forEach(f -> f.completeExceptionally(new ExecutionCancelledException("the queued sandbox was closed")));

@@ -136,12 +136,60 @@ class QueuedExecutionsTest {
                 .isInstanceOf(ExecutionCancelledException.class);
     }
 
+    /**
+     * An evaluation stopping: dozens of callers interrupted at once, then the sandbox closed from an interrupted thread.
+     * The store may refuse an interrupted thread (a connection pool does), so the withdrawals must not ride on them.
+     */
+    @Test
+    void interruptedCallersAndAnInterruptedCloseStillWithdrawEverything() throws Exception {
+        queue.refuseInterruptedThreads = true;
+        QueuedSandbox queued = new QueuedSandbox(queue);
+        List<Thread> callers = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            String source = "print(" + i + ")";
+            Thread t = new Thread(() -> {
+                try {
+                    queued.execute(ExecutionRequest.of(Language.PYTHON, source));
+                } catch (ExecutionCancelledException expected) {
+                    // withdrawn
+                }
+            });
+            callers.add(t);
+            t.start();
+        }
+        while (queue.executionsWaiting() < 20) {
+            Thread.sleep(10);
+        }
+        for (int i = 0; i < 10; i++) {
+            callers.get(i).interrupt();
+        }
+        for (int i = 0; i < 10; i++) {
+            callers.get(i).join();
+        }
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (queue.executionsWaiting() > 10 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(queue.executionsWaiting()).as("the interrupted callers' executions withdrawn").isEqualTo(10);
+        Thread.currentThread().interrupt();
+        try {
+            queued.close();
+        } finally {
+            assertThat(Thread.interrupted()).as("the closer's interrupt is kept").isTrue();
+        }
+        for (Thread t : callers) {
+            t.join();
+        }
+        assertThat(queue.rows).as("closing withdrew the rest").isEmpty();
+    }
+
     /** The port's semantics in memory, one submitter and one worker. */
     private static final class MemoryQueue implements ExecutionQueue {
         final Map<String, String> rows = new LinkedHashMap<>(); // id -> queued | claimed | done
         final Map<String, ExecutionRequest> requests = new LinkedHashMap<>();
         final Map<String, Execution> results = new LinkedHashMap<>();
         final List<Consumer<String>> withdrawn = new CopyOnWriteArrayList<>();
+        volatile boolean refuseInterruptedThreads;
 
         @Override
         public synchronized void submit(String id, ExecutionRequest request) {
@@ -168,6 +216,9 @@ class QueuedExecutionsTest {
 
         @Override
         public void withdraw(Collection<String> ids) {
+            if (refuseInterruptedThreads && Thread.currentThread().isInterrupted()) {
+                throw new IllegalStateException("interrupted during connection acquisition");
+            }
             List<String> running = new ArrayList<>();
             synchronized (this) {
                 for (String id : ids) {
