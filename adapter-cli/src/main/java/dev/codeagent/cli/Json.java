@@ -100,6 +100,19 @@ final class Json {
         o.put("stderr", e == null ? null : e.stderr().text());
         o.put("generationMs", a.generationTime().toMillis());
         o.put("executionMs", a.executionTime().toMillis());
+        o.set("placement", placement(a.placement()));
+        return o;
+    }
+
+    /** Where an attempt was made: host, pid, tier; null when not recorded. */
+    static ObjectNode placement(dev.codeagent.domain.solving.Placement p) {
+        if (p == null) {
+            return null;
+        }
+        ObjectNode o = NODES.objectNode();
+        o.put("host", p.host());
+        o.put("pid", p.pid());
+        o.put("tier", p.tier());
         return o;
     }
 

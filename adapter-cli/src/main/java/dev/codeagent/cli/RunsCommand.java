@@ -143,6 +143,10 @@ final class RunsCommand implements Callable<Integer> {
                         + "  (generation " + SolveCommand.seconds(a.generationTime()) + ", execution " + SolveCommand.seconds(a.executionTime())
                         // where it ran: the tier its execution reports (a queued run's attempts may come from several workers)
                         + (a.execution() == null ? "" : ", " + a.execution().isolation().tier() + " sandbox") + ")");
+                if (a.placement() != null) {
+                    out.println("made on   " + a.placement().host() + " (pid " + a.placement().pid() + ", " + a.placement().tier()
+                            + " tier)");
+                }
                 section(out, "code", a.code());
                 if (a.execution() != null) {
                     section(out, "stdout", a.execution().stdout().text());

@@ -94,6 +94,14 @@ final class Views {
         n.put("feedback", a.feedback());
         n.put("generationTimeMs", a.generationTime().toMillis());
         n.put("executionTimeMs", a.executionTime().toMillis());
+        if (a.placement() == null) {
+            n.putNull("placement");
+        } else {
+            ObjectNode where = n.putObject("placement");
+            where.put("host", a.placement().host());
+            where.put("pid", a.placement().pid());
+            where.put("tier", a.placement().tier());
+        }
         return n;
     }
 

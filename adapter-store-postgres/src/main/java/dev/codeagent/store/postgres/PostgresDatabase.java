@@ -2,9 +2,6 @@ package dev.codeagent.store.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import java.lang.management.ManagementFactory;
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -232,13 +229,7 @@ final class PostgresDatabase implements AutoCloseable {
     }
 
     static String hostName() {
-        try {
-            return InetAddress.getLocalHost().getHostName();
-        } catch (UnknownHostException e) {
-            String name = ManagementFactory.getRuntimeMXBean().getName();
-            int at = name.indexOf('@');
-            return at < 0 ? "unknown" : name.substring(at + 1);
-        }
+        return dev.codeagent.application.Hosts.name();
     }
 
     /** {@code jdbc:postgresql://host:port/db?user=x&password=y} to {@code postgresql://host:port/db}. */

@@ -102,6 +102,16 @@ class RunJsonTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("attempt.execution.judgement is not a judge report");
     }
 
+    /** Attempts stored before placements were recorded have no key: they read with none. */
+    @Test
+    void readsAnAttemptStoredBeforePlacementsWithNone() throws Exception {
+        ObjectNode row = (ObjectNode) golden("attempt-full.json");
+        row.remove("placement");
+        assertThat(json.attempt(mapper.writeValueAsString(row)).placement()).isNull();
+        assertThat(json.attempt(mapper.writeValueAsString(golden("attempt-full.json"))).placement())
+                .isEqualTo(new dev.codeagent.domain.solving.Placement("worker-2", 4711, "process"));
+    }
+
     @Test
     void ignoresKeysANewerVersionAdded() throws Exception {
         ObjectNode row = (ObjectNode) golden("task-full.json");
@@ -128,6 +138,7 @@ class RunJsonTest {
                 Map.entry(ErrorReport.class, verdict.get("error")),
                 Map.entry(Frame.class, verdict.get("error").get("frames").get(0)),
                 Map.entry(OutputDifference.class, verdict.get("difference")),
+                Map.entry(dev.codeagent.domain.solving.Placement.class, attempt.get("placement")),
                 Map.entry(JudgeReport.class, execution.get("judgement")),
                 Map.entry(JudgeReport.RaisedError.class, execution.get("judgement").get("error")),
                 Map.entry(JudgeReport.ReportedFrame.class, execution.get("judgement").get("error").get("frames").get(0)));

@@ -44,6 +44,7 @@ final class StoredJsonSamples {
         Verdict v = new Verdict(Verdict.Kind.RUNTIME_ERROR, "ZeroDivisionError: division by zero", error,
                 new OutputDifference(2, "3", null));
         return new Attempt(2, "```python\ndef f(a, b):\n    return a / b\n```", "def f(a, b):\n    return a / b\n",
-                e, v, "Your code raised ZeroDivisionError on line 3", Duration.ofMillis(1234).plusNanos(1), Duration.ofSeconds(2));
+                e, v, "Your code raised ZeroDivisionError on line 3", Duration.ofMillis(1234).plusNanos(1), Duration.ofSeconds(2),
+                new dev.codeagent.domain.solving.Placement("worker-2", 4711, "process"));
     }
 }

@@ -10,6 +10,8 @@ import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Attempt;
+import dev.codeagent.domain.solving.Placement;
+import dev.codeagent.application.Hosts;
 import dev.codeagent.domain.solving.CodeExtractor;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.GenerationRequest;
@@ -64,6 +66,7 @@ public final class SolveTask {
     private final RunLog runLog;
     private final SolveConfig config;
     private final Clock clock;
+    private volatile Placement here;
     private final Judge judge = new Judge();
     private final CodeExtractor extractor = new CodeExtractor();
     private final FeedbackPrompt feedback = new FeedbackPrompt();
@@ -219,7 +222,7 @@ public final class SolveTask {
                 Attempt attempt;
                 if (code.isEmpty()) {
                     attempt = new Attempt(n, reply, "", null, Verdict.of(Verdict.Kind.INTERNAL_ERROR, "no code found in the reply"),
-                            feedback.noCodeFound(), generationTime, Duration.ZERO);
+                            feedback.noCodeFound(), generationTime, Duration.ZERO, here());
                 } else {
                     events.on(new RunEvent.CodeGenerated(runId, clock.instant(), n, code.get()));
                     long e0 = System.nanoTime();
@@ -256,7 +259,7 @@ public final class SolveTask {
                     String next = verdict.isAccepted() ? ""
                             : feedback.forFailure(code.get(), execution, verdict) + (step == null ? "" : SessionWorkspace.note(step));
                     attempt = new Attempt(n, reply, code.get(), execution, verdict, next, generationTime,
-                            Duration.ofNanos(System.nanoTime() - e0));
+                            Duration.ofNanos(System.nanoTime() - e0), here());
                 }
                 runLog.attemptFinished(runId, attempt);
                 run = run.withAttempt(attempt);
@@ -351,5 +354,15 @@ public final class SolveTask {
     /** The circuit breaker's state, for health and metrics. */
     public String generatorCircuitState() {
         return circuitBreaker.getState().name();
+    }
+
+    /** This process and its sandbox tier, found on first use (the sandbox is built by then). */
+    private Placement here() {
+        Placement p = here;
+        if (p == null) {
+            p = new Placement(Hosts.name(), ProcessHandle.current().pid(), executeCode.sandbox().tier());
+            here = p;
+        }
+        return p;
     }
 }

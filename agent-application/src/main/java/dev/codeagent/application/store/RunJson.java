@@ -21,6 +21,7 @@ import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.ErrorReport;
 import dev.codeagent.domain.solving.Frame;
 import dev.codeagent.domain.solving.OutputDifference;
+import dev.codeagent.domain.solving.Placement;
 import dev.codeagent.domain.solving.Task;
 import dev.codeagent.domain.solving.Verdict;
 import java.time.Duration;
@@ -173,6 +174,14 @@ public final class RunJson {
         n.put("feedback", a.feedback());
         n.put("generationTime", a.generationTime().toString());
         n.put("executionTime", a.executionTime().toString());
+        if (a.placement() == null) {
+            n.set("placement", n.nullNode());
+        } else {
+            ObjectNode where = n.putObject("placement");
+            where.put("host", a.placement().host());
+            where.put("pid", a.placement().pid());
+            where.put("tier", a.placement().tier());
+        }
         return n;
     }
 
@@ -286,7 +295,13 @@ public final class RunJson {
         Node execution = n.optionalObject("execution");
         return new Attempt(n.integer("number"), n.text("reply"), n.text("code"),
                 execution == null ? null : execution(execution), verdict(n.object("verdict")), n.optionalText("feedback"),
-                n.duration("generationTime"), n.duration("executionTime"));
+                n.duration("generationTime"), n.duration("executionTime"), placement(n));
+    }
+
+    /** Rows stored before placements were recorded have no key. */
+    private static Placement placement(Node n) {
+        Node where = n.optionalObject("placement");
+        return where == null ? null : new Placement(where.text("host"), where.longValue("pid"), where.text("tier"));
     }
 
     private static Execution execution(Node n) {

@@ -53,6 +53,18 @@ class SolveTaskTest {
         assertThat(runLog.find(run.id()).orElseThrow().status()).isEqualTo(RunStatus.SOLVED);
     }
 
+    /** Each attempt says where it was made: this machine and process, and the tier its program ran in. */
+    @Test
+    void eachAttemptRecordsWhereItWasMade() {
+        Run run = solve(replies("no code here", GOOD), python, Task.of("divide safely"));
+        assertThat(run.attempts()).hasSize(2);
+        for (var a : runLog.find(run.id()).orElseThrow().attempts()) {
+            assertThat(a.placement()).as("attempt " + a.number())
+                    .isEqualTo(new dev.codeagent.domain.solving.Placement(dev.codeagent.application.Hosts.name(),
+                            ProcessHandle.current().pid(), python.tier()));
+        }
+    }
+
     @Test
     void feedsTheErrorWithItsLineBackAndTheNextAttemptFixesIt() {
         Run run = solve(replies(BAD, GOOD), python, Task.of("divide safely"));

@@ -15,6 +15,7 @@ import java.util.Objects;
  * @param feedback the message the generator sees next because of this attempt; empty when accepted
  * @param generationTime time spent getting the reply
  * @param executionTime time spent running and judging
+ * @param placement where the attempt was made; null when not recorded (attempts stored before placements were)
  */
 public record Attempt(
         int number,
@@ -24,7 +25,8 @@ public record Attempt(
         Verdict verdict,
         String feedback,
         Duration generationTime,
-        Duration executionTime) {
+        Duration executionTime,
+        Placement placement) {
 
     public Attempt {
         if (number < 1) {
@@ -36,5 +38,11 @@ public record Attempt(
         feedback = feedback == null ? "" : feedback;
         Objects.requireNonNull(generationTime, "generationTime");
         Objects.requireNonNull(executionTime, "executionTime");
+    }
+
+    /** An attempt whose placement is not recorded. */
+    public Attempt(int number, String reply, String code, Execution execution, Verdict verdict, String feedback,
+            Duration generationTime, Duration executionTime) {
+        this(number, reply, code, execution, verdict, feedback, generationTime, executionTime, null);
     }
 }
