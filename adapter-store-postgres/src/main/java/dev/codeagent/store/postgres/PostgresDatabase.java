@@ -116,11 +116,12 @@ final class PostgresDatabase implements AutoCloseable {
 
     private void register() {
         transaction("register this process", (c, attempt) -> {
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO run_owners (id, host, pid) VALUES (?, ?, ?)"
+            try (PreparedStatement s = c.prepareStatement("INSERT INTO run_owners (id, host, pid, lease_seconds) VALUES (?, ?, ?, ?)"
                     + " ON CONFLICT (id) DO UPDATE SET heartbeat_at = now()")) {
                 s.setObject(1, ownerId);
                 s.setString(2, hostName());
                 s.setLong(3, ProcessHandle.current().pid());
+                s.setDouble(4, config.leaseTimeout().toMillis() / 1000.0);
                 s.executeUpdate();
             }
             return null;
@@ -227,6 +228,9 @@ final class PostgresDatabase implements AutoCloseable {
         }
         pool.close();
     }
+
+    /** SQL: whether run owner {@code o} beat its heartbeat within its own lease (not the asker's). */
+    static final String ALIVE = "o.heartbeat_at > now() - make_interval(secs => o.lease_seconds)";
 
     static String hostName() {
         return dev.codeagent.application.Hosts.name();

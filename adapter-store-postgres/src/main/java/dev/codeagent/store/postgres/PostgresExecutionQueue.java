@@ -162,7 +162,6 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
     @Override
     public Optional<Claimed> claimExecution() {
         notices();
-        double lease = db.config().leaseTimeout().toMillis() / 1000.0;
         Optional<Claimed> claimed = db.transaction("claim a queued execution", (c, retry) -> {
             String[] row = null;
             if (retry > 0) {
@@ -178,15 +177,12 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
                 // waiting work of a live submitter, or work whose worker stopped beating; first queued, first claimed
                 try (PreparedStatement s = c.prepareStatement("WITH next AS (SELECT e.id FROM executions e"
                         + " WHERE (e.state = 'queued' OR (e.state = 'claimed' AND NOT EXISTS (SELECT 1 FROM run_owners o"
-                        + " WHERE o.id = e.claimed_by AND o.heartbeat_at > now() - make_interval(secs => ?))))"
-                        + " AND EXISTS (SELECT 1 FROM run_owners o WHERE o.id = e.submitted_by"
-                        + " AND o.heartbeat_at > now() - make_interval(secs => ?))"
+                        + " WHERE o.id = e.claimed_by AND " + PostgresDatabase.ALIVE + ")))"
+                        + " AND EXISTS (SELECT 1 FROM run_owners o WHERE o.id = e.submitted_by AND " + PostgresDatabase.ALIVE + ")"
                         + " ORDER BY e.seq LIMIT 1 FOR UPDATE OF e SKIP LOCKED)"
                         + " UPDATE executions e SET state = 'claimed', claimed_by = ?, claimed_at = now(), claims = e.claims + 1"
                         + " FROM next WHERE e.id = next.id RETURNING e.id, e.claims, e.request")) {
-                    s.setDouble(1, lease);
-                    s.setDouble(2, lease);
-                    s.setObject(3, db.ownerId());
+                    s.setObject(1, db.ownerId());
                     row = one(s);
                 }
             }
@@ -226,8 +222,7 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
         try {
             int gone = db.transaction("clear away orphaned executions", (c, retry) -> {
                 try (PreparedStatement s = c.prepareStatement("DELETE FROM executions e WHERE NOT EXISTS (SELECT 1 FROM run_owners o"
-                        + " WHERE o.id = e.submitted_by AND o.heartbeat_at > now() - make_interval(secs => ?))")) {
-                    s.setDouble(1, db.config().leaseTimeout().toMillis() / 1000.0);
+                        + " WHERE o.id = e.submitted_by AND " + PostgresDatabase.ALIVE + ")")) {
                     return s.executeUpdate();
                 }
             });

@@ -231,18 +231,16 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
     public int markInterrupted(String reason) {
         Objects.requireNonNull(reason, "reason");
         BigDecimal now = seconds(clock.instant());
-        long leaseMillis = db.config().leaseTimeout().toMillis();
         return db.transaction("mark interrupted runs", (c, retry) -> {
             List<String> marked = new ArrayList<>();
             try (PreparedStatement s = c.prepareStatement("UPDATE runs SET status = 'ERROR', ended_at = ?, reason = ?"
                     + " WHERE status = 'RUNNING' AND (owner_id IS NULL OR owner_id NOT IN"
-                    + " (SELECT id FROM run_owners WHERE heartbeat_at > now() - make_interval(secs => ?)))"
+                    + " (SELECT o.id FROM run_owners o WHERE " + PostgresDatabase.ALIVE + "))"
                     // queued runs are the claimers' to take over or end (store.postgres.onLeaseLoss)
                     + " AND NOT EXISTS (SELECT 1 FROM work w WHERE w.run_id = runs.id AND w.state <> 'done')"
                     + " RETURNING id")) {
                 s.setBigDecimal(1, now);
                 s.setString(2, reason);
-                s.setDouble(3, leaseMillis / 1000.0);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
                         marked.add(r.getString(1));
@@ -327,13 +325,12 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
                 if (runId == null) {
                     try (PreparedStatement s = c.prepareStatement("WITH next AS (SELECT w.run_id FROM work w"
                             + " WHERE w.state = 'queued' OR (? AND w.state = 'claimed' AND NOT EXISTS (SELECT 1 FROM run_owners o"
-                            + " WHERE o.id = w.claimed_by AND o.heartbeat_at > now() - make_interval(secs => ?)))"
+                            + " WHERE o.id = w.claimed_by AND " + PostgresDatabase.ALIVE + "))"
                             + " ORDER BY w.seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
                             + " UPDATE work w SET state = 'claimed', claimed_by = ?, claimed_at = now(), claims = w.claims + 1"
                             + " FROM next WHERE w.run_id = next.run_id RETURNING w.run_id, w.claims, w.cancel_reason")) {
                         s.setBoolean(1, takeover);
-                        s.setDouble(2, db.config().leaseTimeout().toMillis() / 1000.0);
-                        s.setObject(3, db.ownerId());
+                        s.setObject(2, db.ownerId());
                         try (ResultSet r = s.executeQuery()) {
                             if (!r.next()) {
                                 return Optional.<Optional<Claim>>empty();
@@ -372,24 +369,23 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
 
     /** Under {@code onLeaseLoss: ERROR}: ends the runs whose holder stopped beating, saying so. */
     private void endLostClaims() {
-        long leaseMillis = db.config().leaseTimeout().toMillis();
         BigDecimal now = seconds(clock.instant());
         db.transaction("end runs whose worker lost its lease", (c, retry) -> {
             List<String[]> lost = new ArrayList<>();
-            try (PreparedStatement s = c.prepareStatement("SELECT w.run_id, o.host, o.pid FROM work w"
+            try (PreparedStatement s = c.prepareStatement("SELECT w.run_id, o.host, o.pid, o.lease_seconds FROM work w"
                     + " LEFT JOIN run_owners o ON o.id = w.claimed_by WHERE w.state = 'claimed'"
-                    + " AND (o.id IS NULL OR o.heartbeat_at <= now() - make_interval(secs => ?))"
+                    + " AND (o.id IS NULL OR NOT (" + PostgresDatabase.ALIVE + "))"
                     + " FOR UPDATE OF w SKIP LOCKED")) {
-                s.setDouble(1, leaseMillis / 1000.0);
                 try (ResultSet r = s.executeQuery()) {
                     while (r.next()) {
-                        lost.add(new String[] {r.getString(1), r.getString(2) == null ? "?" : r.getString(2) + " pid " + r.getLong(3)});
+                        lost.add(new String[] {r.getString(1), r.getString(2) == null ? "?" : r.getString(2) + " pid " + r.getLong(3),
+                                r.getString(2) == null ? "its lease" : Math.round(r.getDouble(4) * 1000) + " ms"});
                     }
                 }
             }
             for (String[] l : lost) {
                 endRun(c, l[0], RunStatus.ERROR, now, "its worker (" + l[1] + ") stopped beating its heartbeat for "
-                        + leaseMillis + " ms and lost its lease; not taken over (store.postgres.onLeaseLoss: ERROR)");
+                        + l[2] + " and lost its lease; not taken over (store.postgres.onLeaseLoss: ERROR)");
                 markDone(c, l[0]);
             }
             return null;

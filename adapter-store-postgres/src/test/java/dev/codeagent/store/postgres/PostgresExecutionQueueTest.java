@@ -158,6 +158,23 @@ class PostgresExecutionQueueTest {
         }
     }
 
+    /**
+     * A front door beating every 2 s (lease 15 s) and a worker configured for a 1 s lease share a queue: the worker
+     * judges the door alive by the door's own lease, so it neither skips nor clears away the door's work.
+     */
+    @Test
+    void eachProcessIsJudgedAliveByItsOwnLeaseNotTheAskers() throws Exception {
+        PostgresStoreConfig fast = TestCluster.get().freshDatabase();
+        PostgresStoreConfig slow = new PostgresStoreConfig(fast.jdbcUrl(), fast.user(), fast.password(), 8,
+                Duration.ofSeconds(2), Duration.ofSeconds(15), PostgresStoreConfig.LeaseLoss.TAKEOVER);
+        try (PostgresRunLog door = PostgresRunLog.open(slow); PostgresRunLog worker = PostgresRunLog.open(fast)) {
+            door.submit("from-the-door", request("print(1)"));
+            Thread.sleep(1500); // the door's last beat is older than the worker's own 1 s lease now
+            worker.executionsWaiting();
+            assertThat(worker.claimExecution()).map(ExecutionQueue.Claimed::id).contains("from-the-door");
+        }
+    }
+
     @Test
     void refusesAnIdThatIsNotOne() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
