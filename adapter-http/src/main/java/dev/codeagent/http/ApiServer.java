@@ -68,9 +68,14 @@ public final class ApiServer implements AutoCloseable {
             throw new ConfigException("http.runsOn: queue needs a store that keeps a queue for workers (store.kind: postgres),"
                     + " not " + config.store().kind());
         }
+        if (http.queuesExecutions() && agent.executionQueue().isEmpty()) {
+            throw new ConfigException("http.executionsOn: queue needs a store that keeps a queue for workers (store.kind: postgres),"
+                    + " not " + config.store().kind());
+        }
         RequestGuard guard = new RequestGuard(http, metrics, stopping::get);
-        this.executeCode = agent.executeCode();
         int maxExecutions = http.maxConcurrentExecutions() > 0 ? http.maxConcurrentExecutions() : config.sandbox().maxConcurrent();
+        // on the workers, this server builds no sandbox of its own: its executor is the queue
+        this.executeCode = http.queuesExecutions() ? agent.queuedExecuteCode(maxExecutions) : agent.executeCode();
         this.executions = new ExecutionGate(executeCode, maxExecutions, http.maxQueuedExecutions(), http.executionQueueWait(),
                 metrics);
         JsonBodies bodies = new JsonBodies(http.maxBodyBytes().bytes(), http.requestTimeout());
@@ -250,6 +255,9 @@ public final class ApiServer implements AutoCloseable {
         connect.close();
         health.close();
         metrics.close();
+        if (http.queuesExecutions()) {
+            executeCode.sandbox().close(); // withdraws whatever this server still has queued
+        }
         agent.close();
         stopped.countDown();
     }

@@ -44,6 +44,8 @@ final class HealthCheck {
         return t;
     });
     private final AtomicBoolean checking = new AtomicBoolean();
+    /** The longest a probe may take: its own wall limit is 10 s, the rest is room for a busy queue. */
+    static final Duration PROBE_WAIT = Duration.ofSeconds(20);
     private volatile Status last;
 
     HealthCheck(ExecuteCode executeCode, Supplier<RunLog> runLog) {
@@ -81,7 +83,7 @@ final class HealthCheck {
         String sandboxDetail;
         long t0 = System.nanoTime();
         try {
-            Execution e = executeCode.execute(probe());
+            Execution e = probeWithin(PROBE_WAIT);
             sandboxOk = e.outcome() == Outcome.OK && e.stdout().text().trim().equals("1");
             sandboxDetail = sandboxOk ? "ok" : "probe ended " + e.outcome() + (e.detail() == null ? "" : ": " + e.detail());
         } catch (OverloadedException e) {
@@ -108,6 +110,31 @@ final class HealthCheck {
             log.warn("not ready: sandbox {}, store {}", sandboxDetail, storeDetail);
         }
         return new Status(sandboxOk, sandboxDetail, probeMillis, storeOk, storeDetail, Instant.now());
+    }
+
+    /**
+     * Runs the probe, giving up after {@code wait}: on the shared store's workers it waits for one of them, and a door
+     * with no live worker must say so rather than keep its check, and with it every later one, waiting.
+     */
+    private Execution probeWithin(Duration wait) {
+        java.util.concurrent.FutureTask<Execution> run = new java.util.concurrent.FutureTask<>(() -> executeCode.execute(probe()));
+        Thread t = new Thread(run, "health-probe");
+        t.setDaemon(true);
+        t.start();
+        try {
+            return run.get(wait.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            run.cancel(true); // interrupts the probe: a queued one is withdrawn
+            throw new IllegalStateException("no result within " + wait.toSeconds() + " s"
+                    + (executeCode.sandbox().tier().equals(dev.codeagent.application.work.QueuedSandbox.TIER)
+                            ? " (no worker took it: is a 'codeagent worker' running?)" : ""));
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
+        } catch (InterruptedException e) {
+            run.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
+        }
     }
 
     private ExecutionRequest probe() {

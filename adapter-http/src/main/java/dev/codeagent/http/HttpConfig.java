@@ -41,6 +41,9 @@ import java.util.regex.Pattern;
  *     the next open does not wait for a kernel to start; they do not count against {@code maxSessions}; 0: none
  * @param runsOn where {@code POST /v1/runs} has a run worked: {@code here} (this server solves it) or {@code queue}
  *     (it is queued in the shared store for {@code codeagent worker}s: a front door only; needs store.kind postgres)
+ * @param executionsOn where {@code POST /v1/executions} and Piston's {@code /api/v2/execute} run a program: {@code here}
+ *     (this server's sandbox) or {@code queue} (on a {@code codeagent worker} of the shared store; needs store.kind
+ *     postgres). With {@code queue} this server hosts no sessions and no live Piston runs ({@code /api/v2/connect})
  */
 public record HttpConfig(
         String host,
@@ -60,7 +63,8 @@ public record HttpConfig(
         ByteSize maxMemory,
         int maxSessions,
         int sessionPool,
-        String runsOn) {
+        String runsOn,
+        String executionsOn) {
 
     /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
     public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "sessions", "piston", "metrics");
@@ -89,6 +93,10 @@ public record HttpConfig(
         runsOn = runsOn == null ? "here" : runsOn;
         if (!runsOn.equals("here") && !runsOn.equals("queue")) {
             throw new IllegalArgumentException("http.runsOn must be here or queue, was " + runsOn);
+        }
+        executionsOn = executionsOn == null ? "here" : executionsOn;
+        if (!executionsOn.equals("here") && !executionsOn.equals("queue")) {
+            throw new IllegalArgumentException("http.executionsOn must be here or queue, was " + executionsOn);
         }
         if (sessionPool < 0 || sessionPool > 16) {
             throw new IllegalArgumentException("http.sessionPool must be between 0 and 16, was " + sessionPool);
@@ -193,7 +201,12 @@ public record HttpConfig(
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 64, Duration.ofSeconds(60), 4, 64, Duration.ofSeconds(60),
-                ByteSize.ofMiB(1024), 4, 1, "here");
+                ByteSize.ofMiB(1024), 4, 1, "here", "here");
+    }
+
+    /** Whether executions this server accepts run on the shared store's workers. */
+    public boolean queuesExecutions() {
+        return executionsOn.equals("queue");
     }
 
     /** Whether this server is a front door only: runs it accepts are queued for workers. */
