@@ -25,7 +25,13 @@ record LaunchedWorker(Process process, URI metrics) {
 
     /** The launcher with {@code args}, in {@code dir}, its stderr to {@code dir/name.err}. */
     static Process launch(Path dir, Path config, String name, String... args) throws IOException {
-        List<String> command = new java.util.ArrayList<>(List.of(ROOT.resolve("codeagent").toString()));
+        return launch(List.of(), dir, config, name, args);
+    }
+
+    /** The same, started through {@code prefix} (e.g. {@code ip netns exec NAME}). */
+    static Process launch(List<String> prefix, Path dir, Path config, String name, String... args) throws IOException {
+        List<String> command = new java.util.ArrayList<>(prefix);
+        command.add(ROOT.resolve("codeagent").toString());
         command.addAll(List.of(args));
         ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
         pb.environment().put("CODEAGENT_SKIP_BUILD", "1");
@@ -37,10 +43,15 @@ record LaunchedWorker(Process process, URI metrics) {
 
     /** {@code codeagent worker --metrics-port 0}, once it says where its metrics are. */
     static LaunchedWorker start(Path dir, Path config, String name) throws Exception {
-        Process p = launch(dir, config, name, "worker", "--metrics-port", "0");
+        return start(List.of(), "127.0.0.1", dir, config, name);
+    }
+
+    /** A worker started through {@code prefix}, its metrics on {@code metricsHost}. */
+    static LaunchedWorker start(List<String> prefix, String metricsHost, Path dir, Path config, String name) throws Exception {
+        Process p = launch(prefix, dir, config, name, "worker", "--metrics-port", "0", "--metrics-host", metricsHost);
         Path err = dir.resolve(name + ".err");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-        Matcher at = Pattern.compile("metrics at (http://127\\.0\\.0\\.1:\\d+/metrics)").matcher("");
+        Matcher at = Pattern.compile("metrics at (http://" + Pattern.quote(metricsHost) + ":\\d+/metrics)").matcher("");
         while (System.nanoTime() < deadline && p.isAlive()) {
             at = at.reset(Files.readString(err));
             if (at.find()) {
