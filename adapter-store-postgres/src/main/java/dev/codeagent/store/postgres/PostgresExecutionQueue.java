@@ -40,6 +40,8 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
     private static final Pattern ID = Pattern.compile("[A-Za-z0-9_-]{1,64}");
     /** How often at most an idle worker clears away work whose submitter is gone. */
     private static final long SWEEP_EVERY_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** Beyond four leases, how long a silent submitter's work is kept (a database outage silences everyone). */
+    static final Duration ORPHAN_GRACE = Duration.ofSeconds(60);
 
     private final PostgresDatabase db;
     private final RunJson json = new RunJson();
@@ -212,7 +214,10 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
         }
     }
 
-    /** Clears away work whose submitter stopped beating: nobody is left to read its result. */
+    /**
+     * Clears away work whose submitter is gone (closed, or silent for four of its leases and {@link #ORPHAN_GRACE}):
+     * nobody is left to read its result. Until then such work is only skipped by claims.
+     */
     private void sweep() {
         long now = System.nanoTime();
         if (now - lastSweep < SWEEP_EVERY_NANOS) {
@@ -221,8 +226,11 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
         lastSweep = now;
         try {
             int gone = db.transaction("clear away orphaned executions", (c, retry) -> {
+                // a submitter that closed has no row; one merely silent is given far longer than its lease before its
+                // work goes: after a database outage every process looks silent until its next beat
                 try (PreparedStatement s = c.prepareStatement("DELETE FROM executions e WHERE NOT EXISTS (SELECT 1 FROM run_owners o"
-                        + " WHERE o.id = e.submitted_by AND " + PostgresDatabase.ALIVE + ")")) {
+                        + " WHERE o.id = e.submitted_by AND o.heartbeat_at > now() - make_interval(secs => o.lease_seconds * 4 + ?))")) {
+                    s.setDouble(1, ORPHAN_GRACE.toSeconds());
                     return s.executeUpdate();
                 }
             });

@@ -148,13 +148,21 @@ class PostgresExecutionQueueTest {
     void workOfASubmitterThatIsGoneIsNeitherStartedNorKept() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
         try (PostgresRunLog worker = PostgresRunLog.open(config)) {
-            PostgresRunLog gone = PostgresRunLog.open(config);
-            gone.submit("orphan", request("print(1)"));
-            PostgresRunLogTest.stopBeating(gone);
+            PostgresRunLog silent = PostgresRunLog.open(config);
+            silent.submit("of-the-silent", request("print(1)"));
+            PostgresRunLogTest.stopBeating(silent);
             Thread.sleep(config.leaseTimeout().toMillis() + 500);
-            assertThat(worker.claimExecution()).isEmpty();
-            assertThat(worker.executionsWaiting()).as("cleared away by the idle claimer").isZero();
-            gone.close();
+            assertThat(worker.claimExecution()).as("nobody may be left to read its result").isEmpty();
+            assertThat(worker.executionsWaiting()).as("but silence may be an outage: kept a while").isEqualTo(1);
+
+            PostgresRunLog closed = PostgresRunLog.open(config);
+            closed.submit("of-the-closed", request("print(2)"));
+            closed.close();
+            try (PostgresRunLog another = PostgresRunLog.open(config)) { // sweeps on its first idle claim
+                assertThat(another.claimExecution()).isEmpty();
+                assertThat(another.executionsWaiting()).as("a closed submitter's work cleared away").isEqualTo(1);
+            }
+            silent.close();
         }
     }
 

@@ -17,7 +17,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** The database restarts while a run is being written: no attempt is lost or written twice. */
+/** The database restarts while a run is being written, or executions are queued: nothing is lost or doubled. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class PostgresRestartIT {
 
@@ -57,6 +57,53 @@ class PostgresRestartIT {
                 got = heard.poll(10, TimeUnit.SECONDS);
             } while (RunChanges.ANY.equals(got));
             assertThat(got).isEqualTo("after");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void queuedExecutionsRideOutARestartEachResultComingBackOnce() throws Exception {
+        TestCluster cluster = TestCluster.get();
+        PostgresStoreConfig config = cluster.freshDatabase();
+        int n = 200;
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (PostgresRunLog submitter = PostgresRunLog.open(config); PostgresRunLog worker = PostgresRunLog.open(config)) {
+            for (int i = 0; i < n; i++) {
+                submitter.submit("x" + i, PostgresExecutionQueueTest.request("print(" + i + ")"));
+            }
+            java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+            Future<?> working = pool.submit(() -> {
+                while (!stop.get()) {
+                    var c = worker.claimExecution();
+                    if (c.isEmpty()) {
+                        worker.awaitExecutions(Duration.ofMillis(200));
+                        continue;
+                    }
+                    Thread.sleep(5);
+                    worker.complete(c.get().id(), PostgresExecutionQueueTest.printed(c.get().id()));
+                }
+                return null;
+            });
+            java.util.Map<String, Integer> got = new java.util.HashMap<>();
+            boolean restarted = false;
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+            while (got.size() < n && System.nanoTime() < deadline) {
+                submitter.awaitResults(Duration.ofMillis(500));
+                submitter.takeResults().forEach((id, e) -> {
+                    assertThat(e.stdout().text()).isEqualTo(id);
+                    got.merge(id, 1, Integer::sum);
+                });
+                if (!restarted && got.size() >= 40) {
+                    cluster.restart(Duration.ofSeconds(2));
+                    restarted = true;
+                }
+            }
+            stop.set(true);
+            working.get(30, TimeUnit.SECONDS);
+            assertThat(restarted).isTrue();
+            assertThat(got).hasSize(n);
+            assertThat(got.values()).as("each result once").containsOnly(1);
         } finally {
             pool.shutdownNow();
         }
