@@ -57,8 +57,10 @@ class SolveCommandTest {
         assertThat(run.get("attempts")).hasSize(2);
         JsonNode first = run.get("attempts").get(0);
         assertThat(fields(first)).containsExactly("number", "code", "verdict", "outcome", "error", "stdout", "stderr",
-                "generationMs", "executionMs");
+                "generationMs", "executionMs", "placement");
         assertThat(first.get("number").asInt()).isEqualTo(1);
+        assertThat(fields(first.get("placement"))).containsExactly("host", "pid", "tier");
+        assertThat(first.get("placement").get("pid").asLong()).as("made in this process").isEqualTo(ProcessHandle.current().pid());
         assertThat(first.get("verdict").asText()).isEqualTo("RUNTIME_ERROR");
         assertThat(first.get("outcome").asText()).as("the program ran cleanly; the judge saw its call raise").isEqualTo("OK");
         assertThat(fields(first.get("error"))).containsExactly("type", "message", "line", "sourceLine");

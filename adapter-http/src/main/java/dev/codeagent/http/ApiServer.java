@@ -189,6 +189,8 @@ public final class ApiServer implements AutoCloseable {
         // over a shared store, how much work waits for the workers, whoever queued it (read from the store per scrape)
         agent.workQueue().ifPresent(queue -> metrics.gauge("codeagent.queue.depth",
                 "Runs queued in the shared store, waiting for a worker", queue::depth));
+        agent.executionQueue().ifPresent(queue -> metrics.gauge("codeagent.queue.executions.waiting",
+                "Single executions queued in the shared store, waiting for a worker", queue::executionsWaiting));
     }
 
     // ---------------------------------------------------------------- shutdown

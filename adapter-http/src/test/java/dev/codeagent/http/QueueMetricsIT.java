@@ -30,13 +30,24 @@ class QueueMetricsIT {
             other.enqueue(Run.started("queued1", Task.of("x"), Instant.now()));
             other.enqueue(Run.started("queued2", Task.of("y"), Instant.now()));
             assertThat(depth(server)).isEqualTo(2.0);
+            // single executions too (an evaluation's samples), whoever submitted them
+            assertThat(gauge(server, EXECUTIONS)).isEqualTo(0.0);
+            other.submit("sample-1", dev.codeagent.domain.execution.ExecutionRequest.of(
+                    dev.codeagent.domain.execution.Language.PYTHON, "print(1)"));
+            assertThat(gauge(server, EXECUTIONS)).isEqualTo(1.0);
         }
     }
 
+    private static final Pattern EXECUTIONS = Pattern.compile("(?m)^codeagent_queue_executions_waiting(?:\\{[^}]*\\})? (\\S+)$");
+
     private static double depth(TestServer server) {
+        return gauge(server, DEPTH);
+    }
+
+    private static double gauge(TestServer server, Pattern gauge) {
         String scrape = server.get("/metrics", TestServer.ADMIN_KEY).body();
-        Matcher m = DEPTH.matcher(scrape);
-        assertThat(m.find()).as("codeagent_queue_depth in\n" + scrape).isTrue();
+        Matcher m = gauge.matcher(scrape);
+        assertThat(m.find()).as(gauge + " in\n" + scrape).isTrue();
         return Double.parseDouble(m.group(1));
     }
 }
