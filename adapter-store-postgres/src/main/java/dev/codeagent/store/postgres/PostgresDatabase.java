@@ -233,7 +233,7 @@ final class PostgresDatabase implements AutoCloseable {
     static final String ALIVE = "o.heartbeat_at > now() - make_interval(secs => o.lease_seconds)";
 
     static String hostName() {
-        return dev.codeagent.application.Hosts.name();
+        return dev.codeagent.application.placement.Placements.host();
     }
 
     /** {@code jdbc:postgresql://host:port/db?user=x&password=y} to {@code postgresql://host:port/db}. */

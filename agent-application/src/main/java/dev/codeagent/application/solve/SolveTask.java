@@ -11,7 +11,7 @@ import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Placement;
-import dev.codeagent.application.Hosts;
+import dev.codeagent.application.placement.Placements;
 import dev.codeagent.domain.solving.CodeExtractor;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.GenerationRequest;
@@ -360,7 +360,7 @@ public final class SolveTask {
     private Placement here() {
         Placement p = here;
         if (p == null) {
-            p = new Placement(Hosts.name(), ProcessHandle.current().pid(), executeCode.sandbox().tier());
+            p = Placements.here(executeCode.sandbox().tier());
             here = p;
         }
         return p;

@@ -60,7 +60,7 @@ class SolveTaskTest {
         assertThat(run.attempts()).hasSize(2);
         for (var a : runLog.find(run.id()).orElseThrow().attempts()) {
             assertThat(a.placement()).as("attempt " + a.number())
-                    .isEqualTo(new dev.codeagent.domain.solving.Placement(dev.codeagent.application.Hosts.name(),
+                    .isEqualTo(new dev.codeagent.domain.solving.Placement(dev.codeagent.application.placement.Placements.host(),
                             ProcessHandle.current().pid(), python.tier()));
         }
     }

@@ -1,19 +1,25 @@
-package dev.codeagent.application;
+package dev.codeagent.application.placement;
 
+import dev.codeagent.domain.solving.Placement;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 
-/** This machine's name, as placements and the stores' owner rows give it. */
-public final class Hosts {
+/** Where this process is: the machine's name, as placements and the stores' owner rows give it. */
+public final class Placements {
 
     private static volatile String name;
 
-    private Hosts() {
+    private Placements() {
+    }
+
+    /** This process, with the sandbox tier its programs run in. */
+    public static Placement here(String tier) {
+        return new Placement(host(), ProcessHandle.current().pid(), tier);
     }
 
     /** The host name, looked up once; from the JVM's own name when the lookup fails. */
-    public static String name() {
+    public static String host() {
         String n = name;
         if (n == null) {
             n = lookUp();
