@@ -57,6 +57,9 @@ final class WorkerCommand implements Callable<Integer> {
         }
         CodeAgentConfig config = cli.config(Map.of());
         PrintWriter err = spec.commandLine().getErr();
+        // counted down once the agent is closed too: a stop waits for the store to let go of this worker (its owner
+        // row deleted, its claims handed back), not just for the loops to end
+        CountDownLatch done = new CountDownLatch(1);
         try (CodeAgent agent = cli.agent(config)) {
             WorkQueue queue = agent.workQueue().orElseThrow(() -> new UsageException("store.kind " + config.store().kind()
                     + " keeps no queue for other processes; 'codeagent worker' needs store.kind: postgres"));
@@ -75,7 +78,6 @@ final class WorkerCommand implements Callable<Integer> {
                 }
             }
             Thread me = Thread.currentThread();
-            CountDownLatch done = new CountDownLatch(1);
             Thread stopper = new Thread(() -> {
                 // SIGTERM or Ctrl-C: the run in hand ends ERROR saying the worker stopped, and is not lost
                 me.interrupt();
@@ -108,13 +110,16 @@ final class WorkerCommand implements Callable<Integer> {
                 if (metrics != null) {
                     metrics.close();
                 }
-                done.countDown();
                 try {
                     Runtime.getRuntime().removeShutdownHook(stopper);
                 } catch (IllegalStateException e) {
                     // already shutting down
                 }
+                // the stop was heard and acted on; closing the store must not be cut short by it
+                Thread.interrupted();
             }
+        } finally {
+            done.countDown();
         }
         return ExitStatus.OK;
     }
