@@ -111,6 +111,19 @@ def _write_all(fd, data):
         data = data[os.write(fd, data):]
 
 
+class _Forked(BaseException):
+    """Raised in a fresh child to leave the zygote's frames (and what their locals held) before the run starts."""
+
+    def __init__(self, start):
+        super().__init__()
+        self.start = start
+
+
+# a status report is at most this long; it and the line relayed from it live only in these reused buffers, zeroed
+# after each relay, so no later fork finds an earlier program's exit status in the memory it inherits
+_REPORT_BYTES = 4096
+
+
 class Zygote:
     def __init__(self, door, seccomp, empty, masked):
         self.door = door
@@ -120,7 +133,9 @@ class Zygote:
         self.masked = masked
         self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
         self.runs = {}  # pid -> token
-        self.reports = {}  # status pipe's read fd -> [token, bytes]
+        self.reports = {}  # status pipe's read fd -> [token, bytearray, bytes read]
+        self.line = bytearray(2 * _REPORT_BYTES)
+        self.sink = bytearray(_REPORT_BYTES)
 
     def serve(self):
         out = os.dup(1)
@@ -143,19 +158,42 @@ class Zygote:
                         line, buf = buf.split(b"\n", 1)
                         self.command(line.decode("ascii").split(" "), out)
                     continue
-                chunk = os.read(fd, 4096)
-                if chunk and len(self.reports[fd][1]) < 4096:
-                    self.reports[fd][1] += chunk
+                entry = self.reports[fd]
+                report, n = entry[1], entry[2]
+                got = os.readv(fd, [memoryview(report)[n:] if n < len(report) else self.sink])
+                self.sink[:] = bytes(len(self.sink))
+                if got:
+                    entry[2] = min(n + got, len(report))
                     continue
-                if chunk:
-                    continue
-                token, report = self.reports.pop(fd)
+                del self.reports[fd]
                 os.close(fd)
-                kind, _, rest = report.decode("ascii", "replace").replace("\n", " ").strip().partition(" ")
-                line = "%s %s %s" % (kind, token, rest) if kind in ("S", "F") else "X " + token
-                _write_all(out, line.encode("ascii", "replace") + b"\n")
+                self.relay(out, entry[0], report, entry[2])
             self.reap()
         return 0
+
+    def relay(self, out, token, report, n):
+        """Writes "KIND TOKEN REST" from a run's report without making a Python object of its bytes, then zeroes
+        both buffers: a program's exit status must not outlive its relay in this process's memory."""
+        line = self.line
+        head = b"X " + token.encode("ascii")
+        size = len(head)
+        line[0:size] = head
+        while n and report[n - 1] in b" \r\n":
+            n -= 1
+        if n > 2 and report[0] in b"SF" and report[1] == 0x20:
+            line[0] = report[0]
+            line[size] = 0x20
+            line[size + 1:size + n - 1] = memoryview(report)[2:n]
+            for i in range(size + 1, size + n - 1):
+                if line[i] in b"\r\n":
+                    line[i] = 0x20
+            size += n - 1
+        line[size] = 0x0A
+        try:
+            _write_all(out, memoryview(line)[:size + 1])
+        finally:
+            line[:] = bytes(len(line))
+            report[:] = bytes(len(report))
 
     def reap(self):
         while self.runs:
@@ -196,21 +234,18 @@ class Zygote:
             _write_all(out, ("F %s fork failed\n" % token).encode("ascii"))
             return
         if pid == 0:
-            code = 0
-            try:
-                os.close(r)
-                Run(self, token, int(uid), None if channel == "-" else channel,
-                    [] if procs == "-" else procs.split(","), w).start()
-            except SetupFailed as e:
-                os.write(w, ("F %s" % e).encode("ascii", "replace")[:1000])
-                code = 125
-            except BaseException as e:
-                os.write(w, ("F %s: %s" % (type(e).__name__, e)).encode("ascii", "replace")[:1000])
-                code = 125
-            os._exit(code)
+            os.close(r)
+            # out of the zygote's loop first (see main): the program must not find this loop's frames on its stack
+            raise _Forked(Run(self, token, int(uid), None if channel == "-" else channel,
+                              [] if procs == "-" else procs.split(","), w))
         os.close(w)
         self.runs[pid] = token
-        self.reports[r] = [token, b""]
+        self.reports[r] = [token, bytearray(_REPORT_BYTES), 0]
+
+    def forget(self):
+        """In a fresh child: drops what the zygote knew of other runs (their pids, tokens and status pipes)."""
+        self.runs.clear()
+        self.reports.clear()
 
 
 class Run:
@@ -293,6 +328,9 @@ class Run:
         _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % max(4 * MIB, memory // 4))
         _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % max(MIB, memory // 8))
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+        # pseudo-terminals of its own, as a cold run's bubblewrap gives it (/dev/ptmx points into /dev/pts): the
+        # zygote's instance would show every neighbour's terminals and let one run use them all up
+        _mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC, "newinstance,ptmxmode=0666,mode=620")
         for f in self.z.masked:
             # (a bind keeps its source's read-only flag: the empty file is on a read-only mount)
             _mount(self.z.empty, f, None, MS_BIND)
@@ -499,7 +537,23 @@ def main(argv):
     # every page of the zygote's heap
     gc.collect()
     gc.freeze()
-    return z.serve()
+    run = None
+    try:
+        return z.serve()
+    except _Forked as forked:
+        run = forked.start
+    # in a fresh child, with the zygote's loop unwound: its frames, their locals and the exception are gone
+    z.forget()
+    code = 0
+    try:
+        run.start()
+    except SetupFailed as e:
+        os.write(run.report, ("F %s" % e).encode("ascii", "replace")[:1000])
+        code = 125
+    except BaseException as e:
+        os.write(run.report, ("F %s: %s" % (type(e).__name__, e)).encode("ascii", "replace")[:1000])
+        code = 125
+    os._exit(code)
 
 
 if __name__ == "__main__":

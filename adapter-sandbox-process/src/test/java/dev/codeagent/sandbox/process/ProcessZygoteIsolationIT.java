@@ -109,6 +109,61 @@ class ProcessZygoteIsolationIT {
         assertThat(n.stdout().text()).isEqualTo("up\nsurvived\n");
     }
 
+    /**
+     * Found by an adversarial review: a program ran on the zygote's own call stack and could read its loop's locals
+     * (the previous run's token and exit status, pending host commands), and the previous run's status line stayed in
+     * the zygote's heap. An exit status is the program's to set: 8 bits from one program to the next.
+     */
+    @Test
+    void anEarlierProgramsExitStatusIsNotInTheNextOnesMemory() {
+        assertThat(run("import sys\nsys.exit(167)", "").exitCode()).isEqualTo(167);
+        Execution e = run("""
+                import sys, re
+                frames = []
+                f = sys._getframe()
+                while f is not None:
+                    frames.append(f.f_code.co_name)
+                    f = f.f_back
+                found = []
+                # (written so that this program's own text does not match it)
+                pattern = re.compile(rb'S [0-9a-f]{32} 1(6)7 -|S 1(6)7 -')
+                mem = open('/proc/self/mem', 'rb', 0)
+                for line in open('/proc/self/maps'):
+                    fields = line.split()
+                    if 'r' not in fields[1] or (len(fields) > 5 and fields[5].startswith('[v')):
+                        continue
+                    lo, hi = (int(x, 16) for x in fields[0].split('-'))
+                    try:
+                        mem.seek(lo)
+                        found += pattern.findall(mem.read(hi - lo))
+                    except OSError:
+                        pass
+                print('frames', [n for n in frames if n in ('serve', 'command', 'relay')])
+                print('found', len([x for x in found if x]))
+                """, "");
+        assertThat(e.stdout().text()).as(e.stderr().text()).isEqualTo("frames []\nfound 0\n");
+    }
+
+    /** Found by an adversarial review: every fork shared the zygote's devpts instance, so neighbours' terminals showed. */
+    @Test
+    void aProgramHasPseudoTerminalsOfItsOwn() throws Exception {
+        String marker = HostProbe.marker("zygote-pty");
+        CompletableFuture<Execution> holder = CompletableFuture.supplyAsync(() -> run(
+                "import os, time\nheld = [os.openpty() for _ in range(3)]\nprint('held', flush=True)\ntime.sleep(3)", "", marker));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        Thread.sleep(300); // its terminals opened
+        Execution looker = run("""
+                import os
+                master, slave = os.openpty()
+                print(sorted(n for n in os.listdir('/dev/pts') if n.isdigit()), os.ttyname(slave))
+                """, "");
+        assertThat(looker.stdout().text()).as(looker.stderr().text()).isEqualTo("['0'] /dev/pts/0\n");
+        assertThat(holder.get().stdout().text()).isEqualTo("held\n");
+    }
+
     @Test
     void theZygotesWiringIsCoveredBeforeTheProgramRuns() {
         Execution e = run("""
