@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Timeout;
 class PostgresWorkerTest {
 
     /** Present because the application composes a sandbox; a reply without code never reaches it. */
-    private static final class NeverCalledSandbox implements Sandbox {
+    private static class NeverCalledSandbox implements Sandbox {
         @Override
         public String tier() {
             return "none";
@@ -99,6 +99,49 @@ class PostgresWorkerTest {
             assertThat(r.attempts().get(0).reply()).isEqualTo("first try");
             assertThat(front.depth()).isZero();
             dead.close();
+        }
+    }
+
+    /**
+     * A sandbox kills its program when the thread is interrupted and consumes the interrupt doing so (it throws
+     * {@link dev.codeagent.domain.execution.ExecutionCancelledException}): a worker stopped while a program runs must
+     * still stop, not take the next run.
+     */
+    @Test
+    void aWorkerStoppedWhileItsProgramRunsStopsAndLeavesTheNextRunQueued() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        CountDownLatch running = new CountDownLatch(1);
+        Sandbox swallowing = new NeverCalledSandbox() {
+            @Override
+            public Execution execute(ExecutionRequest request) {
+                running.countDown();
+                try {
+                    Thread.sleep(30_000);
+                } catch (InterruptedException e) {
+                    throw new dev.codeagent.domain.execution.ExecutionCancelledException("killed: the caller was interrupted");
+                }
+                throw new AssertionError("not stopped");
+            }
+        };
+        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog workerLog = PostgresRunLog.open(config);
+             CodeAgent agent = CodeAgent.builder(new ConfigLoader().parse("sandbox: {kind: none}"))
+                     .provider(SandboxProviders.of("none", () -> swallowing))
+                     .generator(request -> "```python\nprint(1)\n```").runLog(workerLog).build()) {
+            front.enqueue(Run.started("first", Task.of("x"), PostgresRunLogTest.T0));
+            front.enqueue(Run.started("second", Task.of("y"), PostgresRunLogTest.T0));
+            ProcessQueuedRuns worker = new ProcessQueuedRuns(workerLog, agent.solveTask(), Duration.ofMillis(100));
+            int[] worked = new int[1];
+            Thread t = new Thread(() -> worked[0] = worker.run(() -> false, RunListener.NONE));
+            t.start();
+            assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+            t.interrupt(); // SIGTERM
+            t.join(10_000);
+            assertThat(t.isAlive()).as("the worker stopped").isFalse();
+            assertThat(worked[0]).isEqualTo(1);
+            Run first = front.find("first").orElseThrow();
+            assertThat(first.status()).isEqualTo(RunStatus.ERROR);
+            assertThat(first.reason()).contains("the worker stopped");
+            assertThat(front.depth()).as("the next run left for another worker").isEqualTo(1);
         }
     }
 

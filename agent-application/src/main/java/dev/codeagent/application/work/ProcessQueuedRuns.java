@@ -97,9 +97,15 @@ public final class ProcessQueuedRuns {
                     takeovers.incrementAndGet();
                     log.info("taking over run {} after {} attempts (its worker lost its lease)", run.id(), run.attempts().size());
                 }
+                // asked for only when the run was stopped: with no cancel asked, the worker itself is stopping (the
+                // sandbox may have consumed the interrupt that said so, killing the program)
+                java.util.concurrent.atomic.AtomicBoolean workerStopped = new java.util.concurrent.atomic.AtomicBoolean();
                 try {
                     solveTask.resume(run, listener, () -> {
                         String why = cancelReason.get();
+                        if (why == null) {
+                            workerStopped.set(true);
+                        }
                         return why != null ? new StopReason(RunStatus.CANCELLED, why)
                                 : new StopReason(RunStatus.ERROR, "the worker stopped while working on the run");
                     });
@@ -109,7 +115,8 @@ public final class ProcessQueuedRuns {
                     }
                 }
                 // a cancel's interrupt was for that run only; a stop's is kept for the loop, after the run is let go
-                boolean stopping = Thread.interrupted() && cancelReason.get() == null;
+                boolean interrupted = Thread.interrupted();
+                boolean stopping = (interrupted || workerStopped.get()) && cancelReason.get() == null;
                 queue.finished(run.id());
                 worked++;
                 this.worked.incrementAndGet();
