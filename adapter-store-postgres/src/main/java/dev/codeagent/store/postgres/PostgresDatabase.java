@@ -229,6 +229,15 @@ final class PostgresDatabase implements AutoCloseable {
         pool.close();
     }
 
+    /** Sends {@code payload} on {@code channel} when {@code c}'s transaction commits (nothing if it rolls back). */
+    static void notify(Connection c, String channel, String payload) throws SQLException {
+        try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+            s.setString(1, channel);
+            s.setString(2, payload);
+            s.execute();
+        }
+    }
+
     /** SQL: whether run owner {@code o} beat its heartbeat within its own lease (not the asker's). */
     static final String ALIVE = "o.heartbeat_at > now() - make_interval(secs => o.lease_seconds)";
 

@@ -3,6 +3,7 @@ package dev.codeagent.store.postgres;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.codeagent.application.store.RunJson;
 import dev.codeagent.application.work.ExecutionQueue;
+import dev.codeagent.application.work.QueuedSandbox;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import java.sql.Connection;
@@ -113,17 +114,18 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
         if (found.isEmpty()) {
             return Map.of();
         }
-        // read, then forget in a second step: a result whose forgetting is lost is read again, never lost unread
-        delete(found.keySet(), "forget finished executions");
         Map<String, Execution> results = new LinkedHashMap<>();
         found.forEach((id, text) -> {
             try {
                 results.put(id, json.execution(text));
             } catch (JsonProcessingException | IllegalArgumentException e) {
-                throw new PostgresUnavailableException("run store " + db.where() + ": the result of execution " + id
-                        + " does not read (" + e.getMessage() + ")", e);
+                // its caller is waiting for an answer: this one, rather than none (or, thrown, none of the others)
+                results.put(id, Execution.sandboxError("the result of queued execution " + id + " does not read: "
+                        + e.getMessage(), Duration.ZERO, QueuedSandbox.ISOLATION));
             }
         });
+        // read, then forget in a second step: a result whose forgetting is lost is read again, never lost unread
+        delete(found.keySet(), "forget finished executions");
         return results;
     }
 
@@ -165,7 +167,7 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
     public Optional<Claimed> claimExecution() {
         notices();
         Optional<Claimed> claimed = db.transaction("claim a queued execution", (c, retry) -> {
-            String[] row = null;
+            Row row = null;
             if (retry > 0) {
                 // the connection broke around the commit: a claim this process made but never heard of is its own
                 try (PreparedStatement s = c.prepareStatement("SELECT id, claims, request FROM executions WHERE claimed_by = ?"
@@ -192,11 +194,11 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
                 return Optional.<Claimed>empty();
             }
             try {
-                return Optional.of(new Claimed(row[0], json.request(row[2]), Integer.parseInt(row[1])));
+                return Optional.of(new Claimed(row.id(), json.request(row.request()), row.claims()));
             } catch (JsonProcessingException | IllegalArgumentException e) {
                 // a request this version cannot read: answer it as failed rather than leave it for the next claimer
-                log.warn("queued execution {} does not read: {}", row[0], e.getMessage());
-                finish(c, row[0], null, "the queued request does not read: " + e.getMessage());
+                log.warn("queued execution {} does not read: {}", row.id(), e.getMessage());
+                finish(c, row.id(), failed("the queued request does not read: " + e.getMessage()));
                 return Optional.<Claimed>empty();
             }
         });
@@ -208,9 +210,13 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
         return claimed;
     }
 
-    private static String[] one(PreparedStatement s) throws SQLException {
+    /** A claimed row: its id, how often it was claimed, the request as stored. */
+    private record Row(String id, int claims, String request) {
+    }
+
+    private static Row one(PreparedStatement s) throws SQLException {
         try (ResultSet r = s.executeQuery()) {
-            return r.next() ? new String[] {r.getString(1), Integer.toString(r.getInt(2)), r.getString(3)} : null;
+            return r.next() ? new Row(r.getString(1), r.getInt(2), r.getString(3)) : null;
         }
     }
 
@@ -253,7 +259,7 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
         Objects.requireNonNull(result, "result");
         String body = json.write(result);
         boolean recorded = db.transaction("record execution " + id, (c, retry) -> {
-            if (finish(c, id, body, null)) {
+            if (finish(c, id, body)) {
                 return true;
             }
             // the connection broke around the commit: our own result, recorded before, counts
@@ -263,10 +269,13 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
         return recorded;
     }
 
-    /** Records a result (or, with {@code failure}, a sandbox error saying it), fenced by this process's claim. */
-    private boolean finish(Connection c, String id, String body, String failure) throws SQLException {
-        String text = body != null ? body : json.write(Execution.sandboxError(failure, Duration.ZERO,
-                dev.codeagent.domain.execution.Isolation.of("queue", List.of(), List.of())));
+    /** A sandbox error saying why the queue itself could not carry an execution, in the stored form. */
+    private String failed(String why) {
+        return json.write(Execution.sandboxError(why, Duration.ZERO, QueuedSandbox.ISOLATION));
+    }
+
+    /** Records a result (the stored form), fenced by this process's claim. */
+    private boolean finish(Connection c, String id, String text) throws SQLException {
         String submitter;
         try (PreparedStatement s = c.prepareStatement("UPDATE executions SET state = 'done', result = ?, recorded_by = ?"
                 + " WHERE id = ? AND state = 'claimed' AND claimed_by = ? RETURNING submitted_by")) {
@@ -368,11 +377,7 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
     }
 
     private static void notice(Connection c, String payload) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-            s.setString(1, CHANNEL);
-            s.setString(2, payload);
-            s.execute();
-        }
+        PostgresDatabase.notify(c, CHANNEL, payload);
     }
 
     @Override

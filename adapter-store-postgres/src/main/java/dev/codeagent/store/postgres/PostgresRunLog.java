@@ -287,11 +287,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
                 s.setString(1, run.id());
                 s.executeUpdate();
             }
-            try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-                s.setString(1, WORK_CHANNEL);
-                s.setString(2, run.id());
-                s.execute();
-            }
+            PostgresDatabase.notify(c, WORK_CHANNEL, run.id());
             return null;
         });
     }
@@ -496,11 +492,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
                 s.setString(2, runId);
                 s.executeUpdate();
             }
-            try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-                s.setString(1, CANCEL_CHANNEL);
-                s.setString(2, runId);
-                s.execute();
-            }
+            PostgresDatabase.notify(c, CANCEL_CHANNEL, runId);
             return true;
         });
     }
@@ -601,11 +593,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
     // ---- rows
 
     static void notifyChange(Connection c, String runId) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-            s.setString(1, PostgresDatabase.RUN_CHANNEL);
-            s.setString(2, runId);
-            s.execute();
-        }
+        PostgresDatabase.notify(c, PostgresDatabase.RUN_CHANNEL, runId);
     }
 
     private static boolean exists(Connection c, String runId) throws SQLException {

@@ -3,7 +3,6 @@ package dev.codeagent.application.eval;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.sandbox.CompileAndRun;
 import dev.codeagent.application.execute.InvalidRequestException;
-import dev.codeagent.application.execute.OverloadedException;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
@@ -45,7 +44,6 @@ import org.slf4j.LoggerFactory;
 public final class EvaluateSamples {
 
     private static final Logger log = LoggerFactory.getLogger(EvaluateSamples.class);
-    private static final Duration OVERLOAD_PAUSE = Duration.ofMillis(200);
 
     private final ExecuteCode executeCode;
     private final ResourceLimits limits;
@@ -242,34 +240,10 @@ public final class EvaluateSamples {
     }
 
     private Execution execute(ExecutionRequest request) {
-        while (true) {
-            try {
-                return executeCode.execute(request);
-            } catch (InvalidRequestException e) {
-                if ("code".equals(e.field())) {
-                    // too large: the sample's fault, judged like a policy refusal
-                    return Execution.policyViolation(e.getMessage(), executeCode.sandbox().isolation());
-                }
-                throw new EvaluationException("cannot evaluate: " + e.getMessage(), e);
-            } catch (OverloadedException e) {
-                // only when something else shares the executor; wait for a place rather than fail the sample
-                pause();
-            } catch (ExecutionCancelledException e) {
-                throw e;
-            } catch (RuntimeException e) {
-                log.warn("the sandbox failed on a sample: {}", e.toString());
-                return Execution.sandboxError("the sandbox failed: " + e.getMessage(), Duration.ZERO,
-                        executeCode.sandbox().isolation());
-            }
-        }
-    }
-
-    private static void pause() {
         try {
-            Thread.sleep(OVERLOAD_PAUSE.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ExecutionCancelledException("evaluation cancelled");
+            return executeCode.executeEach(request);
+        } catch (InvalidRequestException e) {
+            throw new EvaluationException("cannot evaluate: " + e.getMessage(), e);
         }
     }
 

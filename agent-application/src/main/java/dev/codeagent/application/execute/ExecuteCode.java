@@ -27,6 +27,9 @@ public final class ExecuteCode {
 
     private static final Logger log = LoggerFactory.getLogger(ExecuteCode.class);
 
+    /** How long {@link #executeEach} waits before asking again for a place. */
+    private static final Duration OVERLOAD_PAUSE = Duration.ofMillis(200);
+
     private final Sandbox sandbox;
     private final CodePolicy policy;
     private final long maxSourceBytes;
@@ -83,6 +86,41 @@ public final class ExecuteCode {
         } catch (BulkheadFullException e) {
             throw new OverloadedException("all " + bulkhead.getBulkheadConfig().getMaxConcurrentCalls()
                     + " execution places are busy", Duration.ofSeconds(1));
+        }
+    }
+
+    /**
+     * Runs the request for a caller that needs an execution back for every request it holds (an evaluation's sample,
+     * a worker's queued execution): it waits for a place rather than being refused when all are busy, gets code too
+     * large for this executor as a policy violation (the code's fault, like a policy refusal), and a sandbox that
+     * throws as a {@link Outcome#SANDBOX_ERROR} execution.
+     *
+     * @throws InvalidRequestException for a field other than the code (the request cannot run here at all)
+     * @throws dev.codeagent.domain.execution.ExecutionCancelledException when the calling thread is interrupted
+     */
+    public Execution executeEach(ExecutionRequest request) {
+        while (true) {
+            try {
+                return execute(request);
+            } catch (InvalidRequestException e) {
+                if (!"code".equals(e.field())) {
+                    throw e;
+                }
+                return Execution.policyViolation(e.getMessage(), sandbox.isolation());
+            } catch (OverloadedException e) {
+                // only when something else shares this executor: wait for a place
+                try {
+                    Thread.sleep(OVERLOAD_PAUSE.toMillis());
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw new dev.codeagent.domain.execution.ExecutionCancelledException("cancelled while waiting for a place");
+                }
+            } catch (dev.codeagent.domain.execution.ExecutionCancelledException e) {
+                throw e;
+            } catch (RuntimeException e) {
+                log.warn("the sandbox failed: {}", e.toString());
+                return Execution.sandboxError("the sandbox failed: " + e.getMessage(), Duration.ZERO, sandbox.isolation());
+            }
         }
     }
 

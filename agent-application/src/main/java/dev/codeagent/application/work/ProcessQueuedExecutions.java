@@ -2,7 +2,6 @@ package dev.codeagent.application.work;
 
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.execute.InvalidRequestException;
-import dev.codeagent.application.execute.OverloadedException;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import java.time.Duration;
@@ -180,27 +179,13 @@ public final class ProcessQueuedExecutions {
 
     /** The execution's result, or null when it was stopped (withdrawn, or this worker stopping). */
     private Execution execute(ExecutionQueue.Claimed claim) {
-        while (true) {
-            try {
-                return executeCode.execute(claim.request());
-            } catch (ExecutionCancelledException e) {
-                return null;
-            } catch (InvalidRequestException e) {
-                if ("code".equals(e.field())) {
-                    return Execution.policyViolation(e.getMessage(), executeCode.sandbox().isolation());
-                }
-                return Execution.sandboxError("a worker could not run it: " + e.getMessage(), Duration.ZERO,
-                        executeCode.sandbox().isolation());
-            } catch (OverloadedException e) {
-                // something else shares this executor's places: wait for one
-                if (!pause()) {
-                    return null;
-                }
-            } catch (RuntimeException e) {
-                log.warn("the sandbox failed on queued execution {}: {}", claim.id(), e.toString());
-                return Execution.sandboxError("the sandbox failed: " + e.getMessage(), Duration.ZERO,
-                        executeCode.sandbox().isolation());
-            }
+        try {
+            return executeCode.executeEach(claim.request());
+        } catch (ExecutionCancelledException e) {
+            return null;
+        } catch (InvalidRequestException e) {
+            return Execution.sandboxError("a worker could not run it: " + e.getMessage(), Duration.ZERO,
+                    executeCode.sandbox().isolation());
         }
     }
 

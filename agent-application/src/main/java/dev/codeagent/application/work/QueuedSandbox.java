@@ -34,6 +34,9 @@ public final class QueuedSandbox implements Sandbox {
     /** The tier this sandbox reports: the real one is each worker's. */
     public static final String TIER = "queue";
 
+    /** Its isolation: none of its own (each result names its worker's). */
+    public static final Isolation ISOLATION = Isolation.of(TIER, List.of(), List.of());
+
     private static final Logger log = LoggerFactory.getLogger(QueuedSandbox.class);
     private static final Duration LOOK_AGAIN = Duration.ofSeconds(2);
 
@@ -64,7 +67,7 @@ public final class QueuedSandbox implements Sandbox {
 
     @Override
     public Isolation isolation() {
-        return Isolation.of(TIER, List.of(), List.of());
+        return ISOLATION;
     }
 
     /**
