@@ -192,12 +192,7 @@ public final class EvalCommand implements Callable<Integer> {
 
     /** The shared store's workers as this evaluation's executor. */
     private static ExecuteCode queued(CodeAgent agent, int inFlight, PrintWriter err) {
-        ExecuteCode executeCode;
-        try {
-            executeCode = agent.queuedExecuteCode(inFlight);
-        } catch (IllegalStateException e) {
-            throw new UsageException("--queue: " + e.getMessage());
-        }
+        ExecuteCode executeCode = WorkerCommand.onTheWorkers(agent, inFlight);
         err.println("codeagent: judging on the shared store's workers, " + inFlight + " samples queued at once"
                 + " (start 'codeagent worker' on machines that share the store if none is running)");
         err.flush();

@@ -97,12 +97,7 @@ final class ExecCommand implements Callable<Integer> {
 
     /** Queued for the shared store's workers; Ctrl-C withdraws it (a worker running it stops it). */
     private Execution onAWorker(CodeAgent agent, ExecutionRequest request) {
-        dev.codeagent.application.execute.ExecuteCode queued;
-        try {
-            queued = agent.queuedExecuteCode(1);
-        } catch (IllegalStateException e) {
-            throw new UsageException("--queue: " + e.getMessage());
-        }
+        dev.codeagent.application.execute.ExecuteCode queued = WorkerCommand.onTheWorkers(agent, 1);
         try {
             return queued.execute(request);
         } finally {

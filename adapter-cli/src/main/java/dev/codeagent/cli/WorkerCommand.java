@@ -124,6 +124,20 @@ final class WorkerCommand implements Callable<Integer> {
         return ExitStatus.OK;
     }
 
+    /**
+     * The executor of a {@code --queue} command: the shared store's workers, {@code inFlight} executions queued at once.
+     * The caller closes its sandbox, which withdraws what is still queued.
+     *
+     * @throws UsageException when the configured store keeps no queue for other processes
+     */
+    static dev.codeagent.application.execute.ExecuteCode onTheWorkers(CodeAgent agent, int inFlight) {
+        try {
+            return agent.queuedExecuteCode(inFlight);
+        } catch (IllegalStateException e) {
+            throw new UsageException("--queue: " + e.getMessage());
+        }
+    }
+
     /** Waits for the execution side to hand back what it holds; a second stop signal cuts the wait short. */
     private static void joinQuietly(Thread t) {
         // a stop leaves this thread interrupted: wait all the same, then keep the flag

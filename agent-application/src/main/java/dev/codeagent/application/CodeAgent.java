@@ -74,9 +74,7 @@ public final class CodeAgent implements AutoCloseable {
         runLogs.putIfAbsent(InMemoryRunLogProvider.KEY, new InMemoryRunLogProvider());
         SandboxProvider<?> sandboxProvider = find(sandboxes, "sandbox.kind", config.sandbox().kind());
         this.sandbox = memoize(() -> track(createSandbox(sandboxProvider)));
-        this.executeCode = memoize(() -> new ExecuteCode(sandbox(), config.policy().toPolicy(),
-                config.sandbox().maxSourceBytes().bytes(), config.sandbox().maxConcurrent(), config.sandbox().maxQueueWait(),
-                config.limits().compileLimits()));
+        this.executeCode = memoize(() -> executeCode(sandbox(), config.sandbox().maxConcurrent()));
         this.generator = b.generator != null ? () -> b.generator
                 : memoize(() -> track(createGenerator(find(generators, "generator.kind", config.generator().kind()))));
         this.runLog = b.runLog != null ? () -> b.runLog
@@ -232,9 +230,13 @@ public final class CodeAgent implements AutoCloseable {
     public ExecuteCode queuedExecuteCode(int inFlight) {
         ExecutionQueue queue = executionQueue().orElseThrow(() -> new IllegalStateException("store.kind "
                 + config.store().kind() + " keeps no queue for other processes; running on workers needs store.kind: postgres"));
-        return new ExecuteCode(new dev.codeagent.application.work.QueuedSandbox(queue), config.policy().toPolicy(),
-                config.sandbox().maxSourceBytes().bytes(), inFlight, config.sandbox().maxQueueWait(),
-                config.limits().compileLimits());
+        return executeCode(new dev.codeagent.application.work.QueuedSandbox(queue), inFlight);
+    }
+
+    /** An executor over {@code sandbox} with this configuration's code policy, size and compile limits. */
+    private ExecuteCode executeCode(Sandbox over, int places) {
+        return new ExecuteCode(over, config.policy().toPolicy(), config.sandbox().maxSourceBytes().bytes(), places,
+                config.sandbox().maxQueueWait(), config.limits().compileLimits());
     }
 
     /**

@@ -241,6 +241,11 @@ final class PostgresDatabase implements AutoCloseable {
     /** SQL: whether run owner {@code o} beat its heartbeat within its own lease (not the asker's). */
     static final String ALIVE = "o.heartbeat_at > now() - make_interval(secs => o.lease_seconds)";
 
+    /** This process as the rows it records name it: {@code host pid N}. */
+    static String recordedBy() {
+        return hostName() + " pid " + ProcessHandle.current().pid();
+    }
+
     static String hostName() {
         return dev.codeagent.application.placement.Placements.host();
     }

@@ -46,7 +46,7 @@ final class PostgresExecutionQueue implements ExecutionQueue, AutoCloseable {
 
     private final PostgresDatabase db;
     private final RunJson json = new RunJson();
-    private final String recordedBy = PostgresDatabase.hostName() + " pid " + ProcessHandle.current().pid();
+    private final String recordedBy = PostgresDatabase.recordedBy();
     private final Semaphore queued = new Semaphore(0);
     private final Semaphore done = new Semaphore(0);
     private final Set<String> held = ConcurrentHashMap.newKeySet();

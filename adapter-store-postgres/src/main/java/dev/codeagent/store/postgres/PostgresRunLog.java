@@ -69,7 +69,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
     private final boolean ownsDatabase;
     private final Clock clock;
     private final RunJson json = new RunJson();
-    private final String recordedBy = PostgresDatabase.hostName() + " pid " + ProcessHandle.current().pid();
+    private final String recordedBy = PostgresDatabase.recordedBy();
     private final Semaphore workSignal = new Semaphore(0);
     private final Set<String> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final PostgresExecutionQueue executions;
@@ -632,7 +632,8 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
         try (PreparedStatement s = c.prepareStatement("INSERT INTO attempts (run_id, number, verdict, outcome, attempt, recorded_by)"
                 + " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (run_id, number) DO NOTHING")) {
             // where the attempt ran: this process's host and pid, and the sandbox tier its execution names
-            s.setString(6, attempt.execution() == null ? recordedBy : recordedBy + ", tier " + attempt.execution().isolation().tier());
+            s.setString(6, attempt.execution() == null ? recordedBy
+                    : dev.codeagent.application.placement.Placements.here(attempt.execution().isolation().tier()).describe());
             s.setString(1, runId);
             s.setInt(2, attempt.number());
             s.setString(3, attempt.verdict().kind().name());
