@@ -27,7 +27,7 @@ final class GvisorProcesses {
     static List<String> beyondInit(String ownerId) throws IOException, InterruptedException {
         List<String> found = new ArrayList<>();
         for (String id : DockerTestSupport.containersOf(ownerId)) {
-            for (String line : ps(id)) {
+            for (String line : psUnlessRemoved(ownerId, id)) {
                 String[] f = line.trim().split("\\s+");
                 // UID PID PPID C TTY STIME TIME CMD
                 if (f.length >= 8 && f[1].matches("\\d+") && !f[1].equals("1")) {
@@ -53,6 +53,22 @@ final class GvisorProcesses {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while listing gVisor's processes", e);
+        }
+    }
+
+    /**
+     * {@link #ps}, where a container removed between the listing and the look (runsc's state file already gone) has
+     * nothing left to list; one that is still there and still cannot be listed is an error.
+     */
+    private static List<String> psUnlessRemoved(String ownerId, String id) throws IOException, InterruptedException {
+        try {
+            return ps(id);
+        } catch (IOException e) {
+            Thread.sleep(100);
+            if (!DockerTestSupport.containersOf(ownerId).contains(id)) {
+                return List.of();
+            }
+            return ps(id);
         }
     }
 
