@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.host.PrivateDirectory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -63,13 +64,18 @@ final class ExecuteOnlyCopy {
         }
     }
 
-    /** {@code root/}{@value #DIR}, made if missing (0711); null when it is not root's alone to write. */
+    /**
+     * {@code root/}{@value #DIR}, made if missing (0711); null (with a warning naming it) when it, or a directory
+     * above it, is not root's alone to write: another user who made it first could have planted the "compiled"
+     * file root then runs ({@link PrivateDirectory}).
+     */
     static Path trustedDir(Path root) throws IOException {
         Path dir = root.resolve(DIR);
         try {
-            Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
-        } catch (java.nio.file.FileAlreadyExistsException exists) {
-            // made earlier, by this or another JVM; trusted only if root's and closed to others, below
+            PrivateDirectory.ensure(dir, PosixFilePermissions.fromString("rwx--x--x"));
+        } catch (PrivateDirectory.InsecurePathException e) {
+            log.warn("process sandbox: not using {}: {}", dir, e.getMessage());
+            return null;
         }
         return ownedByRootAndClosed(dir, true) ? dir : null;
     }

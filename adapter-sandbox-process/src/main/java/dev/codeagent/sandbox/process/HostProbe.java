@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.host.PrivateDirectory;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
@@ -7,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -103,12 +105,49 @@ final class HostProbe {
         return prefixes;
     }
 
-    /** The configured work root ({@code sandbox.process.workRoot}), else the JVM's temp directory. */
+    /** The configured work root ({@code sandbox.process.workRoot}), else {@link #defaultWorkRoot}. */
     static Path workRoot(ProcessSandboxConfig config) {
         if (config.workRoot() != null && !config.workRoot().isBlank()) {
-            return Path.of(config.workRoot()).toAbsolutePath();
+            return Path.of(config.workRoot()).toAbsolutePath().normalize();
         }
-        return Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+        return defaultWorkRoot(currentUid(), Path.of(System.getProperty("java.io.tmpdir")));
+    }
+
+    /** Where root keeps its work directories and compiled helpers unless told otherwise. */
+    static final Path ROOT_WORK_ROOT = Path.of("/var/lib/codeagent/process-sandbox");
+
+    /**
+     * Root's work root is {@link #ROOT_WORK_ROOT}: /var/lib is root's alone (0755), so no other user
+     * can make the directory first, as anyone can in /tmp (and root compiles and runs its supervisor from the
+     * work root). Any other user gets a directory of its own in the temp directory, checked like any work root.
+     */
+    static Path defaultWorkRoot(int uid, Path tmp) {
+        return uid == 0 ? ROOT_WORK_ROOT : tmp.toAbsolutePath().normalize().resolve("codeagent-" + uid);
+    }
+
+    private static int currentUid() {
+        try {
+            return PrivateDirectory.currentUid();
+        } catch (IOException e) {
+            throw new SandboxUnavailableException("cannot tell which user this process runs as: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Makes the work root (0711) or checks it: this user's, writable by no one else, under ancestors no other user
+     * can steer ({@link PrivateDirectory}). One another user made first, or can write, is refused in one line
+     * naming it: they could swap what root writes, compiles and runs there.
+     */
+    static void requirePrivate(Path root) {
+        try {
+            PrivateDirectory.ensure(root, PosixFilePermissions.fromString("rwx--x--x"));
+        } catch (PrivateDirectory.InsecurePathException e) {
+            throw new SandboxUnavailableException("sandbox.process.workRoot: " + e.getMessage()
+                    + " (set sandbox.process.workRoot to a directory only this user can write, or leave it unset)", e);
+        } catch (IOException e) {
+            throw new SandboxUnavailableException("sandbox.process.workRoot: cannot make " + root + ": " + e.getMessage()
+                    + " (set sandbox.process.workRoot to a directory this user can create)", e);
+        }
     }
 
     /**
@@ -122,7 +161,7 @@ final class HostProbe {
                 if (!Files.getPosixFilePermissions(p).contains(PosixFilePermission.OTHERS_EXECUTE)) {
                     throw new SandboxUnavailableException("sandbox.process.workRoot: " + p + " is not searchable by other "
                             + "users (mode o+x), so the sandbox's unprivileged uids cannot reach their work directories; "
-                            + "use a directory like /tmp or chmod o+x " + p);
+                            + "chmod o+x " + p + ", or use another directory");
                 }
             }
         } catch (IOException e) {

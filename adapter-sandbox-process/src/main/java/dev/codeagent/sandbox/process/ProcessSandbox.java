@@ -134,11 +134,13 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
                     + "sandbox.process.python to the interpreter binary");
         }
         this.workRoot = HostProbe.workRoot(config);
+        // before anything is written or run from it: root compiles and runs its helpers from here
+        HostProbe.requirePrivate(workRoot);
         this.threads = Executors.newCachedThreadPool(daemonThreads());
         try {
             UidPool pool = null;
             if (tools.root() && tools.setpriv() != null) {
-                pool = new UidPool(UidPool.hostLockDir(), ForeignUids.load()::taken);
+                pool = UidPool.forHost(ForeignUids.load()::taken);
             }
             this.uids = pool;
             if (pool != null) {

@@ -1,17 +1,20 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.host.PrivateDirectory;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.LongPredicate;
 
@@ -21,6 +24,11 @@ import java.util.function.LongPredicate;
  * this host by holding an advisory lock on a file named for it (released by the kernel if the JVM dies).
  * A uid that anything else might be using — a process runs as it, an account or a subordinate-id range
  * (containers) covers it — is skipped, never swept: the sandbox kills only processes of uids it holds.
+ *
+ * <p>The lock directory is root's alone ({@link #hostLockDir}), made and checked with {@link PrivateDirectory},
+ * and lock files are opened without following links: root creates files there, so a directory another user
+ * made first would let them choose where (a link to {@code /etc/nologin}), and lock files they hold would
+ * keep every uid "in use".
  */
 final class UidPool implements AutoCloseable {
 
@@ -28,6 +36,7 @@ final class UidPool implements AutoCloseable {
     static final int MAX = 4096;
 
     private final Path lockDir;
+    private final List<Path> legacyDirs;
     private final LongPredicate taken;
     private final Deque<Long> free = new ArrayDeque<>();
     /** Every uid this JVM holds, whichever pool claimed it, with its lock. */
@@ -41,14 +50,78 @@ final class UidPool implements AutoCloseable {
      * @param taken whether something outside the sandbox uses a uid (then it is skipped)
      */
     UidPool(Path lockDir, LongPredicate taken) {
+        this(lockDir, List.of(), taken);
+    }
+
+    /**
+     * @param legacyDirs lock directories of earlier versions, honoured only where root alone could have made
+     *     them ({@link #heldByEarlierVersion})
+     */
+    UidPool(Path lockDir, List<Path> legacyDirs, LongPredicate taken) {
         this.lockDir = lockDir;
+        this.legacyDirs = List.copyOf(legacyDirs);
         this.taken = taken;
     }
 
-    /** One directory per host, whatever work root a sandbox uses, so that every JVM sees every claim. */
+    /** The pool every sandbox of this host shares: {@link #hostLockDir}, minding {@link #legacyLockDirs}. */
+    static UidPool forHost(LongPredicate taken) {
+        return new UidPool(hostLockDir(), legacyLockDirs(), taken);
+    }
+
+    /**
+     * One directory per host, whatever work root a sandbox uses, so that every JVM sees every claim: under
+     * {@code /run} (root's, 0755), where no other user can make it first, unlike {@code /run/lock} or {@code /tmp}.
+     */
     static Path hostLockDir() {
-        Path runLock = Path.of("/run/lock");
-        return (Files.isDirectory(runLock) ? runLock : Path.of("/tmp")).resolve("codeagent-uids");
+        Path run = Path.of("/run");
+        return (Files.isDirectory(run) ? run : Path.of("/var/lib")).resolve("codeagent").resolve("uids");
+    }
+
+    /**
+     * Where earlier versions kept their locks (world-writable parents). A JVM of such a version may still run on
+     * this host (a rolling upgrade) and hold uids there; those uids are not taken here while it does.
+     */
+    static List<Path> legacyLockDirs() {
+        return List.of(Path.of("/run/lock/codeagent-uids"), Path.of("/tmp/codeagent-uids"));
+    }
+
+    /**
+     * Whether a JVM of an earlier version holds the uid in one of {@code dirs}. A directory counts only if
+     * {@link PrivateDirectory#verify} finds it root's and closed to others: one another user made is theirs, and
+     * locks held in it prove nothing (they would claim every uid). Its files are opened, never created, and never
+     * through a link.
+     */
+    static boolean heldByEarlierVersion(List<Path> dirs, long uid) {
+        for (Path dir : dirs) {
+            try {
+                PrivateDirectory.verify(dir);
+            } catch (IOException missingOrNotRoots) {
+                continue;
+            }
+            try (FileChannel ch = PrivateDirectory.open(dir.resolve("uid-" + uid + ".lock"), StandardOpenOption.WRITE)) {
+                FileLock lock = ch.tryLock();
+                if (lock == null) {
+                    return true;
+                }
+                lock.release();
+            } catch (NoSuchFileException never) {
+                // no JVM of that version ever claimed it
+            } catch (IOException | OverlappingFileLockException cannotTell) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The lock directory, made or checked; a directory another user could steer is refused in one line. */
+    private static Path ensureLockDir(Path lockDir) {
+        try {
+            return PrivateDirectory.ensure(lockDir);
+        } catch (PrivateDirectory.InsecurePathException e) {
+            throw new SandboxUnavailableException("the process sandbox's uid lock directory is not safe: " + e.getMessage(), e);
+        } catch (IOException e) {
+            throw new SandboxUnavailableException("cannot create the uid lock directory " + lockDir + ": " + e.getMessage(), e);
+        }
     }
 
     /**
@@ -56,23 +129,34 @@ final class UidPool implements AutoCloseable {
      * to find out, never when this JVM holds it.
      */
     static boolean unclaimed(Path lockDir, long uid) {
+        return unclaimed(lockDir, legacyLockDirs(), uid);
+    }
+
+    static boolean unclaimed(Path lockDir, List<Path> legacyDirs, long uid) {
         if (uid < BASE || uid >= BASE + MAX) {
             return false;
         }
         synchronized (JVM_HELD) {
-            if (JVM_HELD.containsKey(uid)) {
+            if (JVM_HELD.containsKey(uid) || heldByEarlierVersion(legacyDirs, uid)) {
+                return false;
+            }
+            try {
+                PrivateDirectory.verify(lockDir);
+            } catch (NoSuchFileException none) {
+                return true;
+            } catch (IOException notSafe) {
+                // a lock directory another user could steer says nothing about which uids are free
                 return false;
             }
             Path file = lockDir.resolve("uid-" + uid + ".lock");
-            if (!Files.exists(file)) {
-                return true;
-            }
-            try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            try (FileChannel ch = PrivateDirectory.open(file, StandardOpenOption.WRITE)) {
                 FileLock lock = ch.tryLock();
                 if (lock == null) {
                     return false;
                 }
                 lock.release();
+                return true;
+            } catch (NoSuchFileException never) {
                 return true;
             } catch (IOException | OverlappingFileLockException e) {
                 return false;
@@ -116,15 +200,14 @@ final class UidPool implements AutoCloseable {
     }
 
     private long claimNew() {
-        try {
-            Files.createDirectories(lockDir);
+        ensureLockDir(lockDir);
+        List<Path> legacy = new ArrayList<>();
+        for (Path dir : legacyDirs) {
             try {
-                Files.setPosixFilePermissions(lockDir, PosixFilePermissions.fromString("rwx------"));
-            } catch (IOException notOurs) {
-                // another user's directory: locking below still tells us whether a uid is free
+                legacy.add(PrivateDirectory.verify(dir));
+            } catch (IOException missingOrNotRoots) {
+                // nothing an earlier version of this sandbox can be holding there
             }
-        } catch (IOException e) {
-            throw new SandboxUnavailableException("cannot create the uid lock directory " + lockDir + ": " + e.getMessage(), e);
         }
         synchronized (JVM_HELD) {
             for (int i = 0; i < MAX; i++) {
@@ -136,14 +219,14 @@ final class UidPool implements AutoCloseable {
                 }
                 Path file = lockDir.resolve("uid-" + uid + ".lock");
                 try {
-                    FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                    FileChannel ch = PrivateDirectory.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
                     FileLock lock;
                     try {
                         lock = ch.tryLock();
                     } catch (OverlappingFileLockException sameJvm) {
                         lock = null;
                     }
-                    if (lock == null || taken.test(uid)) {
+                    if (lock == null || taken.test(uid) || heldByEarlierVersion(legacy, uid)) {
                         ch.close();
                         continue;
                     }

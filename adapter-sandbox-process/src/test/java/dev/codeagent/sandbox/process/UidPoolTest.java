@@ -48,6 +48,44 @@ class UidPoolTest {
         }
     }
 
+    @Test
+    void aUidAnEarlierVersionHoldsInItsOwnLockDirectoryIsNotTaken(@TempDir Path legacy) throws Exception {
+        // an earlier version's JVM, still running during an upgrade, holds the first uid in its (private) directory
+        Path file = legacy.resolve("uid-" + UidPool.BASE + ".lock");
+        Process p = new ProcessBuilder(List.of(python(), "-c",
+                "import fcntl, sys\nf = open(sys.argv[1], 'w')\nfcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+                        + "print('held', flush=True)\nsys.stdin.read()", file.toString())).redirectErrorStream(true).start();
+        try {
+            assertThat(new java.io.BufferedReader(new java.io.InputStreamReader(p.getInputStream())).readLine()).isEqualTo("held");
+            assertThat(UidPool.heldByEarlierVersion(List.of(legacy), UidPool.BASE)).isTrue();
+            assertThat(UidPool.heldByEarlierVersion(List.of(legacy), UidPool.BASE + 1)).as("never claimed there").isFalse();
+            assertThat(UidPool.unclaimed(locks, List.of(legacy), UidPool.BASE)).isFalse();
+            try (UidPool pool = new UidPool(locks, List.of(legacy), uid -> false)) {
+                assertThat(pool.acquire()).isNotEqualTo(UidPool.BASE);
+            }
+            assertThat(legacy.resolve("uid-" + (UidPool.BASE + 1) + ".lock")).as("nothing is created there").doesNotExist();
+        } finally {
+            p.getOutputStream().close();
+            p.waitFor();
+        }
+    }
+
+    @Test
+    void aLinkInTheLockDirectoryIsNeverFollowed() throws Exception {
+        Path target = locks.resolveSibling(locks.getFileName() + "-target");
+        for (int i = 0; i < 3; i++) {
+            java.nio.file.Files.createSymbolicLink(locks.resolve("uid-" + (UidPool.BASE + i) + ".lock"), target);
+        }
+        try (UidPool pool = new UidPool(locks, uid -> false)) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(pool::acquire)
+                    .isInstanceOf(dev.codeagent.domain.execution.SandboxUnavailableException.class)
+                    .hasMessageContaining("symbolic link");
+        }
+        assertThat(target).doesNotExist();
+        assertThat(UidPool.unclaimed(locks, List.of(), UidPool.BASE)).as("a link proves no JVM is done with it").isFalse();
+        assertThat(target).doesNotExist();
+    }
+
     private static String python() {
         return Interpreters.nativeBinary(Path.of("/usr/bin/python3")).map(Path::toString).orElse("/usr/bin/python3.11");
     }

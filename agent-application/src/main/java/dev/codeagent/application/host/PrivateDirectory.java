@@ -61,8 +61,9 @@ public final class PrivateDirectory {
     }
 
     /**
-     * Like {@link #ensure(Path)} but with the given mode for the last directory, for a directory that other
-     * uids must search (e.g. {@code rwx--x--x}); it must still be writable by this user alone.
+     * Like {@link #ensure(Path)} but with the given mode, for a directory that other uids must search (e.g.
+     * {@code rwx--x--x}): the most a found directory may have, and what a missing one and its missing ancestors
+     * are made with (those uids must search them too). It must still be writable by this user alone.
      */
     public static Path ensure(Path dir, Set<PosixFilePermission> mode) throws IOException {
         if (mode.contains(PosixFilePermission.GROUP_WRITE) || mode.contains(PosixFilePermission.OTHERS_WRITE)) {
@@ -83,12 +84,9 @@ public final class PrivateDirectory {
         for (Path p : missing) {
             boolean last = p.equals(abs);
             try {
-                Files.createDirectory(p, PosixFilePermissions.asFileAttribute(
-                        last ? mode : EnumSet.of(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE,
-                                PosixFilePermission.OWNER_EXECUTE)));
+                Files.createDirectory(p, PosixFilePermissions.asFileAttribute(mode));
                 // the umask may have taken bits away; never adds any
-                Files.setPosixFilePermissions(p, last ? mode : EnumSet.of(PosixFilePermission.OWNER_READ,
-                        PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE));
+                Files.setPosixFilePermissions(p, mode);
             } catch (FileAlreadyExistsException raced) {
                 // made by someone else between the look and the make: checked below like any found directory
             }
@@ -98,13 +96,46 @@ public final class PrivateDirectory {
         }
         checkOwnedDirectory(abs, me, false, abs);
         PosixFileAttributes attrs = Files.readAttributes(abs, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        String has = PosixFilePermissions.toString(attrs.permissions());
+        if (containsAny(attrs.permissions(), OTHERS_WRITE)) {
+            // never "remove it": this may be /tmp itself, named by a user who meant a directory in it
+            throw new InsecurePathException(abs + " is writable by other users (" + has + "); use a directory only "
+                    + "its owner can write");
+        }
         Set<PosixFilePermission> extra = EnumSet.copyOf(attrs.permissions());
         extra.removeAll(mode);
         if (containsAny(extra, GROUP_OR_OTHERS)) {
-            throw new InsecurePathException(abs + " has permissions " + PosixFilePermissions.toString(attrs.permissions())
-                    + "; it must be " + PosixFilePermissions.toString(mode) + " (remove it, or fix its mode, and retry)");
+            throw new InsecurePathException(abs + " has permissions " + has + "; it must be "
+                    + PosixFilePermissions.toString(mode) + " or narrower (chmod " + octal(mode) + " " + abs + ")");
         }
         return abs;
+    }
+
+    /**
+     * Checks, without making anything, that {@code dir} is a directory {@link #ensure} would accept as this
+     * user's: a real directory owned by this user that no one else can write, under ancestors no one else can
+     * steer. For a directory someone else's code made, trusted only if it passes.
+     *
+     * @throws java.nio.file.NoSuchFileException when it does not exist
+     * @throws InsecurePathException when another user could have made or changed it
+     */
+    public static Path verify(Path dir) throws IOException {
+        Path abs = dir.toAbsolutePath().normalize();
+        int me = currentUid();
+        if (!Files.exists(abs, LinkOption.NOFOLLOW_LINKS)) {
+            throw new java.nio.file.NoSuchFileException(abs.toString());
+        }
+        checkAncestors(abs.getParent(), me, abs);
+        checkOwnedDirectory(abs, me, true, abs);
+        return abs;
+    }
+
+    private static String octal(Set<PosixFilePermission> mode) {
+        int bits = 0;
+        for (PosixFilePermission p : mode) {
+            bits |= 0400 >> p.ordinal();
+        }
+        return String.format("%03o", bits);
     }
 
     /**

@@ -99,6 +99,50 @@ class PrivateDirectoryTest {
     }
 
     @Test
+    void aSearchableDirectoryIsMadeSearchableAllTheWayDown() throws IOException {
+        Path dir = PrivateDirectory.ensure(tmp.resolve("x/y"), PosixFilePermissions.fromString("rwx--x--x"));
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(tmp.resolve("x")))).isEqualTo("rwx--x--x");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).isEqualTo("rwx--x--x");
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
+        assertThat(PrivateDirectory.ensure(dir, PosixFilePermissions.fromString("rwx--x--x"))).as("narrower is fine").isEqualTo(dir);
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).as("never widened").isEqualTo("rwx------");
+    }
+
+    @Test
+    void aSharedDirectoryLikeTmpIsRefusedWithoutBeingToldToRemoveIt() throws IOException {
+        Path shared = sharedParent();
+        assertThatThrownBy(() -> PrivateDirectory.ensure(shared))
+                .isInstanceOf(PrivateDirectory.InsecurePathException.class)
+                .hasMessageContaining(shared.toString()).hasMessageContaining("writable by other users")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("remove"));
+    }
+
+    @Test
+    void verifyChecksWithoutMaking() throws IOException {
+        Path missing = tmp.resolve("not-there");
+        assertThatThrownBy(() -> PrivateDirectory.verify(missing)).isInstanceOf(java.nio.file.NoSuchFileException.class);
+        assertThat(missing).doesNotExist();
+        Path mine = PrivateDirectory.ensure(tmp.resolve("mine"));
+        assertThat(PrivateDirectory.verify(mine)).isEqualTo(mine);
+        Path link = tmp.resolve("link");
+        Files.createSymbolicLink(link, mine);
+        assertThatThrownBy(() -> PrivateDirectory.verify(link)).isInstanceOf(PrivateDirectory.InsecurePathException.class);
+        Files.setPosixFilePermissions(mine, PosixFilePermissions.fromString("rwxrwxrwx"));
+        assertThatThrownBy(() -> PrivateDirectory.verify(mine)).isInstanceOf(PrivateDirectory.InsecurePathException.class)
+                .hasMessageContaining(mine.toString());
+    }
+
+    @Test
+    void verifyRefusesADirectoryAnotherUserMade() throws IOException {
+        assumeTrue(root(), "needs root to hand a directory to another uid");
+        Path squat = sharedParent().resolve("codeagent-uids");
+        Files.createDirectory(squat);
+        chownToAnotherUser(squat);
+        assertThatThrownBy(() -> PrivateDirectory.verify(squat)).isInstanceOf(PrivateDirectory.InsecurePathException.class)
+                .hasMessageContaining("uid 4242");
+    }
+
+    @Test
     void opensNoFileThroughALink() throws IOException {
         Path dir = PrivateDirectory.ensure(tmp.resolve("locks"));
         Path marker = tmp.resolve("marker-target");
