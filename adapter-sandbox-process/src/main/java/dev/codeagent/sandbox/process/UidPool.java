@@ -41,6 +41,8 @@ final class UidPool implements AutoCloseable {
     private final Deque<Long> free = new ArrayDeque<>();
     /** Every uid this JVM holds, whichever pool claimed it, with its lock. */
     private static final Map<Long, FileLock> JVM_HELD = new HashMap<>();
+    /** The same uids' locks in earlier versions' directories (see {@link #legacyLockDirs}); guarded by JVM_HELD. */
+    private static final Map<Long, List<FileLock>> JVM_LEGACY_HELD = new HashMap<>();
 
     private final java.util.Set<Long> held = new java.util.HashSet<>();
     private boolean closed;
@@ -79,7 +81,8 @@ final class UidPool implements AutoCloseable {
 
     /**
      * Where earlier versions kept their locks (world-writable parents). A JVM of such a version may still run on
-     * this host (a rolling upgrade) and hold uids there; those uids are not taken here while it does.
+     * this host (a rolling upgrade) and hold uids there: while such a directory is root's and closed to others, a
+     * uid held there is not taken here, and a uid taken here is locked there too. One another user made is ignored.
      */
     static List<Path> legacyLockDirs() {
         return List.of(Path.of("/run/lock/codeagent-uids"), Path.of("/tmp/codeagent-uids"));
@@ -226,11 +229,19 @@ final class UidPool implements AutoCloseable {
                     } catch (OverlappingFileLockException sameJvm) {
                         lock = null;
                     }
-                    if (lock == null || taken.test(uid) || heldByEarlierVersion(legacy, uid)) {
+                    if (lock == null || taken.test(uid)) {
+                        ch.close();
+                        continue;
+                    }
+                    List<FileLock> legacyLocks = claimInLegacyDirs(legacy, uid);
+                    if (legacyLocks == null) {
                         ch.close();
                         continue;
                     }
                     JVM_HELD.put(uid, lock);
+                    if (!legacyLocks.isEmpty()) {
+                        JVM_LEGACY_HELD.put(uid, legacyLocks);
+                    }
                     return uid;
                 } catch (IOException e) {
                     throw new SandboxUnavailableException("cannot lock " + file + ": " + e.getMessage(), e);
@@ -240,16 +251,56 @@ final class UidPool implements AutoCloseable {
         throw new SandboxUnavailableException("all " + MAX + " sandbox uids from " + BASE + " are in use on this host");
     }
 
+    /**
+     * The uid's locks in the earlier versions' directories that are root's ({@code dirs}, checked), taken too so
+     * that a JVM of such a version running beside this one skips the uid as well; null when one of them holds it.
+     */
+    private static List<FileLock> claimInLegacyDirs(List<Path> dirs, long uid) {
+        List<FileLock> locks = new ArrayList<>();
+        for (Path dir : dirs) {
+            FileChannel ch = null;
+            try {
+                ch = PrivateDirectory.open(dir.resolve("uid-" + uid + ".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+                FileLock lock = ch.tryLock();
+                if (lock == null) {
+                    ch.close();
+                    locks.forEach(UidPool::closeQuietly);
+                    return null;
+                }
+                locks.add(lock);
+            } catch (IOException | OverlappingFileLockException cannotTell) {
+                if (ch != null) {
+                    closeQuietly(ch);
+                }
+                locks.forEach(UidPool::closeQuietly);
+                return null;
+            }
+        }
+        return locks;
+    }
+
+    private static void closeQuietly(FileLock lock) {
+        closeQuietly(lock.channel());
+    }
+
+    private static void closeQuietly(FileChannel ch) {
+        try {
+            ch.close();
+        } catch (IOException ignored) {
+            // the kernel drops the lock with the descriptor either way
+        }
+    }
+
     private void unlock(long uid) {
         held.remove(uid);
         synchronized (JVM_HELD) {
             FileLock lock = JVM_HELD.remove(uid);
             if (lock != null) {
-                try {
-                    lock.channel().close();
-                } catch (IOException ignored) {
-                    // the kernel drops the lock with the descriptor either way
-                }
+                closeQuietly(lock);
+            }
+            List<FileLock> legacy = JVM_LEGACY_HELD.remove(uid);
+            if (legacy != null) {
+                legacy.forEach(UidPool::closeQuietly);
             }
         }
     }

@@ -63,6 +63,9 @@ class ProcessSandboxOtherUsersIT {
 
     @BeforeAll
     static void squat() throws Exception {
+        // failsafe reruns a failed class in the same JVM
+        squatted.clear();
+        squattedLockDirs.clear();
         HostSupport.require(HostTools.runningAsRoot(), "root (to create another local user and attack as it)");
         HostSupport.require(HostTools.find("useradd") != null && HostTools.find("setpriv") != null,
                 "useradd and setpriv");
@@ -127,8 +130,15 @@ class ProcessSandboxOtherUsersIT {
                 Integer.toString(UidPool.MAX), Integer.toString(LINKS), targets.resolve("through-link").toString()));
         squattedLockDirs.forEach(d -> holdCmd.add(d.toString()));
         holder = new ProcessBuilder(holdCmd).redirectErrorStream(true).start();
-        String ready = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8)).readLine();
-        assertThat(ready).as("the squatter holds its locks").isEqualTo("holding " + (UidPool.MAX - LINKS) * squattedLockDirs.size());
+        BufferedReader said = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+        String ready = said.readLine();
+        String expected = "holding " + (UidPool.MAX - LINKS) * squattedLockDirs.size();
+        if (!expected.equals(ready)) {
+            holder.getOutputStream().close();
+            // it has ended (or ends now): the rest of what it said is its error
+            assertThat(ready + "\n" + String.join("\n", said.lines().limit(20).toList())).as("the squatter holds its locks")
+                    .startsWith(expected);
+        }
 
         // the old default work root's cache (the temp directory), and a work root the user made for root to be told
         Path oldCache = Path.of(System.getProperty("java.io.tmpdir")).resolve(ExecuteOnlyCopy.DIR);
@@ -141,8 +151,15 @@ class ProcessSandboxOtherUsersIT {
         squatted.add(squattedWorkRoot);
         assertThat(asSquatter("mkdir", "-m", "0711", squattedWorkRoot.resolve(ExecuteOnlyCopy.DIR).toString()).exit()).isZero();
         plant(squattedWorkRoot.resolve(ExecuteOnlyCopy.DIR), planted);
-        assertThat(asSquatter("mkdir", "-p", HostProbe.ROOT_WORK_ROOT.toString()).exit())
-                .as("root's default work root is out of another user's reach").isNotZero();
+        // root's own directories are out of reach: the parents of its lock and work directories take no other user's name
+        for (Path parent : List.of(UidPool.hostLockDir().getParent().getParent(), HostProbe.ROOT_WORK_ROOT.getParent().getParent())) {
+            Path probe = parent.resolve("codeagent-squatter-probe");
+            Result r = asSquatter("mkdir", probe.toString());
+            if (r.exit() == 0) {
+                Files.delete(probe);
+            }
+            assertThat(r.exit()).as(USER + " made " + probe).isNotZero();
+        }
     }
 
     /** The attack would work on code that follows links: root opening a squatted lock file makes the target. */

@@ -37,15 +37,18 @@ class UidPoolTest {
             b.acquire();
             b.acquire();
             // another process (python's fcntl.lockf uses the same POSIX locks as the JVM) must still find it locked
-            Path file = locks.resolve("uid-" + held + ".lock");
-            Process p = new ProcessBuilder(List.of(python(), "-c",
-                    "import fcntl, sys\nf = open(sys.argv[1], 'w')\ntry:\n    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
-                            + "    print('got it')\nexcept OSError:\n    print('locked')", file.toString()))
-                    .redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes()).trim();
-            p.waitFor();
-            assertThat(out).isEqualTo("locked");
+            assertThat(lockedForOtherProcesses(locks.resolve("uid-" + held + ".lock"))).isEqualTo("locked");
         }
+    }
+
+    private static String lockedForOtherProcesses(Path file) throws Exception {
+        Process p = new ProcessBuilder(List.of(python(), "-c",
+                "import fcntl, sys\nf = open(sys.argv[1], 'r+')\ntry:\n    fcntl.lockf(f, fcntl.LOCK_EX | fcntl.LOCK_NB)\n"
+                        + "    print('got it')\nexcept OSError:\n    print('locked')", file.toString()))
+                .redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes()).trim();
+        p.waitFor();
+        return out;
     }
 
     @Test
@@ -61,9 +64,11 @@ class UidPoolTest {
             assertThat(UidPool.heldByEarlierVersion(List.of(legacy), UidPool.BASE + 1)).as("never claimed there").isFalse();
             assertThat(UidPool.unclaimed(locks, List.of(legacy), UidPool.BASE)).isFalse();
             try (UidPool pool = new UidPool(locks, List.of(legacy), uid -> false)) {
-                assertThat(pool.acquire()).isNotEqualTo(UidPool.BASE);
+                long got = pool.acquire();
+                assertThat(got).isNotEqualTo(UidPool.BASE);
+                assertThat(lockedForOtherProcesses(legacy.resolve("uid-" + got + ".lock")))
+                        .as("claimed there too, so that the earlier version skips it").isEqualTo("locked");
             }
-            assertThat(legacy.resolve("uid-" + (UidPool.BASE + 1) + ".lock")).as("nothing is created there").doesNotExist();
         } finally {
             p.getOutputStream().close();
             p.waitFor();
