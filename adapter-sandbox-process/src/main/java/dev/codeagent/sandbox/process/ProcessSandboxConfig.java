@@ -8,7 +8,9 @@ import dev.codeagent.application.spi.ConfigSection;
  * @param python the Python interpreter binary, or null to find one on the PATH (resolving shims)
  * @param node the Node.js binary, or null to find one
  * @param bash the Bash binary, or null to find one
- * @param workRoot where private work directories are made, or null for the system temp directory
+ * @param workRoot where private work directories and compiled helpers are made (it must be this user's and
+ *     writable by no one else), or null for {@code /var/lib/codeagent/process-sandbox} as root, else
+ *     {@code <java.io.tmpdir>/codeagent-UID}
  * @param zygote which Python programs are forked from a pre-started interpreter (the zygote) instead of starting
  *     a sandbox and an interpreter each: {@code batch} (the default: an evaluation's judged samples), {@code all}
  *     (every Python program), {@code off}; each forked program still gets its own uid, namespaces, control groups,
