@@ -2,11 +2,13 @@ package dev.codeagent.jupyter;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.codeagent.application.host.PrivateDirectory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,14 +59,16 @@ public record KernelSpec(String name, List<String> command) {
 
     /**
      * Writes {@code kernels/NAME/kernel.json} under a Jupyter data directory, whole or not at all, replacing an
-     * earlier one of the same name.
+     * earlier one of the same name. The directory, and every one above it, must be this user's or root's and
+     * writable by no one else ({@link PrivateDirectory}): Jupyter runs whatever command {@code kernel.json} names, so
+     * a directory another user made first (say a {@code --prefix} under {@code /tmp}) would let them swap the file.
      *
      * @return the kernelspec's directory
-     * @throws IOException when it cannot be written
+     * @throws IOException when it cannot be written, or another user could change it (the message names it)
      */
     public Path installInto(Path dataDir) throws IOException {
         Path dir = dataDir.resolve("kernels").resolve(name);
-        Files.createDirectories(dir);
+        PrivateDirectory.ensure(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
         Path tmp = Files.createTempFile(dir, ".kernel-", ".json");
         try {
             Files.writeString(tmp, json(), StandardCharsets.UTF_8);

@@ -36,6 +36,31 @@ class KernelSpecTest {
     }
 
     @Test
+    void refusesAPrefixAnotherUserMadeFirst() throws Exception {
+        org.junit.jupiter.api.Assumptions.assumeTrue(dev.codeagent.application.host.PrivateDirectory.currentUid() == 0,
+                "needs root to hand a directory to another uid");
+        Path theirs = Files.createDirectory(tmp.resolve("ca"));
+        Files.setAttribute(theirs, "unix:uid", 4242);
+        assertThatThrownBy(() -> new KernelSpec("codeagent", List.of("/opt/codeagent/codeagent", "jupyter", "kernel"))
+                .installInto(KernelSpec.prefixDataDir(theirs)))
+                .isInstanceOf(dev.codeagent.application.host.PrivateDirectory.InsecurePathException.class)
+                .hasMessageContaining(theirs.toString()).hasMessageContaining("uid 4242");
+        assertThat(theirs.resolve("share")).doesNotExist();
+    }
+
+    @Test
+    void refusesALinkWhereTheKernelsDirectoryShouldBe() throws Exception {
+        Path elsewhere = Files.createDirectory(tmp.resolve("elsewhere"));
+        Path kernels = Files.createDirectories(tmp.resolve("ca/share/jupyter/kernels"));
+        Files.createSymbolicLink(kernels.resolve("codeagent"), elsewhere);
+        assertThatThrownBy(() -> new KernelSpec("codeagent", List.of("x")).installInto(KernelSpec.prefixDataDir(tmp.resolve("ca"))))
+                .hasMessageContaining("symbolic link");
+        try (var files = Files.list(elsewhere)) {
+            assertThat(files).isEmpty();
+        }
+    }
+
+    @Test
     void refusesANameJupyterWouldNot() {
         assertThatThrownBy(() -> new KernelSpec("../evil", List.of("x"))).hasMessageContaining("not '../evil'");
     }
