@@ -14,8 +14,10 @@ cd "$root"
 image="${CODEAGENT_SANDBOX_IMAGE:-codeagent-sandbox:latest}"
 docker image inspect "$image" >/dev/null 2>&1 || scripts/build-sandbox-image.sh "$image" >/dev/null
 if [[ "${SKIP_BUILD:-}" != 1 ]]; then
-  mvn -B -q -pl benchmarks -am package -DskipTests >/tmp/codeagent-bench-build.log 2>&1 \
-    || { echo "docker-latency: build failed, see /tmp/codeagent-bench-build.log" >&2; exit 2; }
+  # a fresh file: a fixed name in /tmp could be another user's link, which a redirect as root would follow
+  build_log="$(mktemp "${TMPDIR:-/tmp}/codeagent-bench-build.XXXXXX")"
+  mvn -B -q -pl benchmarks -am package -DskipTests >"$build_log" 2>&1 \
+    || { echo "docker-latency: build failed, see $build_log" >&2; exit 2; }
 fi
 # quiet logging: without a configuration Logback logs every HTTP exchange at DEBUG, which would be measured too
 logconf="$(mktemp "${TMPDIR:-/tmp}/codeagent-bench-logback.XXXXXX.xml")"

@@ -17,8 +17,10 @@ cores="$(nproc)"
 places="${PLACES:-$(( cores * 2 > 2 ? cores * 2 : 2 ))}"
 
 if [[ "${SKIP_BUILD:-}" != 1 ]]; then
-  mvn -B -q -pl codeagent-dist -am package -DskipTests >/tmp/codeagent-http-bench-build.log 2>&1 \
-    || { echo "http-load: build failed, see /tmp/codeagent-http-bench-build.log" >&2; exit 2; }
+  # a fresh file: a fixed name in /tmp could be another user's link, which a redirect as root would follow
+  build_log="$(mktemp "${TMPDIR:-/tmp}/codeagent-http-bench-build.XXXXXX")"
+  mvn -B -q -pl codeagent-dist -am package -DskipTests >"$build_log" 2>&1 \
+    || { echo "http-load: build failed, see $build_log" >&2; exit 2; }
 fi
 
 work="$(mktemp -d)"
