@@ -97,7 +97,8 @@ final class CallerEnvironment {
 
     private static String word(String key) {
         if (key.startsWith("ns.")) {
-            return key.substring(3) + " namespace";
+            String ns = key.substring(3);
+            return (ns.equals("mnt") ? "mount" : ns) + " namespace";
         }
         if (key.startsWith("limit.")) {
             return "hard resource limits";

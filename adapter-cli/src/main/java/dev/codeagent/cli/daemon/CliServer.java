@@ -430,8 +430,8 @@ public final class CliServer implements AutoCloseable {
         List<String> differ = CallerEnvironment.differences(environment, r.environment());
         if (!differ.isEmpty()) {
             lastForeign = System.nanoTime();
-            return "it was started in another environment (" + String.join(", ", differ)
-                    + "), where a sandbox may get less isolation than here";
+            return "it was started in another environment (another " + String.join(", ", differ)
+                    + ") and its sandbox may have less isolation than this one's";
         }
         if (active.get() >= limits.maxCalls()) {
             return "busy: " + limits.maxCalls() + " commands under way";

@@ -173,8 +173,8 @@ class CliServerBoundsTest {
             request(CliServer.output(ch), "b1", elsewhere, "version");
             CliProtocol.Frame f = next(ch);
             assertThat((char) f.type()).isEqualTo((char) CliProtocol.REFUSED);
-            assertThat(f.text()).isEqualTo("it was started in another environment (pid namespace, control group),"
-                    + " where a sandbox may get less isolation than here");
+            assertThat(f.text()).isEqualTo("it was started in another environment (another pid namespace, control group)"
+                    + " and its sandbox may have less isolation than this one's");
         }
         try (SocketChannel ch = connect()) {
             CliProtocol.write(CliServer.output(ch), CliProtocol.HELLO, CliProtocol.VERSION + " b1");
@@ -251,7 +251,7 @@ class CliServerBoundsTest {
         assumeTrue(Files.isExecutable(Path.of("/usr/bin/unshare")) && run("/usr/bin/unshare", "-p", "-f", "true")[0].equals("0"),
                 "needs unshare and the right to make a pid namespace");
         String inside = run("/usr/bin/unshare", "-p", "-f", "--mount-proc", client.toString(), "--environment")[1];
-        assertThat(CallerEnvironment.differences(CallerEnvironment.current(), inside)).containsExactly("mnt namespace", "pid namespace");
+        assertThat(CallerEnvironment.differences(CallerEnvironment.current(), inside)).containsExactly("mount namespace", "pid namespace");
     }
 
     @Test
