@@ -27,15 +27,15 @@ import java.util.function.Function;
  */
 final class CliCall {
 
-    /** What a client asked for. */
-    record Request(String build, Path cwd, Map<String, String> env, List<String> args, boolean interactive) {
-    }
-
     private final DataInputStream in;
     private final OutputStream out;
     private final String build;
     private final Function<dev.codeagent.application.config.CodeAgentConfig, dev.codeagent.application.CodeAgent> agents;
-    private final BlockingQueue<byte[]> input = new LinkedBlockingQueue<>();
+    /**
+     * Stdin chunks not yet read by the command. Bounded: a client sends one when asked, and one that floods
+     * unasked stalls on its own socket instead of filling this process's memory.
+     */
+    private final BlockingQueue<byte[]> input = new LinkedBlockingQueue<>(4);
     private volatile boolean clientGone;
     /** The thread running the command while it runs; null before and after, so that no interrupt outlives it. */
     private Thread command;
@@ -48,22 +48,62 @@ final class CliCall {
         this.agents = agents;
     }
 
-    /** Reads the request up to its end; null when the client left before sending one whole. */
-    static Request readRequest(DataInputStream in) throws IOException {
-        CliProtocol.Frame hello = CliProtocol.read(in);
-        if (hello.type() != CliProtocol.HELLO) {
-            throw new IOException("expected a handshake, got frame '" + (char) hello.type() + "'");
+
+    /** What a client asked for; {@code environment} is its {@link CallerEnvironment} (null: it did not say). */
+    record Request(String build, String environment, Path cwd, Map<String, String> env, List<String> args, boolean interactive) {
+    }
+
+    /** A request refused before anything ran; the message is the one line the client shows. */
+    static final class BadRequest extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        BadRequest(String message) {
+            super(message);
         }
-        String[] words = hello.text().split(" ", 2);
-        if (!words[0].equals(CliProtocol.VERSION) || words.length < 2) {
-            throw new IOException("unknown protocol '" + words[0] + "'");
+    }
+
+    /**
+     * Assembles a request from its frames as they arrive, counting its bytes against the cap on a whole request
+     * (every frame's header and payload): the background process reads requests of many clients at once on one
+     * thread, a frame at a time.
+     */
+    static final class RequestParser {
+        private final long maxBytes;
+        private long bytes;
+        private String build;
+        private String environment;
+        private Path cwd;
+        private final Map<String, String> env = new LinkedHashMap<>();
+        private final List<String> args = new ArrayList<>();
+
+        RequestParser(long maxBytes) {
+            this.maxBytes = maxBytes;
         }
-        Path cwd = null;
-        Map<String, String> env = new LinkedHashMap<>();
-        List<String> args = new ArrayList<>();
-        while (true) {
-            CliProtocol.Frame f = CliProtocol.read(in);
+
+        /** Counts a frame's length before its payload is read, so that an oversized one is refused unread. */
+        void announce(int length) throws BadRequest {
+            if (length < 0 || bytes + 5 + (long) length > maxBytes) {
+                throw new BadRequest("request of more than " + maxBytes + " bytes (arguments and environment) refused;"
+                        + " unset large environment variables or raise CODEAGENT_DAEMON_MAX_REQUEST");
+            }
+            bytes += 5 + (long) length;
+        }
+
+        /** The request once its last frame came, else null. */
+        Request frame(CliProtocol.Frame f) throws BadRequest {
+            if (build == null) {
+                if (f.type() != CliProtocol.HELLO) {
+                    throw new BadRequest("expected a handshake, got frame '" + (char) f.type() + "'");
+                }
+                String[] words = f.text().split(" ", 2);
+                if (!words[0].equals(CliProtocol.VERSION) || words.length < 2) {
+                    throw new BadRequest("it speaks " + CliProtocol.VERSION + ", not '" + words[0] + "'");
+                }
+                build = words[1];
+                return null;
+            }
             switch (f.type()) {
+                case CliProtocol.ENVIRONMENT -> environment = f.text();
                 case CliProtocol.CWD -> cwd = Path.of(f.text());
                 case CliProtocol.ENV -> {
                     String kv = f.text();
@@ -75,22 +115,46 @@ final class CliCall {
                 case CliProtocol.ARG -> args.add(f.text());
                 case CliProtocol.FLAGS -> {
                     if (cwd == null || !cwd.isAbsolute()) {
-                        throw new IOException("no absolute working directory in the request");
+                        throw new BadRequest("no absolute working directory in the request");
                     }
-                    return new Request(words[1], cwd, env, args, f.payload().length > 0 && (f.payload()[0] & 1) != 0);
+                    return new Request(build, environment, cwd, env, args, f.payload().length > 0 && (f.payload()[0] & 1) != 0);
                 }
-                default -> throw new IOException("unexpected frame '" + (char) f.type() + "' in a request");
+                default -> throw new BadRequest("unexpected frame '" + (char) f.type() + "' in a request");
+            }
+            return null;
+        }
+    }
+
+    /** Reads the request up to its end from a stream (one client, its own thread), within the size cap. */
+    static Request readRequest(DataInputStream in, long maxBytes) throws IOException {
+        RequestParser parser = new RequestParser(maxBytes);
+        while (true) {
+            int type = in.read();
+            if (type < 0) {
+                throw new java.io.EOFException("connection closed");
+            }
+            int length = in.readInt();
+            parser.announce(length);
+            if (length > CliProtocol.MAX_FRAME) {
+                throw new BadRequest("frame of " + length + " bytes refused");
+            }
+            byte[] payload = new byte[length];
+            in.readFully(payload);
+            Request r = parser.frame(new CliProtocol.Frame((byte) type, payload));
+            if (r != null) {
+                return r;
             }
         }
     }
 
-    /** Serves the call to its end. Never throws: a broken connection just ends the call. */
+    /**
+     * Reads the request, answers the handshake and serves the call to its end, for a client on a stream of its
+     * own (the background process does the handshake itself and calls {@link #run}). Never throws.
+     */
     void serve() {
-        // a pooled thread: nothing of an earlier call may reach this one (an interrupt would close the channel)
-        Thread.interrupted();
         Request request;
         try {
-            request = readRequest(in);
+            request = readRequest(in, CliServer.Limits.DEFAULT_MAX_REQUEST);
             if (!request.build().equals(build)) {
                 CliProtocol.write(out, CliProtocol.REFUSED, "it runs another build of codeagent");
                 return;
@@ -103,6 +167,13 @@ final class CliCall {
         } catch (IOException | RuntimeException e) {
             return;
         }
+        run(request);
+    }
+
+    /** Runs an accepted request whose client said go, to its end. Never throws. */
+    void run(Request request) {
+        // a pooled thread: nothing of an earlier call may reach this one (an interrupt would close the channel)
+        Thread.interrupted();
         synchronized (this) {
             command = Thread.currentThread();
         }
@@ -140,16 +211,19 @@ final class CliCall {
             while (true) {
                 CliProtocol.Frame f = CliProtocol.read(in);
                 if (f.type() == CliProtocol.INPUT) {
-                    input.add(f.payload());
+                    input.put(f.payload());
                 } else if (f.type() == CliProtocol.SIGNAL) {
                     interruptCommand();
                 }
             }
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | InterruptedException e) {
             clientGone = true;
             interruptCommand();
         } finally {
-            input.add(new byte[0]);
+            // the end of input, in place of whatever the command will no longer read
+            while (!input.offer(new byte[0])) {
+                input.poll();
+            }
         }
     }
 

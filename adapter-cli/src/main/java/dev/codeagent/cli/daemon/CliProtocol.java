@@ -13,16 +13,20 @@ import java.nio.charset.StandardCharsets;
  * so that a command which never reads stdin never takes any from the caller.
  *
  * <pre>
- * client: H "codeagent-cli/1 BUILD"  D cwd  E "K=V"…  A arg…  T flags     (one write)
+ * client: H "codeagent-cli/2 BUILD"  V environment  D cwd  E "K=V"…  A arg…  T flags     (one write)
  * server: h (accepted) | x reason (refused: nothing ran, the client runs the command itself)
  * client: G (go; a client that gave up waiting never sends it, so nothing runs twice)
  * server: O bytes (stdout) | R bytes (stderr) | N n (wants up to n bytes of stdin) | X status
  * client: I bytes (stdin; empty = end of input) | S signal-number
+ *
+ * client: P (ping)   server: p BUILD   (the launcher's liveness check: a process answers, never a pid)
  * </pre>
+ *
+ * <p>{@code V} is the caller's {@link CallerEnvironment}; a process started in another environment refuses.
  */
 final class CliProtocol {
 
-    static final String VERSION = "codeagent-cli/1";
+    static final String VERSION = "codeagent-cli/2";
 
     static final byte HELLO = 'H';
     static final byte CWD = 'D';
@@ -32,6 +36,8 @@ final class CliProtocol {
     static final byte GO = 'G';
     static final byte INPUT = 'I';
     static final byte SIGNAL = 'S';
+    static final byte ENVIRONMENT = 'V';
+    static final byte PING = 'P';
 
     static final byte ACCEPTED = 'h';
     static final byte REFUSED = 'x';
@@ -39,8 +45,12 @@ final class CliProtocol {
     static final byte STDERR = 'R';
     static final byte NEED_INPUT = 'N';
     static final byte EXIT = 'X';
+    static final byte PONG = 'p';
 
-    /** Bigger requests are refused: a command line and an environment are a few kilobytes. */
+    /**
+     * Bigger frames are refused: a command line and an environment are a few kilobytes, a stdin chunk at most
+     * what the command asked for. (A whole request is capped too: {@link CliServer.Limits#maxRequestBytes}.)
+     */
     static final int MAX_FRAME = 1 << 20;
 
     private CliProtocol() {

@@ -8,11 +8,14 @@ import dev.codeagent.application.spi.SandboxProvider;
 import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.domain.execution.Sandbox;
 import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -92,9 +95,21 @@ final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoC
         }
     }
 
-    /** The sandbox as the per-call agent sees it: closing the agent leaves it warm for the next call. */
-    private static Sandbox unclosable(Sandbox sandbox) {
-        return (Sandbox) Proxy.newProxyInstance(Sandbox.class.getClassLoader(), new Class<?>[] {Sandbox.class}, (proxy, method, args) -> {
+    /**
+     * The sandbox as the per-call agent sees it: closing the agent leaves it warm for the next call. It keeps every
+     * interface the sandbox has ({@code SessionSandbox} too), so that nothing the tier can do is lost in the wrapping.
+     */
+    static Sandbox unclosable(Sandbox sandbox) {
+        Set<Class<?>> interfaces = new LinkedHashSet<>();
+        for (Class<?> c = sandbox.getClass(); c != null; c = c.getSuperclass()) {
+            for (Class<?> i : c.getInterfaces()) {
+                if (Modifier.isPublic(i.getModifiers())) {
+                    interfaces.add(i);
+                }
+            }
+        }
+        interfaces.add(Sandbox.class);
+        return (Sandbox) Proxy.newProxyInstance(sandbox.getClass().getClassLoader(), interfaces.toArray(Class<?>[]::new), (proxy, method, args) -> {
             if (method.getName().equals("close") && method.getParameterCount() == 0) {
                 return null;
             }

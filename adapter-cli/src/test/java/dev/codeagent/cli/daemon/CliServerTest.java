@@ -66,6 +66,7 @@ class CliServerTest {
             OutputStream out = CliServer.output(ch);
             DataInputStream in = new DataInputStream(CliServer.input(ch));
             CliProtocol.write(out, CliProtocol.HELLO, CliProtocol.VERSION + " " + build);
+            CliProtocol.write(out, CliProtocol.ENVIRONMENT, CallerEnvironment.current());
             CliProtocol.write(out, CliProtocol.CWD, cwd.toString());
             for (Map.Entry<String, String> e : env.entrySet()) {
                 CliProtocol.write(out, CliProtocol.ENV, e.getKey() + "=" + e.getValue());
@@ -160,7 +161,7 @@ class CliServerTest {
         Path open = Files.createDirectory(tmp.resolve("open"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwxr-xr-x")));
         assertThatThrownBy(() -> new CliServer(open.resolve("cli.sock"), "b1", sandboxes))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("rwx------ (0700)");
+                .hasMessageContaining("it must be rwx------");
         assertThat(open.resolve("cli.sock")).doesNotExist();
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(socket))).isEqualTo("rw-------");
     }
@@ -221,6 +222,7 @@ class CliServerTest {
             ch.connect(UnixDomainSocketAddress.of(socket));
             OutputStream out = CliServer.output(ch);
             CliProtocol.write(out, CliProtocol.HELLO, CliProtocol.VERSION + " b1");
+            CliProtocol.write(out, CliProtocol.ENVIRONMENT, CallerEnvironment.current());
             CliProtocol.write(out, CliProtocol.CWD, tmp.toString());
             CliProtocol.write(out, CliProtocol.ARG, "version");
             CliProtocol.write(out, CliProtocol.FLAGS, new byte[] {0});
@@ -245,7 +247,11 @@ class CliServerTest {
     }
 
     private Reply runClient(Path client, Path socketPath, String build, String... args) throws Exception {
-        List<String> cmd = new java.util.ArrayList<>(List.of(client.toString(), socketPath.toString(), build, "0", String.valueOf(args.length)));
+        return runClientWithLauncher(client, socketPath, build, "-", args);
+    }
+
+    private Reply runClientWithLauncher(Path client, Path socketPath, String build, String launcher, String... args) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of(client.toString(), socketPath.toString(), build, "0", launcher, String.valueOf(args.length)));
         cmd.addAll(List.of(args));
         cmd.addAll(List.of("/bin/echo", "fallback ran"));
         ProcessBuilder pb = new ProcessBuilder(cmd).directory(tmp.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
@@ -274,7 +280,8 @@ class CliServerTest {
         assertThat(other.out()).isEqualTo("fallback ran\n");
         assertThat(other.err()).isEqualTo("codeagent: background process unusable (it runs another build of codeagent); running in this process\n");
 
-        // a socket nobody listens on (a crashed process's): fall back, and remove it for the next call
+        // a socket nobody listens on (a crashed process's): fall back; the client removes nothing (only the process
+        // holding the socket's lock replaces it), and with a launcher to run, runs it again asking for a new process
         server.close();
         serving.join(5000);
         Path stale = run.resolve("stale.sock");
@@ -285,6 +292,11 @@ class CliServerTest {
         Reply crashed = runClient(client, stale, "b1", "version");
         assertThat(crashed.out()).isEqualTo("fallback ran\n");
         assertThat(crashed.err()).contains("background process unusable");
-        assertThat(stale).doesNotExist();
+        assertThat(stale).exists();
+        Path launcher = Files.writeString(tmp.resolve("launcher.sh"), "#!/bin/sh\necho \"start=$CODEAGENT_DAEMON_START $*\"\n");
+        Files.setPosixFilePermissions(launcher, PosixFilePermissions.fromString("rwx------"));
+        Reply restarted = runClientWithLauncher(client, stale, "b1", launcher.toString(), "exec", "-");
+        assertThat(restarted.out()).isEqualTo("start=1 exec -\n");
+        assertThat(stale).exists();
     }
 }
