@@ -3,6 +3,7 @@ package dev.codeagent.cli;
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.session.Notebook;
+import dev.codeagent.application.session.OutputSanitizer;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import dev.codeagent.domain.session.Cell;
 import dev.codeagent.domain.session.CellOutput;
@@ -67,7 +68,7 @@ final class SessionCommand implements Callable<Integer> {
     String file;
 
     @Option(names = "--images", paramLabel = "DIR", description = "Where images the cells display are saved "
-            + "(cell-N-K.png, .svg), named in the output (default: the current directory; only in the REPL unless given).")
+            + "(cell-N-K.png, .jpg, .gif, .webp; never SVG or HTML, which could run script where opened), named in the output (default: the current directory; only in the REPL unless given).")
     Path images;
 
     @Option(names = "--notebook", paramLabel = "FILE", description = "Also write the cells and their outputs as a Jupyter notebook (nbformat 4.5).")
@@ -121,7 +122,9 @@ final class SessionCommand implements Callable<Integer> {
             Path target = cli.context().cwd().resolve(notebook);
             try {
                 Path tmp = Files.createTempFile(target.toAbsolutePath().getParent(), ".codeagent-notebook-", ".tmp");
-                Files.writeString(tmp, book.toJson(), StandardCharsets.UTF_8);
+                try (java.io.OutputStream to = new java.io.BufferedOutputStream(Files.newOutputStream(tmp))) {
+                    book.writeTo(to);
+                }
                 // written whole or not at all
                 Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
                         java.nio.file.StandardCopyOption.ATOMIC_MOVE);
@@ -177,24 +180,30 @@ final class SessionCommand implements Callable<Integer> {
         }
     }
 
-    /** Saves a bundle's image (PNG, else SVG) as {@code cell-N-K.png}; null when it has none or it cannot be written. */
-    private static Path save(Path dir, int cell, int k, MimeBundle data) {
-        String png = data.data().get(MimeBundle.IMAGE_PNG);
-        String svg = data.data().get("image/svg+xml");
-        if (png == null && svg == null) {
-            return null;
-        }
-        Path target = dir.resolve("cell-" + cell + "-" + k + (png != null ? ".png" : ".svg"));
-        try {
-            if (png != null) {
-                Files.write(target, java.util.Base64.getMimeDecoder().decode(png));
-            } else {
-                Files.writeString(target, svg, StandardCharsets.UTF_8);
+    /** Image types saved, with their file extensions, in order of preference. */
+    private static final Map<String, String> IMAGES = new java.util.LinkedHashMap<>(Map.of(MimeBundle.IMAGE_PNG, ".png",
+            "image/jpeg", ".jpg", "image/gif", ".gif", "image/webp", ".webp"));
+
+    /**
+     * Saves a bundle's raster image as {@code cell-N-K.png} (or .jpg, .gif, .webp), only as {@link OutputSanitizer}
+     * passes it: a file a viewer opens from here is rendered with the viewer's rights, so an SVG (script, handlers,
+     * links) is not written; null when there is none or it cannot be written.
+     */
+    private static Path save(Path dir, int cell, int k, MimeBundle raw) {
+        MimeBundle data = OutputSanitizer.bundle(raw);
+        for (Map.Entry<String, String> image : IMAGES.entrySet()) {
+            String base64 = data.data().get(image.getKey());
+            if (base64 != null) {
+                Path target = dir.resolve("cell-" + cell + "-" + k + image.getValue());
+                try {
+                    Files.write(target, java.util.Base64.getDecoder().decode(base64));
+                    return target;
+                } catch (IOException | IllegalArgumentException e) {
+                    return null;
+                }
             }
-            return target;
-        } catch (IOException | IllegalArgumentException e) {
-            return null;
         }
+        return null;
     }
 
     /**

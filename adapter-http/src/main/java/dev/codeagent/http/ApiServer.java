@@ -99,7 +99,8 @@ public final class ApiServer implements AutoCloseable {
         PistonApi piston = new PistonApi(executeCode, config);
         new ExecutionRoutes(executions, bodies, requests, piston).register(router);
         new RunRoutes(runs, streams, bodies, requests).register(router);
-        this.sessions = new SessionRoutes(executeCode.sandbox(), bodies, streams, http.maxSessions(), http.sessionPool());
+        this.sessions = new SessionRoutes(executeCode.sandbox(), bodies, streams, http.maxSessions(), http.sessionPool(),
+                http.sessionOutputBudget().bytes());
         sessions.register(router);
         new PistonRoutes(executions, bodies, piston).register(router);
         this.connect = new PistonConnect(executions, executeCode, piston, guard, http.maxBodyBytes().bytes());

@@ -39,6 +39,9 @@ import java.util.regex.Pattern;
  *     once; one more is refused with 503; 0 turns sessions off
  * @param sessionPool sessions kept started ahead (with the default limits) once one has been asked for, so that
  *     the next open does not wait for a kernel to start; they do not count against {@code maxSessions}; 0: none
+ * @param sessionOutputBudget what one session's notebook ({@code GET /v1/sessions/{id}/notebook}) holds of its cells'
+ *     sources and outputs, in characters; past it the oldest outputs are dropped and the notebook says so. Bounds
+ *     the heap a key's sessions take: {@code maxSessions} times this (twice that for text outside Latin-1); at least 64k
  * @param runsOn where {@code POST /v1/runs} has a run worked: {@code here} (this server solves it) or {@code queue}
  *     (it is queued in the shared store for {@code codeagent worker}s: a front door only; needs store.kind postgres)
  * @param executionsOn where {@code POST /v1/executions} and Piston's {@code /api/v2/execute} run a program: {@code here}
@@ -63,6 +66,7 @@ public record HttpConfig(
         ByteSize maxMemory,
         int maxSessions,
         int sessionPool,
+        ByteSize sessionOutputBudget,
         String runsOn,
         String executionsOn) {
 
@@ -100,6 +104,10 @@ public record HttpConfig(
         }
         if (sessionPool < 0 || sessionPool > 16) {
             throw new IllegalArgumentException("http.sessionPool must be between 0 and 16, was " + sessionPool);
+        }
+        sessionOutputBudget = sessionOutputBudget == null ? ByteSize.ofMiB(8) : sessionOutputBudget;
+        if (sessionOutputBudget.bytes() < 64 * 1024) {
+            throw new IllegalArgumentException("http.sessionOutputBudget must be at least 64k, was " + sessionOutputBudget);
         }
         if (maxSessions < 0) {
             throw new IllegalArgumentException("http.maxSessions must not be negative (0 turns sessions off), was " + maxSessions);
@@ -201,7 +209,7 @@ public record HttpConfig(
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 64, Duration.ofSeconds(60), 4, 64, Duration.ofSeconds(60),
-                ByteSize.ofMiB(1024), 4, 1, "here", "here");
+                ByteSize.ofMiB(1024), 4, 1, ByteSize.ofMiB(8), "here", "here");
     }
 
     /** Whether executions this server accepts run on the shared store's workers. */

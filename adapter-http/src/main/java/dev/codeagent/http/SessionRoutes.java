@@ -3,6 +3,7 @@ package dev.codeagent.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.session.Notebook;
+import dev.codeagent.application.session.OutputSanitizer;
 import dev.codeagent.application.session.PooledSessions;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
@@ -49,8 +50,8 @@ final class SessionRoutes implements AutoCloseable {
     private record Live(Session session, Notebook notebook, String owner, java.util.concurrent.atomic.AtomicInteger cells,
             java.util.concurrent.atomic.AtomicBoolean running, Map<Integer, CellJournal> journals) {
 
-        Live(Session session, String owner) {
-            this(session, new Notebook(), owner, new java.util.concurrent.atomic.AtomicInteger(),
+        Live(Session session, String owner, long outputBudget) {
+            this(session, new Notebook(outputBudget), owner, new java.util.concurrent.atomic.AtomicInteger(),
                     new java.util.concurrent.atomic.AtomicBoolean(), java.util.Collections.synchronizedMap(
                             new java.util.LinkedHashMap<>(8, 0.75f, false) {
                                 @Override
@@ -78,6 +79,8 @@ final class SessionRoutes implements AutoCloseable {
     });
     private final Map<String, Live> sessions = new ConcurrentHashMap<>();
     private final int maxSessions;
+    /** {@code http.sessionOutputBudget}: what one session's notebook holds. */
+    private final long outputBudget;
 
     /** The tier's sessions, through a pool of sessions started ahead when one is configured; null without sessions. */
     private final SessionSandbox tier;
@@ -87,8 +90,9 @@ final class SessionRoutes implements AutoCloseable {
      * @param poolSize sessions (with the default limits) kept started ahead once sessions have been asked for:
      *     a kernel takes over a second to start; they do not count against {@code maxSessions}
      */
-    SessionRoutes(Sandbox sandbox, JsonBodies bodies, EventStreams streams, int maxSessions, int poolSize) {
+    SessionRoutes(Sandbox sandbox, JsonBodies bodies, EventStreams streams, int maxSessions, int poolSize, long outputBudget) {
         this.sandbox = sandbox;
+        this.outputBudget = outputBudget;
         this.bodies = bodies;
         this.streams = streams;
         this.maxSessions = maxSessions;
@@ -138,7 +142,7 @@ final class SessionRoutes implements AutoCloseable {
             } catch (SandboxUnavailableException e) {
                 throw new ProblemException(Type.OVERLOADED, "cannot open a session: " + e.getMessage());
             }
-            sessions.put(s.id(), new Live(s, caller(ctx)));
+            sessions.put(s.id(), new Live(s, caller(ctx), outputBudget));
             ctx.header("Location", "/v1/sessions/" + s.id());
             ObjectNode view = Views.MAPPER.createObjectNode();
             view.put("id", s.id());
@@ -334,9 +338,13 @@ final class SessionRoutes implements AutoCloseable {
         }
     }
 
-    private void notebook(Context ctx) {
+    /** Streamed to the client as it is written: never the whole notebook in memory. */
+    private void notebook(Context ctx) throws java.io.IOException {
         Live l = live(ctx);
-        ctx.status(200).contentType("application/x-ipynb+json").result(l.notebook().toJson());
+        ctx.status(200).contentType("application/x-ipynb+json");
+        try (java.io.OutputStream out = ctx.outputStream()) {
+            l.notebook().writeTo(out);
+        }
     }
 
     private void end(Context ctx) {
@@ -362,7 +370,9 @@ final class SessionRoutes implements AutoCloseable {
         return n;
     }
 
-    static ObjectNode output(CellOutput o) {
+    /** An output as a client sees it: rich data only as {@link OutputSanitizer} lets it out of the sandbox. */
+    static ObjectNode output(CellOutput raw) {
+        CellOutput o = OutputSanitizer.output(raw);
         ObjectNode out = Views.MAPPER.createObjectNode();
         if (o instanceof CellOutput.Stream s) {
             out.put("type", "stream").put("name", s.name()).put("text", s.text());

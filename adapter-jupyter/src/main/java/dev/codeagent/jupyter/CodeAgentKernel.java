@@ -7,6 +7,7 @@ import dev.codeagent.application.command.LimitOverrides;
 import dev.codeagent.application.command.TaskRequest;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.Units;
+import dev.codeagent.application.session.OutputSanitizer;
 import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.application.solve.StopReason;
 import dev.codeagent.domain.execution.Language;
@@ -366,7 +367,7 @@ public final class CodeAgentKernel extends BaseKernel {
         if (last != null && !last.code().isEmpty()) {
             // HTML we escape, not Markdown: the model's code could close a fence and write raw HTML
             String html = "<pre><code class=\"language-" + language.id() + "\">"
-                    + NotebookOutputs.escape(last.code().stripTrailing()) + "</code></pre>";
+                    + OutputSanitizer.escape(last.code().stripTrailing()) + "</code></pre>";
             out.display(new MimeBundle(Map.of("text/html", html, MimeBundle.TEXT_PLAIN, last.code())));
         }
         String took = run.endedAt() == null ? "" : " in " + Units.formatDuration(Duration.between(run.startedAt(), run.endedAt()));
@@ -513,7 +514,7 @@ public final class CodeAgentKernel extends BaseKernel {
             // a run's prompt may come from anyone who can queue runs in this store: escaped
             html.append("<tr><td>").append(r.id()).append("</td><td>").append(r.status()).append("</td><td>")
                     .append(r.attempts().size()).append('/').append(r.task().maxAttempts()).append("</td><td>")
-                    .append(NotebookOutputs.escape(prompt)).append("</td></tr>");
+                    .append(OutputSanitizer.escape(prompt)).append("</td></tr>");
         }
         html.append("</tbody></table>");
         out.display(new MimeBundle(Map.of(MimeBundle.TEXT_PLAIN, text.toString(), "text/html", html.toString())));
@@ -753,7 +754,7 @@ public final class CodeAgentKernel extends BaseKernel {
         }
 
         void display(MimeBundle bundle) {
-            publish(new PublishDisplayData(displayData(NotebookOutputs.forNotebook(bundle))));
+            publish(new PublishDisplayData(displayData(OutputSanitizer.bundle(bundle))));
         }
 
         void show(CellOutput output) {
@@ -766,7 +767,7 @@ public final class CodeAgentKernel extends BaseKernel {
             } else if (output instanceof CellOutput.DisplayData d) {
                 display(d.data());
             } else if (output instanceof CellOutput.ExecuteResult r) {
-                publish(new PublishExecuteResult(count, displayData(NotebookOutputs.forNotebook(r.data()))));
+                publish(new PublishExecuteResult(count, displayData(OutputSanitizer.bundle(r.data()))));
             } else if (output instanceof CellOutput.Error e) {
                 publish(new PublishError(e.name(), e.value(), e.traceback()));
                 errorShown = true;
