@@ -1,8 +1,8 @@
 package dev.codeagent.jupyter;
 
 import dev.codeagent.application.CodeAgent;
+import dev.codeagent.application.command.FieldError;
 import dev.codeagent.application.command.FieldErrors;
-import dev.codeagent.application.command.InputPolicy;
 import dev.codeagent.application.command.LimitOverrides;
 import dev.codeagent.application.command.TaskRequest;
 import dev.codeagent.application.config.CodeAgentConfig;
@@ -100,7 +100,7 @@ public final class CodeAgentKernel extends BaseKernel {
         t.setDaemon(true);
         return t;
     });
-    private SessionLimits limits = NOTEBOOK_LIMITS;
+    private SessionLimits limits;
     private CodeAgent agent;
     private Future<Session> session;
     private String pendingTests;
@@ -119,6 +119,8 @@ public final class CodeAgentKernel extends BaseKernel {
         super("codeagent", version(), languageInfo(), List.of(), null, new JupyterIO(java.nio.charset.StandardCharsets.UTF_8),
                 new CommManager(), new Renderer(), null, null, false, new StringStyler.Builder().build());
         this.configs = Objects.requireNonNull(configs, "configs");
+        // a configured ceiling below the notebook's defaults lowers them
+        this.limits = LimitOverrides.within(NOTEBOOK_LIMITS, JupyterConfig.from(configs.apply(Map.of())).policy());
     }
 
     private static String version() {
@@ -217,6 +219,11 @@ public final class CodeAgentKernel extends BaseKernel {
             this.abortBefore = sent.plusNanos(System.nanoTime() - started + 1_000_000);
         }
         replyError(env, count, failure.name(), failure.value(), traceback);
+    }
+
+    /** The count the next counted cell gets; an execute_reply refused before it ran carries it too. */
+    int executionCount() {
+        return executionCount.get();
     }
 
     /** No history is kept across kernels, but a console waits for an answer: an empty one (the library's is none). */
@@ -331,10 +338,12 @@ public final class CodeAgentKernel extends BaseKernel {
         FieldErrors errors = new FieldErrors();
         TaskRequest request = new TaskRequest(s.task(), language.id(), tests, o.get("expected-output"), o.get("stdin"),
                 taskLimits, attempts);
+        // capped like %limits: a notebook's task may not ask for more than jupyter.* allows
         Task task = request.toTask(new TaskRequest.Defaults(config.limits().toResourceLimits(), config.solve().maxAttempts()),
-                EnumSet.allOf(Language.class), InputPolicy.local(), errors);
+                EnumSet.allOf(Language.class), JupyterConfig.from(config).policy(), errors);
         if (task == null) {
-            throw new CellCommand.MagicException("%%solve: " + errors.firstLine(e -> e.field() + " " + e.message()));
+            throw new CellCommand.MagicException("%%solve: " + errors.firstLine(e -> SOLVE_FLAGS.getOrDefault(e.field(), e.field())
+                    + " " + e.message()));
         }
         pendingTests = null;
         boolean inSession = language == Language.PYTHON;
@@ -396,6 +405,10 @@ public final class CodeAgentKernel extends BaseKernel {
         }
     }
 
+    /** A task's limit fields as %%solve's options name them, for its errors. */
+    private static final Map<String, String> SOLVE_FLAGS = Map.of("limits.timeoutMs", "--timeout", "limits.cpuTimeMs",
+            "--timeout", "limits.memoryBytes", "--memory");
+
     // ---- line magics
 
     private void lineMagic(CellCommand.Line line, Notebook out) {
@@ -441,12 +454,16 @@ public final class CodeAgentKernel extends BaseKernel {
     }
 
     private void limitsMagic(List<String> args, Notebook out) {
+        JupyterConfig ceilings = JupyterConfig.from(configs.apply(overrides));
         if (args.isEmpty()) {
             out.stdout("codeagent: timeout=" + Units.formatDuration(limits.cellTimeout()) + " per cell, memory="
-                    + Units.formatBytes(limits.memoryBytes()) + " for the session\n");
+                    + Units.formatBytes(limits.memoryBytes()) + " for the session (at most "
+                    + Units.formatDuration(ceilings.maxTimeout()) + " and " + Units.formatBytes(ceilings.maxMemory().bytes())
+                    + ": jupyter.maxTimeout, jupyter.maxMemory)\n");
             return;
         }
-        SessionLimits next = limits;
+        LimitOverrides asked = LimitOverrides.NONE;
+        Map<String, String> typed = new LinkedHashMap<>(); // the field's wire name -> the word that asked for it
         for (String a : args) {
             int eq = a.indexOf('=');
             String key = eq < 0 ? a : a.substring(0, eq).toLowerCase(Locale.ROOT);
@@ -454,23 +471,27 @@ public final class CodeAgentKernel extends BaseKernel {
                 throw new CellCommand.MagicException("%limits takes key=value words: timeout=10m memory=512m (got '" + a + "')");
             }
             String value = a.substring(eq + 1);
-            try {
-                switch (key) {
-                    case "timeout":
-                        next = next.withCellTimeout(duration("timeout", value));
-                        break;
-                    case "memory":
-                        next = next.withMemoryBytes(bytes("memory", value));
-                        break;
-                    default:
-                        throw new CellCommand.MagicException("%limits: unknown limit '" + key + "'; known: timeout, memory");
-                }
-            } catch (IllegalArgumentException e) {
-                if (e instanceof CellCommand.MagicException) {
-                    throw e;
-                }
-                throw new CellCommand.MagicException("%limits: " + e.getMessage());
+            switch (key) {
+                case "timeout":
+                    asked = asked.withTimeout(duration("timeout", value));
+                    typed.put("timeoutMs", a);
+                    break;
+                case "memory":
+                    asked = asked.withMemoryBytes(bytes("memory", value));
+                    typed.put("memoryBytes", a);
+                    break;
+                default:
+                    throw new CellCommand.MagicException("%limits: unknown limit '" + key + "'; known: timeout, memory");
             }
+        }
+        // the ceilings are the config's, applied by the application as on every door: a notebook (anyone's content,
+        // run with "Run All") must not lift the sandbox's memory above what the person running it configured
+        FieldErrors errors = new FieldErrors();
+        SessionLimits next = asked.applyTo(limits, ceilings.policy(), "limits", errors);
+        if (next == null) {
+            FieldError e = errors.list().get(0);
+            String field = e.field().substring(e.field().indexOf('.') + 1);
+            throw new CellCommand.MagicException("%limits " + typed.getOrDefault(field, field) + ": " + e.message());
         }
         boolean memoryChanged = next.memoryBytes() != limits.memoryBytes();
         boolean timeoutChanged = !next.cellTimeout().equals(limits.cellTimeout());
@@ -694,11 +715,15 @@ public final class CodeAgentKernel extends BaseKernel {
         return null;
     }
 
-    /** Completes the kernel's own magics at the start of a line; code completion would need the sandboxed kernel. */
+    /**
+     * Completes the kernel's own magics at the start of a line; code completion would need the sandboxed kernel.
+     * {@code cursor} counts code points, as the protocol does since 5.2 (the wire has checked it is within the code).
+     */
     @Override
-    public ReplacementOptions complete(String code, int at) {
-        int lineStart = code.lastIndexOf('\n', Math.max(0, at - 1)) + 1;
-        String typed = code.substring(lineStart, Math.min(at, code.length()));
+    public ReplacementOptions complete(String code, int cursor) {
+        int at = code.offsetByCodePoints(0, Math.max(0, Math.min(cursor, code.codePointCount(0, code.length()))));
+        int lineStart = at == 0 ? 0 : code.lastIndexOf('\n', at - 1) + 1;
+        String typed = code.substring(lineStart, at);
         if (!typed.startsWith("%")) {
             return null;
         }
@@ -708,7 +733,7 @@ public final class CodeAgentKernel extends BaseKernel {
                 matches.add(m);
             }
         }
-        return new ReplacementOptions(matches, lineStart, at);
+        return new ReplacementOptions(matches, code.codePointCount(0, lineStart), code.codePointCount(0, at));
     }
 
     @Override

@@ -137,7 +137,7 @@ public final class JupyterMain {
         CodeAgentKernel kernel = new CodeAgentKernel(configs);
         JupyterConnection wire;
         try {
-            wire = new JupyterConnection(connection);
+            wire = new GuardedConnection(connection, kernel::executionCount);
         } catch (java.security.GeneralSecurityException e) {
             err.println("codeagent jupyter: the connection file's signature scheme is not usable: " + e.getMessage());
             return 2;

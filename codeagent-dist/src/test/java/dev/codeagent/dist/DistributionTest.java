@@ -35,17 +35,17 @@ class DistributionTest {
         assertThat(adapters.sandboxes().stream().map(SandboxProvider::key)).containsExactlyInAnyOrder("process", "docker");
         assertThat(adapters.generators().stream().map(GeneratorProvider::key)).containsExactlyInAnyOrder("openai", "replay");
         assertThat(adapters.runLogs().stream().map(RunLogProvider::key)).containsExactlyInAnyOrder("memory", "postgres", "sqlite");
-        assertThat(adapters.frontDoors()).extracting(f -> f.config().path()).containsExactly("http");
+        assertThat(adapters.frontDoors()).extracting(f -> f.config().path()).containsExactlyInAnyOrder("http", "jupyter");
     }
 
     @Test
     void everyAdapterSectionIsInTheOneConfig() {
         assertThat(adapters.sections().stream().map(ConfigSection::path).collect(Collectors.toList()))
-                .containsExactly("generator.openai", "generator.replay", "http", "sandbox.docker", "sandbox.process", "store.postgres", "store.sqlite");
+                .containsExactly("generator.openai", "generator.replay", "http", "jupyter", "sandbox.docker", "sandbox.process", "store.postgres", "store.sqlite");
         assertThat(loader.keys()).contains("sandbox.kind", "sandbox.isolation", "limits.timeout", "solve.maxAttempts",
                 "sandbox.process.python", "sandbox.process.workRoot", "sandbox.docker.poolSize", "sandbox.docker.image",
                 "generator.openai.baseUrl", "generator.openai.apiKey", "generator.replay.file", "store.sqlite.path",
-                "http.port", "http.auth.keys", "http.maxMemory");
+                "http.port", "http.auth.keys", "http.maxMemory", "jupyter.maxMemory", "jupyter.maxTimeout");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.codeagent.application.command;
 
 import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.domain.session.SessionLimits;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.EnumMap;
@@ -139,6 +140,64 @@ public final class LimitOverrides {
             }
         }
         return policy.networkGrantable() ? l : l.withNetwork(false);
+    }
+
+    /**
+     * The limits of a session: {@code base} (a door's defaults for its sessions, lowered to the door's caps) with
+     * these overrides, each checked against the sandbox's range and the door's cap exactly as a run's are. A session
+     * has a time per cell ({@code timeoutMs}) and a memory; asking for any other field is an error here. Errors are added under {@code path}.
+     *
+     * @return the limits, or null when there were errors
+     */
+    public SessionLimits applyTo(SessionLimits base, InputPolicy policy, String path, FieldErrors errors) {
+        boolean ok = true;
+        for (Map.Entry<LimitField, Long> e : values.entrySet()) {
+            String at = path + "." + e.getKey().wireName();
+            if (!SESSION_FIELDS.contains(e.getKey())) {
+                errors.add(at, "is not a limit of a session; a session's are " + SESSION_FIELDS.stream()
+                        .map(LimitField::wireName).collect(Collectors.joining(", ")));
+                ok = false;
+            } else {
+                ok &= check(e.getKey(), e.getValue(), policy, at, errors);
+            }
+        }
+        if (!ok) {
+            return null;
+        }
+        SessionLimits l = within(base, policy);
+        for (Map.Entry<LimitField, Long> e : values.entrySet()) {
+            try {
+                l = set(l, e.getKey(), e.getValue());
+            } catch (IllegalArgumentException tooLowForASession) {
+                // a session's own floor (a kernel needs its memory) is above a run's: the domain's message says it
+                errors.add(path + "." + e.getKey().wireName(), tooLowForASession.getMessage());
+                return null;
+            }
+        }
+        return l;
+    }
+
+    /** A door's defaults for its sessions as it may hand them out: each capped. */
+    public static SessionLimits within(SessionLimits base, InputPolicy policy) {
+        SessionLimits l = base;
+        for (LimitField f : SESSION_FIELDS) {
+            long max = policy.max(f);
+            if (get(l, f) > max) {
+                l = set(l, f, max);
+            }
+        }
+        return l;
+    }
+
+    private static final java.util.Set<LimitField> SESSION_FIELDS =
+            java.util.Collections.unmodifiableSet(java.util.EnumSet.of(LimitField.TIMEOUT, LimitField.MEMORY));
+
+    private static long get(SessionLimits l, LimitField f) {
+        return f == LimitField.TIMEOUT ? l.cellTimeout().toMillis() : l.memoryBytes();
+    }
+
+    private static SessionLimits set(SessionLimits l, LimitField f, long v) {
+        return f == LimitField.TIMEOUT ? l.withCellTimeout(Duration.ofMillis(v)) : l.withMemoryBytes(v);
     }
 
     private static boolean check(LimitField f, long v, InputPolicy policy, String path, FieldErrors errors) {
