@@ -73,6 +73,21 @@ public final class TestCluster {
         return port;
     }
 
+    /** The superuser's password. */
+    public String password() {
+        return "";
+    }
+
+    /** Where the server's unix socket is. */
+    Path socketDirectory() {
+        return dir;
+    }
+
+    /** A program of the server's installation (psql, pg_dump, ...). */
+    Path binary(String name) {
+        return bin.resolve(name);
+    }
+
     String jdbcUrl(String database) {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + database;
     }
