@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -33,7 +32,7 @@ class TestClusterAccessIT {
     static void createAnotherUser() throws Exception {
         Assumptions.assumeTrue("root".equals(System.getProperty("user.name")),
                 "creating another local user to attack from needs root");
-        attacker = "capgatk" + HexFormat.of().formatHex(new SecureRandom().generateSeed(3));
+        attacker = "capgatk" + Integer.toHexString(new SecureRandom().nextInt(1 << 24));
         assertThat(run(List.of("useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", attacker),
                 Map.of()).status).as("useradd " + attacker).isZero();
         uid = Integer.parseInt(run(List.of("id", "-u", attacker), Map.of()).out.trim());
