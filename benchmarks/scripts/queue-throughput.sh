@@ -24,12 +24,18 @@ places="${PLACES:-4}"
 pgbin="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
 [[ -x "$pgbin/initdb" ]] || { echo "queue-throughput: no PostgreSQL server binaries (apt-get install postgresql)" >&2; exit 2; }
 
+# The cluster's superuser can run commands as the server's OS user (COPY ... TO PROGRAM) and sees the queue, so
+# another local user reaching the loopback port must not get in: a random password of this cluster's own (SCRAM),
+# the unix socket in the server's 0700 directory, and the password only in 0600 files under 0700 directories.
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/codeagent-queue.XXXXXX")"
-chmod 755 "$tmp"
+chmod 711 "$tmp" # the server user must reach $tmp/pg; nobody else may list or write here
+(umask 077 && mkdir "$tmp/pg")
+password="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
+(umask 077 && printf '%s\n' "$password" >"$tmp/pg/pwfile")
 as=()
 if [[ "$(id -u)" == 0 ]]; then
-  # the server refuses to run as root
-  mkdir "$tmp/pg" && chown postgres "$tmp/pg"
+  # the server refuses to run as root; both were made just now in a directory only root can write
+  chown postgres "$tmp/pg/pwfile" "$tmp/pg"
   as=(runuser -u postgres --)
 fi
 worker_pids=()
@@ -37,23 +43,27 @@ cleanup() {
   for p in "${worker_pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   wait 2>/dev/null || true
   "${as[@]}" "$pgbin/pg_ctl" -D "$tmp/pg/data" -m immediate -w stop >/dev/null 2>&1 || true
+  # the server user empties its own tree; root then removes what is left of ours
+  "${as[@]}" find "$tmp/pg" -mindepth 1 -delete 2>/dev/null || true
   rm -rf "$tmp"
 }
 trap cleanup EXIT
 
 port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-"${as[@]}" "$pgbin/initdb" -D "$tmp/pg/data" -U codeagent --auth=trust -E UTF8 --locale=C >/dev/null
+"${as[@]}" "$pgbin/initdb" -D "$tmp/pg/data" -U codeagent --auth=scram-sha-256 --pwfile="$tmp/pg/pwfile" \
+  -E UTF8 --locale=C >/dev/null
+"${as[@]}" rm -f "$tmp/pg/pwfile"
 "${as[@]}" "$pgbin/pg_ctl" -D "$tmp/pg/data" -l "$tmp/pg/server.log" \
   -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories=$tmp/pg -c max_connections=200" -w start >/dev/null
-"$pgbin/createdb" -h 127.0.0.1 -p "$port" -U codeagent codeagent
+PGPASSWORD="$password" "$pgbin/createdb" -w -h 127.0.0.1 -p "$port" -U codeagent codeagent
 
-cat >"$tmp/config.yaml" <<EOF
+(umask 077 && cat >"$tmp/config.yaml") <<EOF
 store:
   kind: postgres
   postgres:
     jdbcUrl: jdbc:postgresql://127.0.0.1:$port/codeagent
     user: codeagent
-    password: unused
+    password: '$password'
 sandbox:
   kind: process
   maxConcurrent: $places

@@ -23,7 +23,7 @@ class QueueMetricsIT {
     void metricsShowTheSharedQueuesDepth() throws Exception {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         try (TestServer server = TestServer.builder().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
-                .set("store.postgres.user", db.user()).set("store.postgres.password", "x").start();
+                .set("store.postgres.user", db.user()).set("store.postgres.password", db.password()).start();
              PostgresRunLog other = PostgresRunLog.open(db)) {
             assertThat(depth(server)).isEqualTo(0.0);
             // queued by another process: the front door did not accept it, the store says it waits

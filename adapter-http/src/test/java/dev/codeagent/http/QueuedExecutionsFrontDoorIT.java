@@ -27,7 +27,7 @@ class QueuedExecutionsFrontDoorIT {
     void executionsRunOnAWorkerAndReadinessFollowsTheWorkers() throws Exception {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         try (TestServer door = TestServer.builder().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
-                .set("store.postgres.user", db.user()).set("store.postgres.password", "x")
+                .set("store.postgres.user", db.user()).set("store.postgres.password", db.password())
                 .set("http.executionsOn", "queue").start()) {
             HttpResponse<String> early = door.get("/health", TestServer.ADMIN_KEY);
             assertThat(early.statusCode()).as("no worker yet: " + early.body()).isEqualTo(503);

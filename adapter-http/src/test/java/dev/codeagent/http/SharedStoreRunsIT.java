@@ -80,7 +80,7 @@ class SharedStoreRunsIT {
     void aFrontDoorOnlyQueuesTheRunsItAcceptsForTheWorkers() throws Exception {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         try (TestServer door = TestServer.builder().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
-                .set("store.postgres.user", db.user()).set("store.postgres.password", "x").set("http.runsOn", "queue").start();
+                .set("store.postgres.user", db.user()).set("store.postgres.password", db.password()).set("http.runsOn", "queue").start();
              PostgresRunLog worker = PostgresRunLog.open(db)) {
             HttpResponse<String> accepted = door.post("/v1/runs", TestServer.ADMIN_KEY, "{\"prompt\":\"say hi\",\"maxAttempts\":2}");
             assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
@@ -107,6 +107,6 @@ class SharedStoreRunsIT {
 
     private static TestServer server(PostgresStoreConfig db) {
         return TestServer.builder().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
-                .set("store.postgres.user", db.user()).set("store.postgres.password", "x").start();
+                .set("store.postgres.user", db.user()).set("store.postgres.password", db.password()).start();
     }
 }

@@ -28,8 +28,8 @@ class QueuedSolveInterruptIT {
     @Test
     void ctrlCOnAQueuedSolveCancelsTheRunInTheStore() throws Exception {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
-        Path config = Files.writeString(dir.resolve("config.yaml"), "store:\n  kind: postgres\n  postgres:\n"
-                + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: x\n");
+        Path config = TestCluster.writePrivate(dir.resolve("config.yaml"), "store:\n  kind: postgres\n  postgres:\n"
+                + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: '" + db.password() + "'\n");
         Process solve = LaunchedWorker.launch(dir, config, "solve", "solve", "--queue", "--generator", "replay", "--replay",
                 LaunchedWorker.ROOT.resolve("examples/middle.replay.jsonl").toString(), "write middle");
         Path err = dir.resolve("solve.err");

@@ -64,8 +64,8 @@ class TwoFrontDoorsIT {
         Path replay = Files.writeString(dir.resolve("replies.jsonl"), "{\"reply\": \"```python\\nimport sys, time\\n"
                 + "if sys.stdin.read().strip() == 'slow':\\n    time.sleep(30)\\nprint('from the worker')\\n```\"}\n");
         String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(KEY.getBytes(StandardCharsets.UTF_8)));
-        Path config = Files.writeString(dir.resolve("config.yaml"), "store:\n  kind: postgres\n  postgres:\n"
-                + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: x\n"
+        Path config = TestCluster.writePrivate(dir.resolve("config.yaml"), "store:\n  kind: postgres\n  postgres:\n"
+                + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: '" + db.password() + "'\n"
                 + "generator:\n  kind: replay\n  replay:\n    file: " + replay + "\n"
                 + "http:\n  port: 0\n  runsOn: queue\n  auth:\n    keys:\n      - {name: admin, sha256: " + sha + "}\n");
         URI doorA = serve(config, "door-a");

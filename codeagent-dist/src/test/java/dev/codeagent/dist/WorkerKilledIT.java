@@ -44,8 +44,8 @@ class WorkerKilledIT {
         // each attempt runs for 4 s: long enough to kill the first worker while it runs
         Path replay = Files.writeString(dir.resolve("slow.jsonl"),
                 "{\"reply\": \"```python\\nimport time\\ntime.sleep(4)\\nprint('done')\\n```\"}\n");
-        Path config = Files.writeString(dir.resolve("config.yaml"), "store:\n  kind: postgres\n  postgres:\n"
-                + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: x\n"
+        Path config = TestCluster.writePrivate(dir.resolve("config.yaml"), "store:\n  kind: postgres\n  postgres:\n"
+                + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: '" + db.password() + "'\n"
                 + "    heartbeat: 200ms\n    leaseTimeout: 1s\n"
                 + "generator:\n  kind: replay\n  replay:\n    file: " + replay + "\n");
         try (PostgresRunLog front = PostgresRunLog.open(db)) {

@@ -24,8 +24,8 @@ class WorkerMetricsIT {
     @Test
     void aWorkerShowsWhatItClaimedAndWorked() throws Exception {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
-        Path config = Files.writeString(dir.resolve("config.yaml"), "store:\n  kind: postgres\n  postgres:\n"
-                + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: x\n"
+        Path config = TestCluster.writePrivate(dir.resolve("config.yaml"), "store:\n  kind: postgres\n  postgres:\n"
+                + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: '" + db.password() + "'\n"
                 + "generator:\n  kind: replay\n  replay:\n    file: " + LaunchedWorker.ROOT.resolve("examples/middle.replay.jsonl") + "\n");
         LaunchedWorker worker = LaunchedWorker.start(dir, config, "worker");
         try (PostgresRunLog front = PostgresRunLog.open(db)) {

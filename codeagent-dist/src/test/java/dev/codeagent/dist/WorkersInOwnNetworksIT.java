@@ -89,8 +89,8 @@ class WorkersInOwnNetworksIT {
     }
 
     private Path config(String name, String jdbcUrl, PostgresStoreConfig db) throws Exception {
-        return Files.writeString(dir.resolve(name), "store:\n  kind: postgres\n  postgres:\n"
-                + "    jdbcUrl: " + jdbcUrl + "\n    user: " + db.user() + "\n    password: x\n"
+        return TestCluster.writePrivate(dir.resolve(name), "store:\n  kind: postgres\n  postgres:\n"
+                + "    jdbcUrl: " + jdbcUrl + "\n    user: " + db.user() + "\n    password: '" + db.password() + "'\n"
                 + "    heartbeat: 200ms\n    leaseTimeout: 2s\n"
                 + "sandbox:\n  kind: process\n  maxConcurrent: 2\n");
     }

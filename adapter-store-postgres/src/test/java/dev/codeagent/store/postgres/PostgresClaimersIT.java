@@ -152,9 +152,11 @@ class PostgresClaimersIT {
 
     private static Process claimer(PostgresStoreConfig config, String mode) throws IOException {
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        return new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
-                QueueClaimer.class.getName(), config.jdbcUrl(), config.user(), mode)
-                .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        ProcessBuilder pb = new ProcessBuilder(java.toString(), "-cp", System.getProperty("java.class.path"),
+                QueueClaimer.class.getName(), config.jdbcUrl(), config.user(), mode);
+        // in the environment, which only our uid can read (/proc/PID/environ), not on the command line everyone can
+        pb.environment().put(QueueClaimer.PASSWORD_VARIABLE, config.password());
+        return pb.redirectError(ProcessBuilder.Redirect.DISCARD).start();
     }
 
     private static List<String> readClaims(Process p) throws IOException {

@@ -75,7 +75,7 @@ class PostgresRunLogProviderTest {
     void opensTheConfiguredDatabaseWhenAsked() {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         CodeAgentConfig config = new ConfigLoader().parse("sandbox: {kind: none}\nstore: {kind: postgres, postgres: "
-                + "{jdbcUrl: '" + db.jdbcUrl() + "', user: " + db.user() + "}}");
+                + "{jdbcUrl: '" + db.jdbcUrl() + "', user: " + db.user() + ", password: '" + db.password() + "'}}");
         try (CodeAgent agent = CodeAgent.builder(config).provider(SandboxProviders.of("none", () -> {
             throw new AssertionError("the store needs no sandbox");
         })).build()) {

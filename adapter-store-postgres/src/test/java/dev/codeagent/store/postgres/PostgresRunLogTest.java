@@ -105,7 +105,7 @@ class PostgresRunLogTest {
             log.started(Run.started("r", Task.of("hello"), T0));
             log.attemptFinished("r", printed(1, "1\n"));
         }
-        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), "");
+        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
              PreparedStatement s = c.prepareStatement("SELECT r.prompt, r.language, r.started_at, a.verdict, a.outcome,"
                      + " r.owner_id IS NOT NULL, a.recorded_by FROM runs r JOIN attempts a ON a.run_id = r.id")) {
             try (ResultSet row = s.executeQuery()) {
@@ -126,7 +126,7 @@ class PostgresRunLogTest {
         Instant fixed = Instant.parse("2030-01-01T00:00:00Z");
         try (PostgresRunLog log = PostgresRunLog.open(config);
              PostgresRunLog other = new PostgresRunLog(PostgresDatabase.open(config), true, Clock.fixed(fixed, java.time.ZoneOffset.UTC))) {
-            try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), "");
+            try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
                  PreparedStatement s = c.prepareStatement("INSERT INTO runs (id, prompt, language, task, status, started_at)"
                          + " SELECT 'orphan', prompt, language, task, 'RUNNING', started_at FROM runs WHERE id = 'seed'")) {
                 log.started(Run.started("seed", Task.of("x"), T0));

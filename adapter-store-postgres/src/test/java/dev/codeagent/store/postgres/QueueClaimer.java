@@ -16,11 +16,14 @@ import java.util.Optional;
  */
 public final class QueueClaimer {
 
+    /** The environment variable that carries the cluster's password (see {@link TestCluster}). */
+    static final String PASSWORD_VARIABLE = "CODEAGENT_TEST_PG_PASSWORD";
+
     private QueueClaimer() {
     }
 
     public static void main(String[] args) throws Exception {
-        PostgresStoreConfig config = new PostgresStoreConfig(args[0], args[1], "", 4, Duration.ofMillis(200),
+        PostgresStoreConfig config = new PostgresStoreConfig(args[0], args[1], System.getenv(PASSWORD_VARIABLE), 4, Duration.ofMillis(200),
                 Duration.ofMillis(1000), PostgresStoreConfig.LeaseLoss.TAKEOVER);
         try (PostgresRunLog log = PostgresRunLog.open(config)) {
             System.out.println("ready");

@@ -8,6 +8,9 @@ import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -15,6 +18,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,6 +31,12 @@ import org.junit.jupiter.api.Assumptions;
  * tests run as root, since the server refuses root), listening on a free loopback port. Each test gets
  * a database of its own. Without the binaries the tests are skipped on a developer machine and fail
  * under {@code CI=true}; the cluster is stopped and removed when the JVM exits.
+ *
+ * <p>The superuser has a random password of this cluster's own (SCRAM for TCP and the socket alike) and the
+ * unix socket sits in the cluster's {@code 0700} directory: a superuser session runs commands as the server's
+ * OS user ({@code COPY ... TO PROGRAM}) and sees every test's data, so another local user reaching the loopback
+ * port must not get one. Configs handed to child processes carry the password and are written {@code 0600}
+ * ({@link #writePrivate}) into the test's private temp dir.
  */
 public final class TestCluster {
 
@@ -39,13 +49,15 @@ public final class TestCluster {
     private final Path dir;
     private final int port;
     private final String runAs; // null: as ourselves
+    private final String password;
     private final AtomicInteger databases = new AtomicInteger();
 
-    private TestCluster(Path bin, Path dir, int port, String runAs) {
+    private TestCluster(Path bin, Path dir, int port, String runAs, String password) {
         this.bin = bin;
         this.dir = dir;
         this.port = port;
         this.runAs = runAs;
+        this.password = password;
     }
 
     /** The shared cluster, started on first use; skips (or under CI fails) the test when it cannot be. */
@@ -73,6 +85,21 @@ public final class TestCluster {
         return port;
     }
 
+    /** The superuser's password. */
+    public String password() {
+        return password;
+    }
+
+    /** Where the server's unix socket is. */
+    Path socketDirectory() {
+        return dir;
+    }
+
+    /** A program of the server's installation (psql, pg_dump, ...). */
+    Path binary(String name) {
+        return bin.resolve(name);
+    }
+
     String jdbcUrl(String database) {
         return "jdbc:postgresql://127.0.0.1:" + port + "/" + database;
     }
@@ -80,13 +107,13 @@ public final class TestCluster {
     /** A new empty database, with the store's settings pointing at it. */
     public PostgresStoreConfig freshDatabase() {
         String name = "t" + databases.incrementAndGet();
-        try (Connection c = DriverManager.getConnection(jdbcUrl("postgres"), SUPERUSER, "");
+        try (Connection c = DriverManager.getConnection(jdbcUrl("postgres"), SUPERUSER, password);
              Statement s = c.createStatement()) {
             s.execute("CREATE DATABASE " + name);
         } catch (SQLException e) {
             throw new IllegalStateException("cannot create database " + name + ": " + e.getMessage(), e);
         }
-        return new PostgresStoreConfig(jdbcUrl(name), SUPERUSER, "", 8, Duration.ofMillis(200), Duration.ofMillis(1000),
+        return new PostgresStoreConfig(jdbcUrl(name), SUPERUSER, password, 8, Duration.ofMillis(200), Duration.ofMillis(1000),
                 PostgresStoreConfig.LeaseLoss.TAKEOVER);
     }
 
@@ -104,17 +131,25 @@ public final class TestCluster {
         }
         boolean root = "root".equals(System.getProperty("user.name"));
         String runAs = root ? "postgres" : null;
+        // 0700 (createTempDirectory's default): it holds the password file and the unix socket
         Path dir = Files.createTempDirectory("codeagent-pg-");
+        String password = HexFormat.of().formatHex(randomBytes(32));
+        // written while the directory is still ours alone, then handed over: initdb reads it as the server user
+        Path pwfile = writePrivate(dir.resolve("pwfile"), password + "\n");
         if (runAs != null) {
-            exec(List.of("chown", runAs, dir.toString()), Duration.ofSeconds(10));
+            exec(List.of("chown", runAs, pwfile.toString(), dir.toString()), Duration.ofSeconds(10));
         }
         int port;
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        TestCluster cluster = new TestCluster(bin, dir, port, runAs);
-        cluster.run(List.of(bin.resolve("initdb").toString(), "-D", dir.resolve("data").toString(), "-U", SUPERUSER,
-                "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"));
+        TestCluster cluster = new TestCluster(bin, dir, port, runAs, password);
+        try {
+            cluster.run(List.of(bin.resolve("initdb").toString(), "-D", dir.resolve("data").toString(), "-U", SUPERUSER,
+                    "--pwfile=" + pwfile, "--auth=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C"));
+        } finally {
+            cluster.run(List.of("rm", "-f", pwfile.toString()));
+        }
         cluster.startServer();
         Runtime.getRuntime().addShutdownHook(new Thread(cluster::destroy));
         return cluster;
@@ -125,6 +160,20 @@ public final class TestCluster {
                 + " -c fsync=off -c max_connections=300";
         run(List.of(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-l",
                 dir.resolve("server.log").toString(), "-o", options, "-w", "-t", "60", "start"));
+    }
+
+    /**
+     * Writes {@code text} to a new file that only its owner can read ({@code 0600}), for a config carrying the
+     * cluster's password; put it in a directory of the test's own (a JUnit {@code @TempDir} is {@code 0700}).
+     * An existing file or link there is an error, never followed.
+     */
+    public static Path writePrivate(Path file, String text) throws IOException {
+        try (var out = Files.newOutputStream(Files.createFile(file,
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"))),
+                StandardOpenOption.WRITE)) {
+            out.write(text.getBytes(StandardCharsets.UTF_8));
+        }
+        return file;
     }
 
     private void destroy() {
@@ -198,6 +247,12 @@ public final class TestCluster {
             }
         }
         return null;
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        new SecureRandom().nextBytes(b);
+        return b;
     }
 
     private static int versionNumber(String name) {
