@@ -63,6 +63,7 @@ final class Json {
         o.put("language", run.task().language().id());
         o.put("startedAt", run.startedAt().toString());
         o.put("endedAt", run.endedAt() == null ? null : run.endedAt().toString());
+        o.put("owner", run.owner());
         return o;
     }
 
@@ -76,6 +77,7 @@ final class Json {
         o.put("startedAt", run.startedAt().toString());
         o.put("endedAt", run.endedAt() == null ? null : run.endedAt().toString());
         o.put("prompt", run.task().prompt());
+        o.put("owner", run.owner());
         return o;
     }
 

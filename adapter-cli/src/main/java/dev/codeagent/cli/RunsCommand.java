@@ -3,7 +3,9 @@ package dev.codeagent.cli;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.codeagent.application.CodeAgent;
+import dev.codeagent.application.run.Caller;
 import dev.codeagent.application.run.RecoverInterruptedRuns;
+import dev.codeagent.application.run.VisibleRuns;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
@@ -26,7 +28,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code codeagent runs}: the run history kept by the run log (store.kind). */
 @Command(name = "runs",
-        description = "List recent runs of 'codeagent solve', newest first; 'runs show ID' shows one with its attempts.",
+        description = {"List your recent runs of 'codeagent solve', newest first; 'runs show ID' shows one with its attempts.",
+                "A run belongs to whoever started it: you (as your local user), an HTTP API key; --all lists every run the"
+                        + " store holds, those of other users and keys and those from before runs had owners."},
         usageHelpAutoWidth = true,
         subcommands = RunsCommand.Show.class,
         footerHeading = "%nExit status:%n",
@@ -45,22 +49,40 @@ final class RunsCommand implements Callable<Integer> {
     @Option(names = {"-n", "--limit"}, paramLabel = "N", defaultValue = "20", description = "How many runs to list, 1 to 1000 (default: ${DEFAULT-VALUE}).")
     int limit;
 
-    @Option(names = "--json", description = "Print a JSON array: id, status, attempts, maxAttempts, startedAt, endedAt, prompt.")
+    @Option(names = "--json", description = "Print a JSON array: id, status, attempts, maxAttempts, startedAt, endedAt, prompt, owner.")
     boolean json;
+
+    @Option(names = "--all", description = "List every run in the store, not only yours (anyone who can open the store can"
+            + " read it all: its file or database permissions are the boundary, not this flag).")
+    boolean all;
+
+    /** Who asks: the local user, or, with --all, as an operator. */
+    static Caller caller(boolean all) {
+        Caller me = Caller.localUser();
+        return all ? me.asOperator() : me;
+    }
 
     @Override
     public Integer call() {
         if (limit < 1 || limit > 1000) {
             throw new UsageException("--limit must be between 1 and 1000, was " + limit);
         }
-        List<Run> runs = withRunLog(cli, log -> log.recent(limit, null));
+        // with none of yours, whether the store has others' says which hint helps (the store is readable to you anyway)
+        boolean[] othersExist = new boolean[1];
+        List<Run> runs = withRunLog(cli, log -> {
+            List<Run> page = new VisibleRuns(log).recent(caller(all), limit, null);
+            othersExist[0] = page.isEmpty() && !all && !log.recent(1, null).isEmpty();
+            return page;
+        });
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             ArrayNode array = JsonNodeFactory.instance.arrayNode();
             runs.forEach(r -> array.add(Json.runSummary(r)));
             out.println(Json.write(array));
         } else if (runs.isEmpty()) {
-            spec.commandLine().getErr().println("codeagent: no runs yet (codeagent solve … starts one)");
+            spec.commandLine().getErr().println(!othersExist[0] ? "codeagent: no runs yet (codeagent solve … starts one)"
+                    : "codeagent: no runs of yours (" + caller(false).owner() + ") yet; 'codeagent runs --all' lists"
+                            + " the store's other runs (other users', API keys', older ones)");
         } else {
             int idWidth = runs.stream().mapToInt(r -> r.id().length()).max().orElse(2);
             String format = "%-" + idWidth + "s  %-9s  %-8s  %-19s  %s%n";
@@ -110,10 +132,16 @@ final class RunsCommand implements Callable<Integer> {
         @Option(names = "--json", description = "Print the run as JSON: id, status, attempts, code, output, reason, prompt, language, startedAt, endedAt.")
         boolean json;
 
+        @Option(names = "--all", description = "Show the run whoever started it (another user, an API key, or no one"
+                + " before runs had owners); without it only your own runs are shown.")
+        boolean all;
+
         @Override
         public Integer call() {
-            Optional<Run> found = withRunLog(runs.cli, log -> log.find(id));
+            boolean anyone = all || runs.all;
+            Optional<Run> found = withRunLog(runs.cli, log -> new VisibleRuns(log).find(caller(anyone), id));
             if (found.isEmpty()) {
+                // as for no run at all: another's run is shown only with --all (see the option)
                 throw new UsageException("no run with id '" + id + "' (see 'codeagent runs')", ExitStatus.FAILURE);
             }
             PrintWriter out = spec.commandLine().getOut();
@@ -130,6 +158,8 @@ final class RunsCommand implements Callable<Integer> {
             out.println("run       " + run.id());
             out.println("status    " + run.status() + (run.reason() == null ? "" : " (" + Failures.oneLine(run.reason()) + ")"));
             out.println("language  " + run.task().language().id());
+            out.println("owner     " + (run.owner() == null ? "(none: from before runs had owners, or an HTTP server without auth)"
+                    : run.owner()));
             out.println("started   " + WHEN.format(run.startedAt()));
             if (run.endedAt() != null) {
                 out.println("ended     " + WHEN.format(run.endedAt()) + " (" + SolveCommand.seconds(Duration.between(run.startedAt(), run.endedAt())) + ")");

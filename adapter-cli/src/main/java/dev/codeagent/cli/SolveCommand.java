@@ -62,6 +62,9 @@ import picocli.CommandLine.Spec;
             "      --llm-base-url https://api.openai.com/v1 --llm-model gpt-4o-mini"})
 final class SolveCommand implements Callable<Integer> {
 
+    /** Whose the runs this command starts are: the user it runs as ('codeagent runs' lists them). */
+    private static final String OWNER = dev.codeagent.application.run.Caller.localUser().owner();
+
     private static final Logger log = LoggerFactory.getLogger(SolveCommand.class);
 
     @ParentCommand
@@ -144,11 +147,12 @@ final class SolveCommand implements Callable<Integer> {
                 if (session) {
                     try (dev.codeagent.domain.session.Session s = SessionCommand.open(agent,
                             dev.codeagent.domain.session.SessionLimits.defaults())) {
-                        run = solveTask.solveInSession(SolveTask.newRunId(), task, progress,
+                        run = solveTask.solveInSession(SolveTask.newRunId(), task, OWNER, progress,
                                 () -> dev.codeagent.application.solve.StopReason.CANCELLED, s);
                     }
                 } else {
-                    run = solveTask.solve(SolveTask.newRunId(), task, progress);
+                    run = solveTask.solve(SolveTask.newRunId(), task, OWNER, progress,
+                            () -> dev.codeagent.application.solve.StopReason.CANCELLED);
                 }
             }
             // shown before closing: the user need not wait for the sandbox's clean-up
@@ -170,7 +174,7 @@ final class SolveCommand implements Callable<Integer> {
         WorkQueue workQueue = agent.workQueue().orElseThrow(() -> new UsageException("--queue needs a store that keeps a queue"
                 + " for workers (store.kind: postgres), not " + agent.config().store().kind()));
         SubmitQueuedRun submit = new SubmitQueuedRun(workQueue, agent.runLog(), Clock.systemUTC());
-        Run queued = submit.submit(task);
+        Run queued = submit.submit(task, OWNER);
         if (!json) {
             err.println("codeagent: queued run " + queued.id() + " (" + workQueue.depth() + " waiting); waiting for a worker");
             err.flush();

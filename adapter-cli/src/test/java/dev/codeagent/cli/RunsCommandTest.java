@@ -6,6 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Instant;
+import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.Task;
+import dev.codeagent.store.sqlite.SqliteRunLog;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -57,6 +61,47 @@ class RunsCommandTest {
         assertThat(detail.get("status").asText()).isEqualTo("SOLVED");
         assertThat(detail.get("attempts").get(0).get("error").get("line").asInt()).isEqualTo(6);
         assertThat(detail.get("prompt").asText()).startsWith("Write a Python function middle");
+    }
+
+    @Test
+    void listsAndShowsOnlyTheLocalUsersRunsUnlessAskedForAll() throws IOException {
+        CliRunner.Result solved = cli.run("solve", "--json", "--task-file", EXAMPLES.resolve("middle-task.json").toString(),
+                "--replay", EXAMPLES.resolve("middle.replay.jsonl").toString());
+        assertThat(solved.status()).as(solved.toString()).isZero();
+        String mine = JSON.readTree(solved.out()).get("id").asText();
+        String me = "local:" + System.getProperty("user.name");
+        // an HTTP key's run and one from before runs had owners, in the same store
+        try (SqliteRunLog log = SqliteRunLog.open(db)) {
+            log.started(Run.started("keysrun", Task.of("an API key's secret prompt"), Instant.now(), "key:alice"));
+            log.started(Run.started("oldrun", Task.of("from before owners"), Instant.now()));
+        }
+
+        JsonNode own = JSON.readTree(cli.run("runs", "--json").out());
+        assertThat(own).hasSize(1);
+        assertThat(own.get(0).get("id").asText()).isEqualTo(mine);
+        assertThat(own.get(0).get("owner").asText()).isEqualTo(me);
+        assertThat(cli.run("runs").out()).doesNotContain("keysrun", "oldrun", "secret prompt");
+        JsonNode all = JSON.readTree(cli.run("runs", "--all", "--json").out());
+        assertThat(all).extracting(r -> r.get("id").asText()).containsExactlyInAnyOrder(mine, "keysrun", "oldrun");
+
+        CliRunner.Result theirs = cli.run("runs", "show", "keysrun");
+        assertThat(theirs.status()).isEqualTo(1);
+        assertThat(theirs.err()).isEqualTo("codeagent: no run with id 'keysrun' (see 'codeagent runs')\n");
+        CliRunner.Result shown = cli.run("runs", "show", "--all", "keysrun");
+        assertThat(shown.status()).as(shown.toString()).isZero();
+        assertThat(shown.out()).contains("owner     key:alice", "an API key's secret prompt");
+        assertThat(cli.run("runs", "show", mine).out()).contains("owner     " + me);
+    }
+
+    @Test
+    void pointsToAllWhenTheStoreHoldsOnlyOthersRuns() {
+        try (SqliteRunLog log = SqliteRunLog.open(db)) {
+            log.started(Run.started("keysrun", Task.of("x"), Instant.now(), "key:alice"));
+        }
+        CliRunner.Result r = cli.run("runs");
+        assertThat(r.status()).isZero();
+        assertThat(r.out()).isEmpty();
+        assertThat(r.err()).contains("no runs of yours", "codeagent runs --all");
     }
 
     @Test

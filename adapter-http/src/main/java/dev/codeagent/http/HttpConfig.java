@@ -73,6 +73,13 @@ public record HttpConfig(
     /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
     public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "sessions", "piston", "metrics");
 
+    /**
+     * The group that makes a key an operator: named among a key's groups, it lets the key see and cancel every
+     * run (another key's, the CLI's, one that belongs to no one), where any other key sees only its own. It opens
+     * no endpoints by itself: a key naming only {@code admin} may use every group, as a key naming none may.
+     */
+    public static final String OPERATOR_GROUP = "admin";
+
     /** Where these settings live in the config. */
     public static final ConfigSection<HttpConfig> SECTION = new ConfigSection<>("http", HttpConfig.class, defaults());
 
@@ -148,9 +155,11 @@ public record HttpConfig(
      * An API key, stored only as its SHA-256. In config either an object or, handy in environment
      * variables, the text {@code name:sha256} or {@code name:sha256:group+group}.
      *
-     * @param name who holds the key, for logs and metrics
+     * @param name who holds the key, for logs and metrics; also the key's identity: runs and sessions belong to the
+     *     name (two entries with one name, a key being rotated, share them)
      * @param sha256 the hex SHA-256 of the key (the key itself is never stored); compared in constant time
-     * @param endpoints the endpoint groups the key may use (see {@link #ENDPOINT_GROUPS}); empty: all
+     * @param endpoints the endpoint groups the key may use (see {@link #ENDPOINT_GROUPS}); none: all; and
+     *     {@link #OPERATOR_GROUP} for a key that sees every run
      * @param rateLimitPerMinute this key's own rate limit, or null for {@code http.rateLimitPerMinute}
      */
     public record ApiKey(String name, String sha256, List<String> endpoints, Integer rateLimitPerMinute) {
@@ -161,16 +170,24 @@ public record HttpConfig(
             if (name == null || name.isBlank()) {
                 throw new IllegalArgumentException("http.auth.keys: every key needs a name");
             }
+            if (name.length() > 200 || name.chars().anyMatch(Character::isISOControl)) {
+                // the name is what the key's runs are recorded as
+                throw new IllegalArgumentException("http.auth.keys: a key's name must be at most 200 characters,"
+                        + " without control characters");
+            }
             if (sha256 == null || !HEX64.matcher(sha256).matches()) {
+
                 throw new IllegalArgumentException("http.auth.keys: key '" + name
                         + "' needs sha256 = the 64 hex digits of the key's SHA-256 (printf %s \"$KEY\" | sha256sum)");
             }
             sha256 = sha256.toLowerCase(Locale.ROOT);
             endpoints = endpoints == null ? List.of() : List.copyOf(endpoints);
             for (String group : endpoints) {
-                if (!ENDPOINT_GROUPS.contains(group)) {
+                if (!ENDPOINT_GROUPS.contains(group) && !group.equals(OPERATOR_GROUP)) {
+                    java.util.TreeSet<String> known = new java.util.TreeSet<>(ENDPOINT_GROUPS);
+                    known.add(OPERATOR_GROUP);
                     throw new IllegalArgumentException("http.auth.keys: key '" + name + "' names unknown endpoint group '"
-                            + group + "'; known: " + String.join(", ", new java.util.TreeSet<>(ENDPOINT_GROUPS)));
+                            + group + "'; known: " + String.join(", ", known));
                 }
             }
             if (rateLimitPerMinute != null && rateLimitPerMinute < 1) {
@@ -192,7 +209,18 @@ public record HttpConfig(
 
         /** Whether this key may use the endpoint group. */
         public boolean allows(String group) {
-            return endpoints.isEmpty() || endpoints.contains(group);
+            List<String> groups = groups();
+            return groups.isEmpty() || groups.contains(group);
+        }
+
+        /** The endpoint groups named, {@link #OPERATOR_GROUP} left out (empty: all). */
+        public List<String> groups() {
+            return endpoints.stream().filter(g -> !g.equals(OPERATOR_GROUP)).toList();
+        }
+
+        /** Whether this key sees and cancels every run, not only its own: it names {@link #OPERATOR_GROUP}. */
+        public boolean operator() {
+            return endpoints.contains(OPERATOR_GROUP);
         }
 
         @Override

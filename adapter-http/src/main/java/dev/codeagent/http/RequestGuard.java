@@ -1,6 +1,7 @@
 package dev.codeagent.http;
 
 import dev.codeagent.application.config.ConfigException;
+import dev.codeagent.application.run.Caller;
 import dev.codeagent.http.ProblemException.Type;
 import io.javalin.http.Context;
 import java.security.SecureRandom;
@@ -24,6 +25,10 @@ final class RequestGuard {
     static final String REQUEST_ID = "codeagent.requestId";
     /** The name of the API key a request was authorized with; absent when auth is off. */
     static final String KEY_NAME = "codeagent.keyName";
+    /** Who a request's caller is to the application (a {@link Caller}): its key, or, with auth off, an operator. */
+    static final String CALLER = "codeagent.caller";
+    /** With auth off every caller is the same one, on a trusted machine: it sees every run, and its runs are no one's. */
+    private static final Caller ANYONE = new Caller(null, true);
     private static final String STARTED = "codeagent.started";
     private static final Logger log = LoggerFactory.getLogger(RequestGuard.class);
     private static final Set<String> METHODS = Set.of("GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS");
@@ -110,6 +115,7 @@ final class RequestGuard {
         String address = ctx.req().getRemoteAddr();
         if (!http.auth().enabled()) {
             limit("address:" + address, http.rateLimitPerMinute());
+            ctx.attribute(CALLER, ANYONE);
             return;
         }
         Optional<Duration> blocked = rateLimits.exhausted("auth-failures:" + address, AUTH_FAILURES_PER_MINUTE);
@@ -131,11 +137,24 @@ final class RequestGuard {
         if (!key.get().allows(group)) {
             metrics.rejected("forbidden");
             throw new ProblemException(Type.FORBIDDEN, "the key '" + key.get().name() + "' may not use the " + group
-                    + " endpoints; it may use: " + String.join(", ", key.get().endpoints()));
+                    + " endpoints; it may use: " + String.join(", ", key.get().groups()));
         }
         int perMinute = key.get().rateLimitPerMinute() != null ? key.get().rateLimitPerMinute() : http.rateLimitPerMinute();
         limit("key:" + key.get().name(), perMinute);
         ctx.attribute(KEY_NAME, key.get().name());
+        ctx.attribute(CALLER, Caller.apiKey(key.get().name(), key.get().operator()));
+    }
+
+    /**
+     * The caller of a request that passed {@link #before}; a request that reached a handler without one is a bug
+     * (a route outside every group), and is refused rather than treated as anyone.
+     */
+    static Caller caller(Context ctx) {
+        Caller c = ctx.attribute(CALLER);
+        if (c == null) {
+            throw new IllegalStateException("no caller for " + ctx.path() + ": the route is outside every endpoint group");
+        }
+        return c;
     }
 
     private void authFailed(String address) {

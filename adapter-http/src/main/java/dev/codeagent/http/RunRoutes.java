@@ -2,6 +2,7 @@ package dev.codeagent.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.codeagent.application.run.Caller;
 import dev.codeagent.application.run.RunScheduler;
 import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.domain.solving.Run;
@@ -48,9 +49,10 @@ final class RunRoutes {
         ApiRequests.RunBody body = bodies.strict(ctx, ApiRequests.RunBody.class);
         Task task = requests.task(body);
         String id = SolveTask.newRunId();
-        Run run = runs.start(id, task);
+        Caller caller = RequestGuard.caller(ctx);
+        Run run = runs.start(caller, id, task);
         ctx.header("Location", "/v1/runs/" + id);
-        Router.json(ctx, 202, Views.run(runs.find(id).orElse(run)));
+        Router.json(ctx, 202, Views.run(runs.find(caller, id).orElse(run)));
     }
 
     private void listRuns(Context ctx) {
@@ -66,13 +68,14 @@ final class RunRoutes {
                 throw ProblemException.invalid("limit", "must be between 1 and 100, was " + limit);
             }
         }
+        Caller caller = RequestGuard.caller(ctx);
         String before = ctx.queryParam("before");
         if (before != null) {
-            if (!RUN_ID.matcher(before).matches() || runs.find(before).isEmpty()) {
+            if (!RUN_ID.matcher(before).matches() || runs.find(caller, before).isEmpty()) {
                 throw ProblemException.invalid("before", "no run with id '" + JsonBodies.abbreviate(before, 40) + "'");
             }
         }
-        List<Run> page = runs.recent(limit, before);
+        List<Run> page = runs.recent(caller, limit, before);
         ObjectNode body = Views.MAPPER.createObjectNode();
         ArrayNode list = body.putArray("runs");
         page.forEach(r -> list.add(Views.runSummary(r)));
@@ -92,25 +95,33 @@ final class RunRoutes {
         return id;
     }
 
+    /** The run named in the path, when the caller may see it; otherwise 404, the same as for no such run. */
+    private Run visible(Context ctx, String id) {
+        return runs.find(RequestGuard.caller(ctx), id)
+                .orElseThrow(() -> new ProblemException(Type.NOT_FOUND, "no run with id '" + id + "'"));
+    }
+
     private void getRun(Context ctx) {
         String id = runId(ctx);
-        Run run = runs.find(id).orElseThrow(() -> new ProblemException(Type.NOT_FOUND, "no run with id '" + id + "'"));
-        Router.json(ctx, 200, Views.run(run));
+        Router.json(ctx, 200, Views.run(visible(ctx, id)));
     }
 
     private void cancelRun(Context ctx) throws InterruptedException {
         String id = runId(ctx);
-        Optional<RunScheduler.Cancellation> cancelled = runs.cancel(id, Duration.ofSeconds(2));
+        Caller caller = RequestGuard.caller(ctx);
+        // looked up before anything is done: another caller's run is not found, and nothing is asked of it
+        visible(ctx, id);
+        Optional<RunScheduler.Cancellation> cancelled = runs.cancel(caller, id, Duration.ofSeconds(2));
         if (cancelled.isPresent()) {
             Router.json(ctx, cancelled.get().ended() ? 200 : 202, Views.run(cancelled.get().run()));
             return;
         }
-        Run run = runs.find(id).orElseThrow(() -> new ProblemException(Type.NOT_FOUND, "no run with id '" + id + "'"));
+        Run run = visible(ctx, id);
         if (run.status() == RunStatus.CANCELLED) {
             Router.json(ctx, 200, Views.run(run));
-        } else if (run.status() == RunStatus.RUNNING && runs.cancelElsewhere(id)) {
+        } else if (run.status() == RunStatus.RUNNING && runs.cancelElsewhere(caller, id)) {
             // queued, or worked by another process of a shared store: its worker is told and ends it
-            Router.json(ctx, 202, Views.run(runs.find(id).orElse(run)));
+            Router.json(ctx, 202, Views.run(runs.find(caller, id).orElse(run)));
         } else if (run.status() == RunStatus.RUNNING) {
             throw new ProblemException(Type.CONFLICT, "run '" + id + "' is not being worked on by this server");
         } else {
@@ -121,7 +132,7 @@ final class RunRoutes {
     private void events(Context ctx) {
         String id = runId(ctx);
         long lastId = lastEventId(ctx);
-        EventJournal journal = runs.journal(id).orElseThrow(() -> new ProblemException(Type.NOT_FOUND, "no run with id '" + id + "'"));
+        EventJournal journal = runs.journal(RequestGuard.caller(ctx), id).orElseThrow(() -> new ProblemException(Type.NOT_FOUND, "no run with id '" + id + "'"));
         if (journal.seenToTheEnd(lastId)) {
             // the replay is over and nothing will come: 204 is what makes an EventSource stop reconnecting
             ctx.status(204);

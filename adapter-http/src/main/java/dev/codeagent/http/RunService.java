@@ -1,8 +1,10 @@
 package dev.codeagent.http;
 
+import dev.codeagent.application.run.Caller;
 import dev.codeagent.application.run.RecoverInterruptedRuns;
 import dev.codeagent.application.run.RunRefusedException;
 import dev.codeagent.application.run.RunScheduler;
+import dev.codeagent.application.run.VisibleRuns;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunEvent;
 import dev.codeagent.domain.solving.RunLog;
@@ -19,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The HTTP side of the {@link RunScheduler}: keeps each run's event journal for streaming, counts runs
  * in the metrics, and says a refusal as a problem document. Scheduling, cancelling and stopping are
- * the scheduler's.
+ * the scheduler's; who may see or cancel a run is {@link VisibleRuns}'s: every look-up here names its
+ * {@link Caller}, and a run the caller may not see is one this service does not have.
  */
 final class RunService {
 
@@ -30,6 +33,7 @@ final class RunService {
 
     private final RunScheduler scheduler;
     private final RunLog runLog;
+    private final VisibleRuns visible;
     private final ApiMetrics metrics;
     private final Map<String, EventJournal> live = new ConcurrentHashMap<>();
     private final Map<String, EventJournal> recent = new LinkedHashMap<>(16, 0.75f, true) {
@@ -58,20 +62,22 @@ final class RunService {
         }
         this.scheduler = scheduler;
         this.runLog = runLog;
+        this.visible = new VisibleRuns(runLog, scheduler);
         this.metrics = metrics;
         this.queue = queue;
         this.queueRuns = queueRuns;
     }
 
     /**
-     * Starts the task under {@code id}; returns the run as first known.
+     * Starts the task under {@code id} as the caller's run; returns the run as first known.
      *
      * @throws ProblemException 503 when every run place is taken or the server is stopping
      */
-    Run start(String id, Task task) {
+    Run start(Caller caller, String id, Task task) {
+        String owner = caller.owner();
         if (queueRuns) {
-            // a front door only: the run waits in the shared store for a worker; its stream follows it there
-            Run queued = Run.started(id, task, java.time.Instant.now());
+            // a front door only: the run waits in the shared store for a worker, with its owner; its stream follows it there
+            Run queued = Run.started(id, task, java.time.Instant.now(), owner);
             queue.enqueue(queued);
             metrics.runStarted();
             return queued;
@@ -80,7 +86,7 @@ final class RunService {
         live.put(id, journal);
         Run run;
         try {
-            run = scheduler.start(id, task, event -> {
+            run = scheduler.start(id, task, owner, event -> {
                 journal.append(event);
                 if (event instanceof RunEvent.RunFinished) {
                     metrics.runFinished(((RunEvent.RunFinished) event).status());
@@ -104,17 +110,21 @@ final class RunService {
         return run;
     }
 
-    /** The run: from the store, or as just accepted. */
-    Optional<Run> find(String id) {
-        return scheduler.find(id);
+    /** The run, when the caller may see it: from the store, or as just accepted. */
+    Optional<Run> find(Caller caller, String id) {
+        return visible.find(caller, id);
     }
 
-    List<Run> recent(int limit, String before) {
-        return runLog.recent(limit, before);
+    /** The caller's runs (every run for an operator), newest first. */
+    List<Run> recent(Caller caller, int limit, String before) {
+        return visible.recent(caller, limit, before);
     }
 
-    /** The journal to stream: live, recently finished, or re-created from the store. */
-    Optional<EventJournal> journal(String id) {
+    /** The journal to stream, when the caller may see the run: live, recently finished, or re-created from the store. */
+    Optional<EventJournal> journal(Caller caller, String id) {
+        if (visible.find(caller, id).isEmpty()) {
+            return Optional.empty();
+        }
         EventJournal j = live.get(id);
         if (j != null) {
             return Optional.of(j);
@@ -196,16 +206,19 @@ final class RunService {
      * Cancels a run another process works on through the shared store (its worker is told at once); false where
      * there is no shared store or the run is not waiting or worked there.
      */
-    boolean cancelElsewhere(String id) {
-        return queue != null && queue.cancel(id, CANCELLED);
+    boolean cancelElsewhere(Caller caller, String id) {
+        return queue != null && visible.find(caller, id).isPresent() && queue.cancel(id, CANCELLED);
     }
 
     /**
      * Cancels a run this server is working on and waits up to {@code wait} for it to end.
      *
-     * @return empty when the run is not in progress here
+     * @return empty when the run is not in progress here, or the caller may not see it (then nothing is done)
      */
-    Optional<RunScheduler.Cancellation> cancel(String id, Duration wait) throws InterruptedException {
+    Optional<RunScheduler.Cancellation> cancel(Caller caller, String id, Duration wait) throws InterruptedException {
+        if (visible.find(caller, id).isEmpty()) {
+            return Optional.empty();
+        }
         return scheduler.cancel(id, CANCELLED, wait);
     }
 

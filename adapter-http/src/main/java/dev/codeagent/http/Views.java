@@ -78,6 +78,8 @@ final class Views {
         n.put("language", r.task().language().id());
         n.put("prompt", r.task().prompt());
         n.put("attemptCount", r.attempts().size());
+        // whose: shown only to that caller or to an operator, the only ones who see the run
+        n.put("owner", r.owner());
         ObjectNode links = n.putObject("links");
         links.put("self", "/v1/runs/" + r.id());
         links.put("events", "/v1/runs/" + r.id() + "/events");

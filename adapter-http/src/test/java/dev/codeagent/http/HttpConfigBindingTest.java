@@ -56,10 +56,37 @@ class HttpConfigBindingTest {
 
     @Test
     void rejectsAnUnknownEndpointGroupListingTheKnownOnes() {
-        assertThatThrownBy(() -> new ConfigLoader().parse("http: {auth: {keys: [{name: x, sha256: " + SHA + ", endpoints: [admin]}]}}"))
+        // "admin" names the operator group now (see below), so an unknown name stands in for it
+        assertThatThrownBy(() -> new ConfigLoader().parse("http: {auth: {keys: [{name: x, sha256: " + SHA + ", endpoints: [superuser]}]}}"))
                 .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("superuser")
                 .hasMessageContaining("admin")
                 .hasMessageContaining("executions, metrics, piston, runs");
+    }
+
+    @Test
+    void theAdminGroupMakesAnOperatorWithoutNarrowingOrWideningTheEndpoints() {
+        CodeAgentConfig config = new ConfigLoader().load(Optional.empty(),
+                Map.of("CODEAGENT_HTTP_AUTH_KEYS", "ops:" + SHA + ":runs+admin,root:" + SHA + ":admin,all:" + SHA
+                        + ",runner:" + SHA + ":runs", "CODEAGENT_CONFIG", emptyFile()), Map.of());
+        var keys = HttpConfig.from(config).auth().keys();
+        HttpConfig.ApiKey ops = keys.get(0);
+        assertThat(ops.operator()).isTrue();
+        assertThat(ops.allows("runs")).isTrue();
+        assertThat(ops.allows("executions")).as("admin is no endpoint group: runs+admin may use runs only").isFalse();
+        HttpConfig.ApiKey root = keys.get(1);
+        assertThat(root.operator()).isTrue();
+        assertThat(root.allows("runs")).isTrue();
+        assertThat(root.allows("executions")).as("only admin named: every group, as for a key naming none").isTrue();
+        assertThat(keys.get(2).operator()).as("a key naming no group may use every endpoint, but is no operator").isFalse();
+        assertThat(keys.get(3).operator()).isFalse();
+    }
+
+    @Test
+    void refusesAKeyNameThatCouldNotBeRecordedAsARunsOwner() {
+        assertThatThrownBy(() -> new ConfigLoader().parse("http: {auth: {keys: [{name: '" + "k".repeat(201) + "', sha256: " + SHA + "}]}}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("at most 200 characters");
     }
 
     @Test

@@ -27,12 +27,15 @@ import org.junit.jupiter.api.Test;
 @Tag("slow")
 class SharedStoreRunsIT {
 
+    /** Runs another front door took from the same key: they belong to it there as here. */
+    private static final String OWNER = "key:admin";
+
     @Test
     void streamsARunWorkedElsewhereAsItsWorkerRecordsIt() throws Exception {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         try (TestServer server = server(db); PostgresRunLog otherDoor = PostgresRunLog.open(db);
              PostgresRunLog worker = PostgresRunLog.open(db)) {
-            otherDoor.enqueue(Run.started("elsewhere", Task.of("say hi"), Instant.now()));
+            otherDoor.enqueue(Run.started("elsewhere", Task.of("say hi"), Instant.now(), OWNER));
             assertThat(worker.claim()).map(c -> c.run().id()).contains("elsewhere");
             try (SseReader sse = new SseReader(server, "elsewhere", TestServer.ADMIN_KEY, null)) {
                 assertThat(sse.response.statusCode()).isEqualTo(200);
@@ -63,13 +66,13 @@ class SharedStoreRunsIT {
              PostgresRunLog worker = PostgresRunLog.open(db)) {
             BlockingQueue<String> told = new LinkedBlockingQueue<>();
             try (AutoCloseable watch = worker.onCancel((id, why) -> told.add(id + ": " + why))) {
-                otherDoor.enqueue(Run.started("held", Task.of("y"), Instant.now()));
+                otherDoor.enqueue(Run.started("held", Task.of("y"), Instant.now(), OWNER));
                 assertThat(worker.claim()).map(c -> c.run().id()).contains("held");
                 HttpResponse<String> r = server.delete("/v1/runs/held", TestServer.ADMIN_KEY);
                 assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
                 assertThat(told.poll(5, TimeUnit.SECONDS)).isEqualTo("held: cancelled");
             }
-            otherDoor.enqueue(Run.started("waiting", Task.of("z"), Instant.now()));
+            otherDoor.enqueue(Run.started("waiting", Task.of("z"), Instant.now(), OWNER));
             HttpResponse<String> r = server.delete("/v1/runs/waiting", TestServer.ADMIN_KEY);
             assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
             assertThat(TestServer.json(r).get("status").asText()).as("a waiting run ends at once").isEqualTo("CANCELLED");

@@ -353,9 +353,11 @@ public final class CodeAgentKernel extends BaseKernel {
         out.stdout("codeagent: run " + runId + ", up to " + task.maxAttempts() + " attempt" + (task.maxAttempts() == 1 ? "" : "s")
                 + " in the " + a.sandbox().tier() + " sandbox" + (tests != null ? ", judged by the tests of %%tests" : "")
                 + "\n");
+        // the kernel runs as the notebook's user: its runs are theirs, as 'codeagent solve' runs are
+        String owner = dev.codeagent.application.run.Caller.localUser().owner();
         Future<Run> work = worker.submit(() -> inSession
-                ? solveTask.solveInSession(runId, task, event -> progress(event, task, out), () -> StopReason.CANCELLED, shared)
-                : solveTask.solve(runId, task, event -> progress(event, task, out), () -> StopReason.CANCELLED));
+                ? solveTask.solveInSession(runId, task, owner, event -> progress(event, task, out), () -> StopReason.CANCELLED, shared)
+                : solveTask.solve(runId, task, owner, event -> progress(event, task, out), () -> StopReason.CANCELLED));
         solving = work;
         Run run;
         try {

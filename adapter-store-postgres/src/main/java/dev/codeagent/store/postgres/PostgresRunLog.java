@@ -63,7 +63,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
     /** The most runs {@link #recent} returns at once. */
     public static final int MAX_PAGE = 1000;
 
-    private static final String RUN_COLUMNS = "id, task, status, started_at, ended_at, reason";
+    private static final String RUN_COLUMNS = "id, task, status, started_at, ended_at, reason, started_by";
 
     private final PostgresDatabase db;
     private final boolean ownsDatabase;
@@ -109,7 +109,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
         BigDecimal endedAt = run.endedAt() == null ? null : seconds(run.endedAt());
         db.transaction("record run " + run.id(), (c, retry) -> {
             try (PreparedStatement s = c.prepareStatement("INSERT INTO runs (id, prompt, language, task, status,"
-                    + " started_at, ended_at, reason, owner_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                    + " started_at, ended_at, reason, owner_id, started_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                     + " ON CONFLICT (id) DO NOTHING")) {
                 s.setString(1, run.id());
                 s.setString(2, run.task().prompt());
@@ -120,6 +120,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
                 s.setBigDecimal(7, endedAt);
                 s.setString(8, run.reason());
                 s.setObject(9, db.ownerId());
+                s.setString(10, run.owner());
                 if (s.executeUpdate() == 0) {
                     if (retry > 0 && ownedTask(c, run.id(), task)) {
                         return null; // our own insert, committed before the connection broke
@@ -206,9 +207,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
      */
     @Override
     public List<Run> recent(int limit, String beforeId) {
-        if (limit < 1 || limit > MAX_PAGE) {
-            throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
-        }
+        checkLimit(limit);
         return db.transaction("list runs", (c, retry) -> {
             if (beforeId == null) {
                 return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs ORDER BY started_at DESC, id DESC LIMIT ?",
@@ -218,6 +217,30 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
                     + " WHERE (started_at, id) < (SELECT started_at, id FROM runs WHERE id = ?)"
                     + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(beforeId, limit));
         });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Filtered in the query, so a page is as full as the owner's runs allow; an unknown {@code beforeId},
+     * or another owner's, gives an empty page.
+     */
+    @Override
+    public List<Run> recentOwnedBy(String owner, int limit, String beforeId) {
+        Objects.requireNonNull(owner, "owner");
+        checkLimit(limit);
+        return db.transaction("list runs", (c, retry) -> beforeId == null
+                ? runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE started_by = ?"
+                        + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(owner, limit))
+                : runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE started_by = ?"
+                        + " AND (started_at, id) < (SELECT started_at, id FROM runs WHERE id = ? AND started_by = ?)"
+                        + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(owner, beforeId, owner, limit)));
+    }
+
+    private static void checkLimit(int limit) {
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
+        }
     }
 
     /**
@@ -652,7 +675,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
                     rows.add(new RunRow(r.getString(1), r.getString(2), r.getString(3), r.getBigDecimal(4),
-                            r.getBigDecimal(5), r.getString(6)));
+                            r.getBigDecimal(5), r.getString(6), r.getString(7)));
                 }
             }
         }
@@ -684,14 +707,15 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
     }
 
     /** A runs row before its attempts are joined. */
-    private record RunRow(String id, String task, String status, BigDecimal startedAt, BigDecimal endedAt, String reason) {
+    private record RunRow(String id, String task, String status, BigDecimal startedAt, BigDecimal endedAt, String reason,
+            String owner) {
     }
 
     private Run toRun(RunRow row, List<Attempt> attempts) {
         try {
             Task task = json.task(row.task());
             return new Run(row.id(), task, RunStatus.valueOf(row.status()), attempts, instant(row.startedAt()),
-                    row.endedAt() == null ? null : instant(row.endedAt()), row.reason());
+                    row.endedAt() == null ? null : instant(row.endedAt()), row.reason(), row.owner());
         } catch (JsonProcessingException | RuntimeException e) {
             throw unreadable("run " + row.id(), e);
         }

@@ -121,6 +121,54 @@ class PostgresRunLogTest {
     }
 
     @Test
+    void readsRowsFromBeforeOwnersWereKeptAsBelongingToNoOne() throws Exception {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        // the schema as the previous release left it, with a run in it
+        org.flywaydb.core.Flyway.configure().dataSource(config.jdbcUrl(), config.user(), "")
+                .locations("classpath:db/codeagent-postgres").table("codeagent_schema_history").target("4").load().migrate();
+        String task = new dev.codeagent.application.store.RunJson().write(Task.of("from before"));
+        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), "");
+             PreparedStatement s = c.prepareStatement("INSERT INTO runs (id, prompt, language, task, status, started_at, ended_at)"
+                     + " VALUES ('before', 'from before', 'python', ?, 'SOLVED', 1741064767.123456789, 1741064768)")) {
+            s.setString(1, task);
+            s.executeUpdate();
+        }
+
+        try (PostgresRunLog log = PostgresRunLog.open(config)) {
+            Run before = log.find("before").orElseThrow();
+            assertThat(before.owner()).isNull();
+            assertThat(before.status()).isEqualTo(RunStatus.SOLVED);
+            log.started(Run.started("after", Task.of("x"), T0, "key:alice"));
+            assertThat(log.recentOwnedBy("key:alice", 10, null)).extracting(Run::id).containsExactly("after");
+            assertThat(log.recent(10, null)).extracting(Run::id).containsExactlyInAnyOrder("before", "after");
+        }
+        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), "");
+             PreparedStatement s = c.prepareStatement("SELECT id, started_by FROM runs ORDER BY id");
+             ResultSet r = s.executeQuery()) {
+            assertThat(r.next()).isTrue();
+            assertThat(List.of(r.getString(1), r.getString(2))).containsExactly("after", "key:alice");
+            assertThat(r.next()).isTrue();
+            assertThat(r.getString(1)).isEqualTo("before");
+            assertThat(r.getString(2)).isNull();
+        }
+    }
+
+    @Test
+    void aQueuedRunReachesItsWorkerWithItsOwner() {
+        PostgresStoreConfig config = TestCluster.get().freshDatabase();
+        try (PostgresRunLog door = PostgresRunLog.open(config); PostgresRunLog worker = PostgresRunLog.open(config)) {
+            door.enqueue(Run.started("queued", Task.of("x"), T0, "key:alice"));
+            var claim = worker.claim().orElseThrow();
+            assertThat(claim.run().owner()).isEqualTo("key:alice");
+            worker.attemptFinished("queued", printed(1, "1\n"));
+            worker.ended("queued", RunStatus.SOLVED, T0.plusSeconds(1), null);
+            worker.finished("queued");
+            assertThat(door.find("queued").orElseThrow().owner()).isEqualTo("key:alice");
+            assertThat(door.recentOwnedBy("key:alice", 10, null)).extracting(Run::id).containsExactly("queued");
+        }
+    }
+
+    @Test
     void usesItsClockForRunsItMarks() {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
         Instant fixed = Instant.parse("2030-01-01T00:00:00Z");

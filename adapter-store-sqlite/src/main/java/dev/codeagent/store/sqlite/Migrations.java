@@ -44,7 +44,13 @@ final class Migrations {
                     // See ProcessOwner for what the columns hold.
                     "ALTER TABLE runs ADD COLUMN owner_boot_id TEXT",
                     "ALTER TABLE runs ADD COLUMN owner_pid INTEGER",
-                    "ALTER TABLE runs ADD COLUMN owner_start TEXT")));
+                    "ALTER TABLE runs ADD COLUMN owner_start TEXT")),
+            new Migration(3, "whose each run is", List.of(
+                    // Run.owner: the caller the run belongs to (key:NAME, local:USER), not the process
+                    // working it (owner_*). Rows from before this step belong to no one: only an operator
+                    // sees them. Listing one caller's runs is by this column, newest first.
+                    "ALTER TABLE runs ADD COLUMN started_by TEXT",
+                    "CREATE INDEX runs_by_started_by ON runs (started_by, started_at DESC, id DESC)")));
 
     static final int LATEST = ALL.get(ALL.size() - 1).version();
 

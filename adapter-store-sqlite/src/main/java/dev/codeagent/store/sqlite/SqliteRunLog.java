@@ -72,7 +72,7 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
     private static final Instant EARLIEST = LocalDate.of(0, 1, 1).atStartOfDay(ZoneOffset.UTC).toInstant();
     private static final Instant LATEST = LocalDate.of(10000, 1, 1).atStartOfDay(ZoneOffset.UTC).toInstant().minusNanos(1);
 
-    private static final String RUN_COLUMNS = "id, task, status, started_at, ended_at, reason";
+    private static final String RUN_COLUMNS = "id, task, status, started_at, ended_at, reason, started_by";
 
     private final Path file;
     private final Clock clock;
@@ -166,8 +166,8 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
                 throw new IllegalStateException("run " + run.id() + " exists already");
             }
             try (PreparedStatement s = c.prepareStatement("INSERT INTO runs (id, prompt, language, task, status,"
-                    + " started_at, ended_at, reason, owner_boot_id, owner_pid, owner_start)"
-                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
+                    + " started_at, ended_at, reason, owner_boot_id, owner_pid, owner_start, started_by)"
+                    + " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")) {
                 s.setString(1, run.id());
                 s.setString(2, run.task().prompt());
                 s.setString(3, run.task().language().id());
@@ -179,6 +179,7 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
                 s.setString(9, owner.bootId());
                 s.setLong(10, owner.pid());
                 s.setString(11, owner.start());
+                s.setString(12, run.owner());
                 s.executeUpdate();
             }
             for (int i = 0; i < attempts.size(); i++) {
@@ -252,9 +253,7 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
      */
     @Override
     public List<Run> recent(int limit, String beforeId) {
-        if (limit < 1 || limit > MAX_PAGE) {
-            throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
-        }
+        checkLimit(limit);
         return read("list runs", c -> {
             if (beforeId == null) {
                 return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs ORDER BY started_at DESC, id DESC LIMIT ?",
@@ -267,6 +266,30 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
                     + " WHERE (started_at, id) < (SELECT started_at, id FROM runs WHERE id = ?)"
                     + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(beforeId, limit));
         });
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Filtered in the query, so a page is as full as the owner's runs allow; an unknown {@code beforeId},
+     * or another owner's, gives an empty page.
+     */
+    @Override
+    public List<Run> recentOwnedBy(String owner, int limit, String beforeId) {
+        Objects.requireNonNull(owner, "owner");
+        checkLimit(limit);
+        return read("list runs", c -> beforeId == null
+                ? runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE started_by = ?"
+                        + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(owner, limit))
+                : runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE started_by = ?"
+                        + " AND (started_at, id) < (SELECT started_at, id FROM runs WHERE id = ? AND started_by = ?)"
+                        + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(owner, beforeId, owner, limit)));
+    }
+
+    private static void checkLimit(int limit) {
+        if (limit < 1 || limit > MAX_PAGE) {
+            throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
+        }
     }
 
     /**
@@ -539,7 +562,7 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
             try (ResultSet r = s.executeQuery()) {
                 while (r.next()) {
                     RunRow row = new RunRow(r.getString(1), r.getString(2), r.getString(3), r.getString(4),
-                            r.getString(5), r.getString(6));
+                            r.getString(5), r.getString(6), r.getString(7));
                     rows.put(row.id(), row);
                 }
             }
@@ -590,14 +613,15 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
     }
 
     /** A runs row before its attempts are joined. */
-    private record RunRow(String id, String task, String status, String startedAt, String endedAt, String reason) {
+    private record RunRow(String id, String task, String status, String startedAt, String endedAt, String reason,
+            String owner) {
     }
 
     private Run toRun(RunRow row, List<Attempt> attempts) {
         try {
             Task task = json.task(row.task());
             return new Run(row.id(), task, RunStatus.valueOf(row.status()), attempts, Instant.parse(row.startedAt()),
-                    row.endedAt() == null ? null : Instant.parse(row.endedAt()), row.reason());
+                    row.endedAt() == null ? null : Instant.parse(row.endedAt()), row.reason(), row.owner());
         } catch (JsonProcessingException | RuntimeException e) {
             throw unreadable("run " + row.id(), e);
         }

@@ -344,6 +344,49 @@ class SqliteRunLogTest {
         assertThat(pragma(old, "integrity_check")).isEqualTo("ok");
     }
 
+    @Test
+    void migratesAVersionTwoFileWhoseRunsThenBelongToNoOne() throws Exception {
+        Path old = dir.resolve("v2.db");
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + old); Statement s = c.createStatement()) {
+            for (Migrations.Migration m : Migrations.ALL.subList(0, 2)) {
+                for (String sql : m.statements()) {
+                    s.execute(sql);
+                }
+            }
+            s.execute("PRAGMA user_version = 2");
+            try (PreparedStatement p = c.prepareStatement("INSERT INTO runs (id, prompt, language, task, status, started_at,"
+                    + " ended_at) VALUES ('before', ?, 'python', ?, 'SOLVED', '2025-03-04T05:06:07.123456789Z',"
+                    + " '2025-03-04T05:06:08.000000000Z')")) {
+                p.setString(1, Samples.bareTask().prompt());
+                p.setString(2, new RunJson().write(Samples.bareTask()));
+                p.executeUpdate();
+            }
+        }
+
+        try (SqliteRunLog migrated = SqliteRunLog.open(old)) {
+            assertThat(column(old, "SELECT name FROM pragma_table_info('runs') WHERE name = 'started_by'")).containsExactly("started_by");
+            Run before = migrated.find("before").orElseThrow();
+            assertThat(before.owner()).isNull();
+            assertThat(before.status()).isEqualTo(RunStatus.SOLVED);
+            migrated.started(Run.started("after", Samples.bareTask(), Samples.T0, "local:alice"));
+
+            assertThat(migrated.recentOwnedBy("local:alice", 10, null)).extracting(Run::id).containsExactly("after");
+            assertThat(migrated.recent(10, null)).extracting(Run::id).containsExactlyInAnyOrder("before", "after");
+        }
+        assertThat(column(old, "SELECT coalesce(started_by, '<none>') FROM runs ORDER BY id")).containsExactly("local:alice", "<none>");
+    }
+
+    @Test
+    void keepsTheOwnerInItsOwnColumnAsGiven() throws Exception {
+        // an owner is matched exactly: no case folding, no LIKE wildcards
+        log.started(Run.started("pct", Samples.bareTask(), Samples.T0, "key:%"));
+        log.started(Run.started("upper", Samples.bareTask(), Samples.T0, "key:ALICE"));
+        assertThat(column(db, "SELECT started_by FROM runs ORDER BY id")).containsExactly("key:%", "key:ALICE");
+        assertThat(log.recentOwnedBy("key:alice", 10, null)).isEmpty();
+        assertThat(log.recentOwnedBy("key:%", 10, null)).extracting(Run::id).containsExactly("pct");
+        assertThat(log.find("upper").orElseThrow().owner()).isEqualTo("key:ALICE");
+    }
+
     // ---- concurrency
 
     @Test

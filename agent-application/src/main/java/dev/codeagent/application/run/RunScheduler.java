@@ -77,13 +77,18 @@ public final class RunScheduler {
      * @throws RunRefusedException when every place is taken or the scheduler is stopping
      */
     public Run start(String id, Task task, RunListener listener) {
+        return start(id, task, null, listener);
+    }
+
+    /** As {@link #start(String, Task, RunListener)}, the run recorded as {@code owner}'s (null: no one's). */
+    public Run start(String id, Task task, String owner, RunListener listener) {
         Objects.requireNonNull(id, "id");
         Objects.requireNonNull(task, "task");
         Objects.requireNonNull(listener, "listener");
         if (!accepting) {
             throw new RunRefusedException(RunRefusedException.Why.STOPPING, "the scheduler is stopping; no new runs");
         }
-        ActiveRun run = new ActiveRun(id, task, clock.instant(), listener);
+        ActiveRun run = new ActiveRun(id, task, Run.checkOwner(owner), clock.instant(), listener);
         if (active.putIfAbsent(id, run) != null) {
             throw new IllegalArgumentException("a run with id '" + id + "' is already going");
         }
@@ -101,7 +106,7 @@ public final class RunScheduler {
     private void work(ActiveRun run) {
         run.attach(Thread.currentThread());
         try {
-            solveTask.solve(run.id, run.task, run::hear, run::stopReason);
+            solveTask.solve(run.id, run.task, run.owner, run::hear, run::stopReason);
         } catch (RuntimeException | Error e) {
             // a failing store, a cancellation surfacing as an exception, or a bug: the run must still end,
             // for the listener and, where the store can take it, in the store
@@ -188,6 +193,7 @@ public final class RunScheduler {
     private static final class ActiveRun {
         final String id;
         final Task task;
+        final String owner;
         final Instant startedAt;
         final CountDownLatch done = new CountDownLatch(1);
         private final RunListener listener;
@@ -196,9 +202,10 @@ public final class RunScheduler {
         private boolean ended;
         private boolean finishHeard;
 
-        ActiveRun(String id, Task task, Instant startedAt, RunListener listener) {
+        ActiveRun(String id, Task task, String owner, Instant startedAt, RunListener listener) {
             this.id = id;
             this.task = task;
+            this.owner = owner;
             this.startedAt = startedAt;
             this.listener = listener;
         }
@@ -247,7 +254,7 @@ public final class RunScheduler {
         }
 
         Run placeholder() {
-            return Run.started(id, task, startedAt);
+            return Run.started(id, task, startedAt, owner);
         }
     }
 }

@@ -125,12 +125,20 @@ public final class SolveTask {
      * (a user's cancel, the process stopping), the loop does not.
      */
     public Run solve(String runId, Task task, RunListener listener, Supplier<StopReason> whenStopped) {
+        return solve(runId, task, null, listener, whenStopped);
+    }
+
+    /**
+     * As {@link #solve(String, Task, RunListener, Supplier)}, the run recorded as {@code owner}'s (see
+     * {@link Run#owner}; null: no one's, and only an operator sees it).
+     */
+    public Run solve(String runId, Task task, String owner, RunListener listener, Supplier<StopReason> whenStopped) {
         Objects.requireNonNull(whenStopped, "whenStopped");
         Objects.requireNonNull(task, "task");
         RunListener events = safe(Objects.requireNonNull(listener, "listener"));
         Instant started = clock.instant();
         Instant deadline = started.plus(config.runTimeout());
-        Run run = Run.started(runId, task, started);
+        Run run = Run.started(runId, task, started, owner);
         runLog.started(run);
         events.on(new RunEvent.RunStarted(runId, started, task));
         return work(run, events, whenStopped, deadline, null);
@@ -147,6 +155,12 @@ public final class SolveTask {
      */
     public Run solveInSession(String runId, Task task, RunListener listener, Supplier<StopReason> whenStopped,
             dev.codeagent.domain.session.Session session) {
+        return solveInSession(runId, task, null, listener, whenStopped, session);
+    }
+
+    /** As {@link #solveInSession(String, Task, RunListener, Supplier, dev.codeagent.domain.session.Session)}, the run {@code owner}'s. */
+    public Run solveInSession(String runId, Task task, String owner, RunListener listener, Supplier<StopReason> whenStopped,
+            dev.codeagent.domain.session.Session session) {
         Objects.requireNonNull(session, "session");
         Objects.requireNonNull(whenStopped, "whenStopped");
         Objects.requireNonNull(task, "task");
@@ -155,7 +169,7 @@ public final class SolveTask {
         }
         RunListener events = safe(Objects.requireNonNull(listener, "listener"));
         Instant started = clock.instant();
-        Run run = Run.started(runId, task, started);
+        Run run = Run.started(runId, task, started, owner);
         runLog.started(run);
         events.on(new RunEvent.RunStarted(runId, started, task));
         return work(run, events, whenStopped, started.plus(config.runTimeout()), new SessionWorkspace(session));

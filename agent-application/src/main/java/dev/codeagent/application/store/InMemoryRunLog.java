@@ -64,11 +64,21 @@ public final class InMemoryRunLog implements RunLog {
     }
 
     @Override
-    public synchronized List<Run> recent(int limit, String beforeId) {
+    public List<Run> recent(int limit, String beforeId) {
+        return page(limit, beforeId, r -> true);
+    }
+
+    @Override
+    public List<Run> recentOwnedBy(String owner, int limit, String beforeId) {
+        Objects.requireNonNull(owner, "owner");
+        return page(limit, beforeId, r -> owner.equals(r.owner()));
+    }
+
+    private synchronized List<Run> page(int limit, String beforeId, java.util.function.Predicate<Run> which) {
         if (limit < 1 || limit > MAX_PAGE) {
             throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
         }
-        List<Run> all = new ArrayList<>(runs.values());
+        List<Run> all = new ArrayList<>(runs.values().stream().filter(which).toList());
         all.sort(Comparator.comparing(Run::startedAt).thenComparing(Run::id).reversed());
         int from = 0;
         if (beforeId != null) {

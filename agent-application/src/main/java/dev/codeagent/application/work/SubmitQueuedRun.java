@@ -31,7 +31,12 @@ public final class SubmitQueuedRun {
 
     /** Queues the task as a new run; returns it as recorded (RUNNING, no attempts). */
     public Run submit(Task task) {
-        Run run = Run.started(SolveTask.newRunId(), Objects.requireNonNull(task, "task"), clock.instant());
+        return submit(task, null);
+    }
+
+    /** Queues the task as a new run of {@code owner}'s (null: no one's), which its worker keeps; returns it as recorded. */
+    public Run submit(Task task, String owner) {
+        Run run = Run.started(SolveTask.newRunId(), Objects.requireNonNull(task, "task"), clock.instant(), owner);
         queue.enqueue(run);
         return run;
     }

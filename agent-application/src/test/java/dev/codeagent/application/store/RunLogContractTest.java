@@ -220,6 +220,43 @@ public abstract class RunLogContractTest {
                 .hasMessage("limit must be between 1 and 1000, was 1001");
     }
 
+    // ---- owners
+
+    @Test
+    void keepsEachRunsOwnerThroughEveryCallAndNoneForARunWithout() {
+        log.started(Run.started("alices", taskWithTests(), T0, "key:alice"));
+        log.started(Run.started("nobodys", task(), T0));
+        log.attemptFinished("alices", noCode(1));
+        log.ended("alices", RunStatus.FAILED, T0.plusSeconds(1), null);
+
+        assertThat(log.find("alices")).contains(Run.started("alices", taskWithTests(), T0, "key:alice")
+                .withAttempt(noCode(1)).ended(RunStatus.FAILED, T0.plusSeconds(1), null));
+        assertThat(log.find("nobodys").orElseThrow().owner()).isNull();
+        assertThat(log.recent(10, null)).extracting(Run::owner).containsExactlyInAnyOrder("key:alice", null);
+    }
+
+    @Test
+    void listsOnlyTheOwnersRunsInFullPages() {
+        for (int i = 0; i < 12; i++) {
+            // interleaved, so that a page filtered after reading would come out short
+            log.started(Run.started("a" + i, task(), T0.plusMillis(2 * i), "key:alice"));
+            log.started(Run.started("b" + i, task(), T0.plusMillis(2 * i + 1), "key:bob"));
+        }
+        log.started(Run.started("none", task(), T0.plusSeconds(5)));
+        // an owner that only looks like another in a LIKE or a prefix match
+        log.started(Run.started("lookalike", task(), T0.plusSeconds(6), "key:alice2"));
+
+        List<Run> first = log.recentOwnedBy("key:alice", 5, null);
+        assertThat(first).extracting(Run::id).containsExactly("a11", "a10", "a9", "a8", "a7");
+        assertThat(log.recentOwnedBy("key:alice", 5, "a7")).extracting(Run::id).containsExactly("a6", "a5", "a4", "a3", "a2");
+        assertThat(log.recentOwnedBy("key:alice", 5, "a2")).extracting(Run::id).containsExactly("a1", "a0");
+        assertThat(log.recentOwnedBy("key:bob", 100, null)).hasSize(12).allMatch(r -> r.owner().equals("key:bob"));
+        assertThat(log.recentOwnedBy("key:carol", 10, null)).isEmpty();
+        // a cursor that names someone else's run gives nothing of theirs away
+        assertThat(log.recentOwnedBy("key:alice", 10, "b5")).isEmpty();
+        assertThat(log.recent(100, null)).hasSize(26);
+    }
+
     // ---- interrupted runs
 
     @Test

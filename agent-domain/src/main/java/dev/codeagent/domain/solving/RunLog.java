@@ -9,7 +9,7 @@ import java.util.Optional;
  */
 public interface RunLog {
 
-    /** Records a new run (status RUNNING, no attempts). */
+    /** Records a new run (status RUNNING, no attempts), with its owner. */
     void started(Run run);
 
     /** Appends one finished attempt to a RUNNING run. */
@@ -26,6 +26,13 @@ public interface RunLog {
      * {@code beforeId} when that is not null (for paging).
      */
     List<Run> recent(int limit, String beforeId);
+
+    /**
+     * As {@link #recent}, only the runs whose {@linkplain Run#owner owner} is {@code owner}: a page of
+     * one caller's runs is as full as the store has them, and {@code beforeId} must name one of that
+     * caller's runs (another gives an empty page).
+     */
+    List<Run> recentOwnedBy(String owner, int limit, String beforeId);
 
     /**
      * Marks as ERROR, with the given reason, the runs still RUNNING whose owning process (the one that

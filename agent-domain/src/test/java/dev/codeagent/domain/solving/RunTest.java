@@ -33,6 +33,23 @@ class RunTest {
     }
 
     @Test
+    void keepsItsOwnerThroughAttemptsAndItsEnd() {
+        Attempt a = new Attempt(1, "reply", "code", null, Verdict.of(Verdict.Kind.WRONG_ANSWER, "x"), "fb",
+                Duration.ZERO, Duration.ZERO);
+        Run run = Run.started("r1", Task.of("p"), t0, "key:alice").withAttempt(a).ended(RunStatus.FAILED, t0, null);
+        assertThat(run.owner()).isEqualTo("key:alice");
+        assertThat(Run.started("r2", Task.of("p"), t0).owner()).isNull();
+    }
+
+    @Test
+    void refusesAnOwnerThatCouldNotBeShownOrStoredAsOneLine() {
+        assertThatThrownBy(() -> Run.started("r", Task.of("p"), t0, " ")).hasMessageContaining("owner");
+        assertThatThrownBy(() -> Run.started("r", Task.of("p"), t0, "key:a\nkey:b")).hasMessageContaining("owner");
+        assertThatThrownBy(() -> Run.started("r", Task.of("p"), t0, "k".repeat(Run.MAX_OWNER_LENGTH + 1)))
+                .hasMessageContaining("owner");
+    }
+
+    @Test
     void taskValidatesPromptAndBudget() {
         assertThatThrownBy(() -> Task.of(" ")).hasMessageContaining("prompt");
         assertThatThrownBy(() -> Task.of("p").withMaxAttempts(0)).hasMessageContaining("maxAttempts");
