@@ -223,6 +223,25 @@ class SplitJudgeScriptsIT {
     }
 
     /**
+     * The differential check on a fixed subset of its corpus (references and mutants of HumanEval and MBPP; the whole
+     * corpus, 2,149 completions, is judged by running judge-check/differential.py without --limit): the split judge
+     * and one plain process agree, but for the listed disagreements (judge-check/differential-known.txt).
+     */
+    @Test
+    void theSplitJudgeAgreesWithOneProcessOnASubsetOfTheDifferentialCorpus() throws Exception {
+        Path data = dataset();
+        Path dir = Path.of(SplitJudgeScriptsIT.class.getResource("/judge-check").toURI());
+        Process p = new ProcessBuilder(PYTHON, dir.resolve("differential.py").toString(), "--scripts", scripts.toString(),
+                "--data", data.toString(), "--limit", "150", "--known", dir.resolve("differential-known.txt").toString())
+                .redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(15, TimeUnit.MINUTES)).isTrue();
+        assertThat(out).as(out).contains("differential: 150 completions").contains("0 of them unexplained");
+        assertThat(p.exitValue()).as(out).isZero();
+    }
+
+    /**
      * As root only: each attack's candidate under bubblewrap and a uid of its own, the judge under another,
      * as the tiers run them. (Unconfined, the host's own files are in reach: a copy of the HumanEval tests
      * anywhere on disk is a lookup table, which no judge design can hide.)
