@@ -121,6 +121,12 @@ final class ExecCommand implements Callable<Integer> {
                 live.cancel();
                 return interrupted(started);
             }
+            // Ctrl-C on a terminal reaches the sandboxed program too (one process group): it may end of SIGINT
+            // just before this command hears of it
+            if (Thread.currentThread().isInterrupted()
+                    || cli.context().stdinTerminal() && Integer.valueOf(2).equals(execution.signal())) {
+                return interrupted(started);
+            }
             show(execution, request, true);
             return ExitStatus.of(execution);
         }
@@ -128,10 +134,16 @@ final class ExecCommand implements Callable<Integer> {
 
     /** Ctrl-C or SIGTERM: what the program wrote has been passed on already; one line says when it stopped. */
     private int interrupted(long started) {
+        // the flag is spent: the program is stopped. Writing with it set would close the background process's
+        // channel to the client (an interrupted channel write), and the line would never arrive
+        Thread.interrupted();
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         out.flush();
-        err.println();
+        if (cli.context().stdinTerminal()) {
+            // past the terminal's "^C"
+            err.println();
+        }
         err.printf(java.util.Locale.ROOT, "codeagent: interrupted after %.1f s%n", (System.nanoTime() - started) / 1e9);
         err.flush();
         return ExitStatus.INTERRUPTED;
