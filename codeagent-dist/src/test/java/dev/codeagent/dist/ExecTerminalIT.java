@@ -35,10 +35,12 @@ class ExecTerminalIT {
      * text to the terminal once its trigger has appeared in the output; prints {events: [[seconds, text]…], status}.
      */
     private static final String DRIVER = """
-            import json, os, pty, select, sys, time
+            import json, os, pty, select, signal, sys, time
             argv = json.loads(sys.argv[1]); actions = json.loads(sys.argv[2])
             pid, fd = pty.fork()
             if pid == 0:
+                # as a login terminal has it: a build started in the background may have left SIGINT ignored
+                signal.signal(signal.SIGINT, signal.SIG_DFL)
                 os.execvp(argv[0], argv)
             t0 = time.time(); events = []; seen = b""
             while True:
