@@ -28,14 +28,13 @@ class InterruptedEvalIT {
 
     @Test
     void anInterruptedEvaluationSaysWhatWasJudgedAndWhereItIs() throws Exception {
-        List<String> problems = new ArrayList<>();
+        List<String> problems = Files.readAllLines(Datasets.humanEval()).subList(0, 12);
         List<String> samples = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
-            problems.add(JSON.writeValueAsString(Map.of("task_id", "T/" + i, "prompt", "def f():\n",
-                    "canonical_solution", "    return 1\n", "test", "def check(c):\n    assert c() == 1\n", "entry_point", "f")));
             // the first two are judged at once (one passes, one fails); the rest sleep until they are stopped
-            String completion = i == 0 ? "    return 1\n" : i == 1 ? "    return 2\n" : "    import time\n    time.sleep(60)\n";
-            samples.add(JSON.writeValueAsString(Map.of("task_id", "T/" + i, "completion", completion)));
+            String completion = i == 0 ? JSON.readTree(problems.get(0)).get("canonical_solution").asText()
+                    : i == 1 ? "    return None\n" : "    import time\n    time.sleep(60)\n";
+            samples.add(JSON.writeValueAsString(Map.of("task_id", "HumanEval/" + i, "completion", completion)));
         }
         Path problemFile = Files.write(dir.resolve("problems.jsonl"), problems);
         Path sampleFile = Files.write(dir.resolve("samples.jsonl"), samples);
@@ -64,7 +63,7 @@ class InterruptedEvalIT {
         assertThat(lines).hasSize(2);
         for (String line : lines) {
             JsonNode n = JSON.readTree(line);
-            boolean passed = n.get("task_id").asText().equals("T/0");
+            boolean passed = n.get("task_id").asText().equals("HumanEval/0");
             assertThat(n.get("passed").asBoolean()).isEqualTo(passed);
             assertThat(n.get("result").asText()).as(line).startsWith(passed ? "passed" : "failed: AssertionError");
         }
