@@ -115,7 +115,19 @@ public final class CodeAgentCli implements Runnable {
         return config(commandOverrides, context.oneShot());
     }
 
+    /**
+     * The effective config for a command that serves others ({@code worker}): strict isolation by default
+     * ({@link ConfigLoader#SERVICE_DEFAULTS}), which the config file, {@code CODEAGENT_*} and {@code --set} still override.
+     */
+    CodeAgentConfig configForService(Map<String, String> commandOverrides) {
+        return config(commandOverrides, false, ConfigLoader.SERVICE_DEFAULTS);
+    }
+
     private CodeAgentConfig config(Map<String, String> commandOverrides, boolean noPool) {
+        return config(commandOverrides, noPool, Map.of());
+    }
+
+    private CodeAgentConfig config(Map<String, String> commandOverrides, boolean noPool, Map<String, String> doorDefaults) {
         Map<String, String> overrides = new LinkedHashMap<>();
         if (noPool) {
             overrides.put("sandbox.docker.poolSize", "0");
@@ -125,7 +137,8 @@ public final class CodeAgentCli implements Runnable {
             overrides.put("sandbox.kind", sandbox);
         }
         overrides.putAll(commandOverrides);
-        return ConfigLoader.shared().load(Optional.ofNullable(configFile).map(f -> context.cwd().resolve(f)), context.env(), overrides);
+        return ConfigLoader.shared().load(Optional.ofNullable(configFile).map(f -> context.cwd().resolve(f)), context.env(), overrides,
+                doorDefaults);
     }
 
     /**

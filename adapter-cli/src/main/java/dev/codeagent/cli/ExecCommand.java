@@ -91,6 +91,7 @@ final class ExecCommand implements Callable<Integer> {
         try (CodeAgent agent = cli.agent(config)) {
             Execution execution = queue ? onAWorker(agent, request) : agent.executeCode().execute(request);
             show(execution, request);
+            IsolationWarning.print(spec.commandLine().getErr(), java.util.Collections.singletonList(execution.isolation()));
             return ExitStatus.of(execution);
         }
     }

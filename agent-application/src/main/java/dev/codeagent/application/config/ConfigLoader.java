@@ -181,8 +181,28 @@ public final class ConfigLoader {
      * @throws ConfigException naming what is wrong
      */
     public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides) {
+        return load(file, env, overrides, Map.of());
+    }
+
+    /**
+     * The defaults of a door that serves others ({@code serve}, {@code worker}, the Jupyter kernel): strict isolation,
+     * so a host that cannot give every guarantee refuses to start instead of running other people's code with less.
+     * The command line keeps best-effort and warns on every run that lacks one.
+     */
+    public static final Map<String, String> SERVICE_DEFAULTS = Map.of("sandbox.isolation", "strict");
+
+    /**
+     * Loads the configuration with a door's own defaults.
+     *
+     * @param doorDefaults dotted key to value: the door's defaults, in place of the built-in ones; the config file,
+     *     the environment and {@code overrides} still win over them
+     * @throws ConfigException naming what is wrong
+     */
+    public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides,
+            Map<String, String> doorDefaults) {
         ObjectNode tree = defaults.deepCopy();
         Map<String, JsonNode> leaves = leaves(tree);
+        doorDefaults.forEach((path, value) -> set(tree, path, value, leaves, "default"));
 
         Optional<Path> chosen = file.isPresent() ? file : defaultFile(env);
         if (chosen.isPresent()) {
