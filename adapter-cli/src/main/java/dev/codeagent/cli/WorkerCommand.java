@@ -67,7 +67,11 @@ final class WorkerCommand implements Callable<Integer> {
             ExecutionQueue executionQueue = agent.executionQueue().orElseThrow();
             // built before the first claim: a worker whose sandbox cannot run here (strict isolation on a host that
             // lacks a guarantee) refuses to start, rather than claiming runs only to fail them
-            agent.sandbox();
+            if (!agent.sandbox().isolation().missing().isEmpty()) {
+                // best-effort was asked for explicitly (a worker is strict by default): say once what every run lacks
+                err.println("codeagent: warning: worker running with sandbox.isolation: best-effort: every run lacks "
+                        + String.join(", ", agent.sandbox().isolation().sortedMissing()));
+            }
             ProcessQueuedRuns worker = new ProcessQueuedRuns(queue, agent.solveTask(), Duration.ofSeconds(5));
             // single executions (an evaluation's samples) on every execution place this machine has
             ProcessQueuedExecutions executions = new ProcessQueuedExecutions(executionQueue, agent.executeCode(),

@@ -79,6 +79,11 @@ public final class HttpServerMain {
             log.error("the server could not start: {}", e.toString());
             return 1;
         }
+        if (!agent.sandbox().isolation().missing().isEmpty()) {
+            // best-effort was asked for explicitly (the server is strict by default): say once what every run lacks
+            log.warn("serving with sandbox.isolation: best-effort: every run lacks {}",
+                    String.join(", ", agent.sandbox().isolation().sortedMissing()));
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "shutdown"));
         try {
             server.awaitStop();
