@@ -203,9 +203,36 @@ public final class ConfigLoader {
      * @throws ConfigException naming what is wrong
      */
     public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides, Path base) {
+        return load(file, env, overrides, base, Map.of());
+    }
+
+    /**
+     * The defaults of a door that serves others ({@code serve}, {@code worker}, the Jupyter kernel): strict isolation,
+     * so a host that cannot give every guarantee refuses to start instead of running other people's code with less.
+     * The command line keeps best-effort and warns on every run that lacks one.
+     */
+    public static final Map<String, String> SERVICE_DEFAULTS = Map.of("sandbox.isolation", "strict");
+
+    /** Loads the configuration with a door's own defaults, relative paths against this process's directory. */
+    public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides,
+            Map<String, String> doorDefaults) {
+        return load(file, env, overrides, Path.of("").toAbsolutePath(), doorDefaults);
+    }
+
+    /**
+     * Loads the configuration with a door's own defaults.
+     *
+     * @param base as in {@link #load(Optional, Map, Map, Path)}
+     * @param doorDefaults dotted key to value: the door's defaults, in place of the built-in ones; the config file,
+     *     the environment and {@code overrides} still win over them
+     * @throws ConfigException naming what is wrong
+     */
+    public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides, Path base,
+            Map<String, String> doorDefaults) {
         Path dir = base.toAbsolutePath();
         ObjectNode tree = defaults.deepCopy();
         Map<String, JsonNode> leaves = leaves(tree);
+        doorDefaults.forEach((path, value) -> set(tree, path, value, leaves, "default"));
 
         Optional<Path> chosen = (file.isPresent() ? file : defaultFile(env)).map(f -> dir.resolve(f).normalize());
         if (chosen.isPresent()) {
