@@ -8,11 +8,13 @@ import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.execution.UnsupportedLanguageException;
 import dev.codeagent.domain.policy.CodePolicy;
+import dev.codeagent.application.config.CodeAgentConfig;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -36,6 +38,18 @@ public final class ExecuteCode {
     private final Bulkhead bulkhead;
     private final Retry retry;
     private final ResourceLimits compileLimits;
+
+    /** The executor a composition makes: over its sandbox, with the config's policy, size, places and compile limits. */
+    @Inject
+    public ExecuteCode(Sandbox sandbox, CodeAgentConfig config) {
+        this(sandbox, config, config.sandbox().maxConcurrent());
+    }
+
+    /** As configured, but with {@code places} executions at once (an executor over the workers' queue). */
+    public ExecuteCode(Sandbox sandbox, CodeAgentConfig config, int places) {
+        this(sandbox, config.policy().toPolicy(), config.sandbox().maxSourceBytes().bytes(), places,
+                config.sandbox().maxQueueWait(), config.limits().compileLimits());
+    }
 
     public ExecuteCode(Sandbox sandbox, CodePolicy policy, long maxSourceBytes, int maxConcurrent, Duration maxQueueWait) {
         this(sandbox, policy, maxSourceBytes, maxConcurrent, maxQueueWait, ResourceLimits.compileDefaults());

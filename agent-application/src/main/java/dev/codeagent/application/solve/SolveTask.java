@@ -33,6 +33,7 @@ import io.github.resilience4j.core.functions.Either;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.security.SecureRandom;
+import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -73,6 +74,7 @@ public final class SolveTask {
     private final Retry retry;
     private final CircuitBreaker circuitBreaker;
 
+    @Inject
     public SolveTask(CodeGenerator generator, ExecuteCode executeCode, RunLog runLog, SolveConfig config, Clock clock) {
         this.generator = Objects.requireNonNull(generator, "generator");
         this.executeCode = Objects.requireNonNull(executeCode, "executeCode");
