@@ -210,7 +210,8 @@ public final class CodeAgent implements AutoCloseable {
     public ExecuteCode queuedExecuteCode(int inFlight) {
         ExecutionQueue queue = executionQueue().orElseThrow(() -> new IllegalStateException("store.kind "
                 + config.store().kind() + " keeps no queue for other processes; running on workers needs store.kind: postgres"));
-        return new ExecuteCode(new dev.codeagent.application.work.QueuedSandbox(queue), config, inFlight);
+        return new ExecuteCode(new dev.codeagent.application.work.QueuedSandbox(queue), config, inFlight,
+                composition.get(io.github.resilience4j.retry.RetryRegistry.class));
     }
 
     /**
@@ -229,7 +230,8 @@ public final class CodeAgent implements AutoCloseable {
      * history (a benchmark's generated samples). The one place a {@link SolveTask} is wired.
      */
     public SolveTask solveTask(RunLog recordTo) {
-        return new SolveTask(generator(), executeCode(), recordTo, config.solve(), composition.get(Clock.class));
+        return new SolveTask(generator(), executeCode(), recordTo, config.solve(), composition.get(Clock.class),
+                composition.get(io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry.class));
     }
 
     /** The keys registered for a port: {@code sandbox}, {@code generator} or {@code store}, sorted. */

@@ -9,6 +9,7 @@ import com.google.inject.multibindings.OptionalBinder;
 import com.google.inject.multibindings.ProvidesIntoMap;
 import com.google.inject.multibindings.StringMapKey;
 import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.config.ResilienceConfig;
 import dev.codeagent.application.config.SolveConfig;
 import dev.codeagent.application.config.StoreConfig;
 import dev.codeagent.application.execute.ExecuteCode;
@@ -19,6 +20,8 @@ import dev.codeagent.application.store.InMemoryRunLog;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.RunLog;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
+import io.github.resilience4j.retry.RetryRegistry;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -49,6 +52,7 @@ public final class CoreModule extends AbstractModule {
     public CoreModule(CodeAgentConfig config, Collection<? extends ConfigSection<?>> sections, Closer closer) {
         this.config = Objects.requireNonNull(config, "config");
         this.closer = Objects.requireNonNull(closer, "closer");
+        this.sections.put(ResilienceConfig.SECTION.path(), ResilienceConfig.SECTION);
         sections.stream().filter(s -> !s.isNone()).forEach(s -> this.sections.putIfAbsent(s.path(), s));
     }
 
@@ -83,6 +87,20 @@ public final class CoreModule extends AbstractModule {
 
     private <T> void bindSection(ConfigSection<T> section) {
         bind(section.type()).toInstance(config.section(section));
+    }
+
+    /** The model endpoint's circuit breaker settings ({@code resilience.llm*}). */
+    @Provides
+    @LazySingleton
+    CircuitBreakerRegistry circuitBreakers(ResilienceConfig resilience) {
+        return resilience.circuitBreakers();
+    }
+
+    /** The sandbox's retry settings ({@code resilience.sandbox*}). */
+    @Provides
+    @LazySingleton
+    RetryRegistry retries(ResilienceConfig resilience) {
+        return resilience.retries();
     }
 
     @Provides

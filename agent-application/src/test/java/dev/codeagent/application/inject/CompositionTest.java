@@ -19,6 +19,7 @@ import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.application.testing.ScriptedSandbox;
 import dev.codeagent.application.work.QueueSandboxModule;
+import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
@@ -26,6 +27,7 @@ import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.RunStatus;
 import dev.codeagent.domain.solving.Task;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -48,6 +50,13 @@ class CompositionTest {
         @LazySingleton
         Sandbox scripted(Closer closer) {
             return closer.register(new ScriptedSandbox(r -> ScriptedSandbox.exited(0, "1\n", "")));
+        }
+
+        @ProvidesIntoMap
+        @StringMapKey("hiccuping")
+        @LazySingleton
+        Sandbox hiccuping() {
+            return new ScriptedSandbox(r -> Execution.sandboxError("the engine hiccuped", Duration.ZERO, ScriptedSandbox.ISOLATION));
         }
 
         @ProvidesIntoMap
@@ -127,7 +136,7 @@ class CompositionTest {
     @Test
     void theQueueSandboxNeedsAStoreWithAQueueAndSaysWhichKeyToSet() {
         try (Composition root = root("sandbox: {kind: queue}\nstore: {kind: memory}")) {
-            assertThat(root.knownKeys("sandbox")).containsExactly("queue", "scripted");
+            assertThat(root.knownKeys("sandbox")).containsExactly("hiccuping", "queue", "scripted");
             assertThatThrownBy(() -> root.get(ExecuteCode.class))
                     .isExactlyInstanceOf(ConfigException.class)
                     .hasMessage("sandbox.kind: queue runs programs on workers, which needs a store they share; "
@@ -141,6 +150,26 @@ class CompositionTest {
                 List.of(new ScriptedModule(), new ScriptedModule() { }), EmbeddingModule.Embedding.none()))
                 .isInstanceOf(IllegalStateException.class)
                 .hasMessageStartingWith("composing codeagent failed: ")
+                .hasMessageNotContaining("\n");
+    }
+
+    @Test
+    void theSandboxRetriesComeFromTheResilienceSectionWithTodaysValuesAsDefaults() {
+        for (var c : List.of(new Object[] {"sandbox: {kind: hiccuping}", 3},
+                new Object[] {"sandbox: {kind: hiccuping}\nresilience: {sandboxAttempts: 5, sandboxRetryWait: 1ms}", 5})) {
+            try (Composition root = root((String) c[0])) {
+                Execution e = root.get(ExecuteCode.class).execute(ExecutionRequest.of(Language.PYTHON, "print(1)"));
+                assertThat(e.outcome()).isEqualTo(Outcome.SANDBOX_ERROR);
+                assertThat(((ScriptedSandbox) root.get(Sandbox.class)).requests()).hasSize((Integer) c[1]);
+            }
+        }
+    }
+
+    @Test
+    void aBadResilienceValueIsOneLineNamingTheKeyBeforeAnyInjectorExists() {
+        assertThatThrownBy(() -> config("resilience: {llmFailureRate: 0}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("resilience.llmFailureRate is a percentage from 1 to 100, was 0")
                 .hasMessageNotContaining("\n");
     }
 
