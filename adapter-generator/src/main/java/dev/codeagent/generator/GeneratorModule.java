@@ -25,13 +25,13 @@ public final class GeneratorModule extends AdapterModule {
     @StringMapKey("openai")
     @LazySingleton
     CodeGenerator openai(OpenAiConfig own, Closer closer) {
-        return closer.register(new OpenAiCompatibleGenerator(own));
+        return closer.register(new OpenAiGeneratorProvider().create(own));
     }
 
     @ProvidesIntoMap
     @StringMapKey("replay")
     @LazySingleton
     CodeGenerator replay(ReplayConfig own, Closer closer) {
-        return closer.register(ReplayGenerator.fromConfig(own.file()));
+        return closer.register(new ReplayGeneratorProvider().create(own));
     }
 }

@@ -25,6 +25,6 @@ public final class DockerSandboxModule extends AdapterModule {
     @StringMapKey(DockerSandbox.TIER)
     @LazySingleton
     Sandbox docker(DockerSandboxConfig own, SandboxSettings shared, Closer closer) {
-        return closer.register(DockerSandbox.create(own, shared.baseLimits(), shared.isolation()));
+        return closer.register(new DockerSandboxProvider().create(own, shared));
     }
 }

@@ -25,6 +25,6 @@ public final class ProcessSandboxModule extends AdapterModule {
     @StringMapKey(ProcessSandboxProvider.KEY)
     @LazySingleton
     Sandbox process(ProcessSandboxConfig own, SandboxSettings shared, Closer closer) {
-        return closer.register(new ProcessSandbox(own, shared.isolation()));
+        return closer.register(new ProcessSandboxProvider().create(own, shared));
     }
 }

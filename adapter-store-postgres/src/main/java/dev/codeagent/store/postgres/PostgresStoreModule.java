@@ -24,6 +24,6 @@ public final class PostgresStoreModule extends AdapterModule {
     @StringMapKey("postgres")
     @LazySingleton
     RunLog postgres(PostgresStoreConfig own, Closer closer) {
-        return closer.register(PostgresRunLog.open(own));
+        return closer.register(new PostgresRunLogProvider().create(own));
     }
 }

@@ -24,6 +24,6 @@ public final class SqliteStoreModule extends AdapterModule {
     @StringMapKey("sqlite")
     @LazySingleton
     RunLog sqlite(SqliteStoreConfig own, Closer closer) {
-        return closer.register(SqliteRunLog.open(SqliteRunLog.resolvePath(own.path())));
+        return closer.register(new SqliteRunLogProvider().create(own));
     }
 }
