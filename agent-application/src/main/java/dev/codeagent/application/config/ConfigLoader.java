@@ -115,7 +115,9 @@ public final class ConfigLoader {
         parts.add(new Part(new ConfigSection<>("solve", SolveConfig.class, SolveConfig.defaults()), CodeAgentConfig::solve));
         parts.add(new Part(new ConfigSection<>("store", StoreConfig.class, StoreConfig.defaults())
                 .withEnvAlias("CODEAGENT_STORE", "kind"), CodeAgentConfig::store));
-        adapterSections.stream().filter(s -> !s.isNone())
+        // the application's own settings that are not part of the record: kept in its sections map like an adapter's
+        java.util.stream.Stream.concat(java.util.stream.Stream.of(ResilienceConfig.SECTION), adapterSections.stream())
+                .filter(s -> !s.isNone())
                 .sorted(java.util.Comparator.comparing(ConfigSection::path))
                 .forEach(s -> parts.add(new Part(s, c -> c.section(s))));
         this.defaults = JsonNodeFactory.instance.objectNode();
