@@ -2,6 +2,7 @@ package dev.codeagent.cli;
 
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -59,6 +60,9 @@ import picocli.CommandLine.Spec;
             "Config: defaults < file (--config, $CODEAGENT_CONFIG, ~/.codeagent/config.yaml)",
             "  < CODEAGENT_* environment variables < flags ('codeagent config' shows it)."})
 public final class CodeAgentCli implements Runnable {
+
+    /** A command's flags that become config keys, so that a config error they cause can be laid at their door. */
+    private static final java.util.Set<String> CONFIG_FLAGS = java.util.Set.of("--timeout", "--memory", "--generator", "--replay");
 
     @Spec
     CommandSpec spec;
@@ -125,7 +129,80 @@ public final class CodeAgentCli implements Runnable {
             overrides.put("sandbox.kind", sandbox);
         }
         overrides.putAll(commandOverrides);
-        return ConfigLoader.shared().load(Optional.ofNullable(configFile).map(f -> context.cwd().resolve(f)), context.env(), overrides);
+        Optional<Path> file = Optional.ofNullable(configFile).map(f -> context.cwd().resolve(f));
+        try {
+            return ConfigLoader.shared().load(file, context.env(), overrides);
+        } catch (ConfigException e) {
+            throw blame(e, file, noPool, commandOverrides);
+        }
+    }
+
+    /**
+     * The error in the words of what the user typed: the loader sees one merged tree and names the config key
+     * (and "defaults" as its origin), but the value may have come from {@code --set} or a command's flag. Loads
+     * the layers again one by one (only on this error path) and names the first that breaks it.
+     */
+    private RuntimeException blame(ConfigException e, Optional<Path> file, boolean noPool, Map<String, String> commandOverrides) {
+        Map<String, String> base = new LinkedHashMap<>();
+        if (noPool) {
+            base.put("sandbox.docker.poolSize", "0");
+        }
+        if (fails(file, base)) {
+            return e; // the file or the environment: the loader names them itself
+        }
+        Map<String, String> withSets = new LinkedHashMap<>(base);
+        withSets.putAll(sets);
+        if (!sets.isEmpty() && fails(file, withSets)) {
+            String typed = sets.entrySet().stream().map(s -> "--set " + s.getKey() + "=" + s.getValue())
+                    .collect(java.util.stream.Collectors.joining(" "));
+            return new ConfigException(typed + ": " + withoutOrigin(e.getMessage()), e);
+        }
+        if (sandbox != null) {
+            withSets.put("sandbox.kind", sandbox);
+            if (fails(file, withSets)) {
+                return new ConfigException("--sandbox " + sandbox + ": " + withoutOrigin(e.getMessage()), e);
+            }
+        }
+        CodeAgentConfig before = ConfigLoader.shared().load(file, context.env(), withSets);
+        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        while (parsed != null && parsed.subcommand() != null) {
+            parsed = parsed.subcommand();
+        }
+        if (parsed != null) {
+            for (CommandLine.Model.OptionSpec o : parsed.matchedOptions()) {
+                if (o.longestName().equals("--timeout") && o.getValue() instanceof java.time.Duration) {
+                    java.time.Duration t = o.getValue();
+                    java.time.Duration ceiling = before.limits().maxWallTime();
+                    if (t.compareTo(ceiling) > 0) {
+                        return new UsageException("--timeout " + dev.codeagent.application.config.Units.formatDuration(t)
+                                + ": longer than the ceiling " + dev.codeagent.application.config.Units.formatDuration(ceiling)
+                                + " (limits.maxWallTime; raise it in config or with --set limits.maxWallTime=...)");
+                    }
+                }
+            }
+            String flags = parsed.matchedOptions().stream()
+                    .filter(o -> CONFIG_FLAGS.contains(o.longestName()))
+                    .map(o -> o.longestName() + " " + String.join(",", o.originalStringValues()))
+                    .collect(java.util.stream.Collectors.joining(", "));
+            if (!flags.isEmpty()) {
+                return new ConfigException(flags + ": " + withoutOrigin(e.getMessage()), e);
+            }
+        }
+        return e;
+    }
+
+    private boolean fails(Optional<Path> file, Map<String, String> overrides) {
+        try {
+            ConfigLoader.shared().load(file, context.env(), overrides);
+            return false;
+        } catch (ConfigException e) {
+            return true;
+        }
+    }
+
+    private static String withoutOrigin(String message) {
+        // the loader names the file (or "defaults") as the origin of the merged tree: not where this value came from
+        return message.replaceFirst("^invalid config in .*?: ", "");
     }
 
     /**

@@ -230,7 +230,7 @@ final class SolveCommand implements Callable<Integer> {
         // explicit flags win over the task file, which wins over the config
         FieldErrors errors = new FieldErrors();
         Task task = file.overriddenBy(flags).toTask(new TaskRequest.Defaults(LimitOptions.resolve(config), config.solve().maxAttempts()),
-                EnumSet.allOf(Language.class), InputPolicy.local(), errors);
+                EnumSet.allOf(Language.class), LimitOptions.policy(config), errors);
         if (task == null) {
             throw new UsageException("invalid task: " + errors.firstLine(e -> e.field() + " " + e.message()));
         }
