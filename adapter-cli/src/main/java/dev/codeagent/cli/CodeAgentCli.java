@@ -54,8 +54,8 @@ import picocli.CommandLine.Spec;
             "  130  interrupted (Ctrl-C)",
             "  137  exec: memory limit",
             "  153  exec: output limit (or a file past the file-size limit)",
-            "  exec otherwise mirrors the program: its exit code, or 128+N when signal",
-            "  N killed it.",
+            "  exec otherwise mirrors the program: its exit code,",
+            "  or 128+N when signal N killed it.",
             "",
             "Config: defaults < file (--config, $CODEAGENT_CONFIG, ~/.codeagent/config.yaml)",
             "  < CODEAGENT_* environment variables < flags ('codeagent config' shows it)."})
@@ -230,6 +230,7 @@ public final class CodeAgentCli implements Runnable {
         cmd.setExecutionExceptionHandler(failures);
         cmd.setParameterExceptionHandler(failures);
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        listLauncherCommands(cmd);
         if (!context.cwd().equals(Path.of("").toAbsolutePath())) {
             // a caller in another directory (the background process serves them all): file options
             // mean what they would in the caller's own process
@@ -242,6 +243,20 @@ public final class CodeAgentCli implements Runnable {
             return new CommandLine.RunLast().execute(parseResult);
         });
         return cmd;
+    }
+
+    /**
+     * {@code serve} and {@code jupyter} are started by the launcher from their own entry points, not by this command
+     * line; the command list names them all the same, since a user looks for them there.
+     */
+    private static void listLauncherCommands(CommandLine cmd) {
+        Map<String, CommandLine.IHelpSectionRenderer> sections = cmd.getHelpSectionMap();
+        CommandLine.IHelpSectionRenderer list = sections.get(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST);
+        int width = cmd.getSubcommands().keySet().stream().mapToInt(String::length).max().orElse(7);
+        sections.put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST, help -> list.render(help)
+                + String.format("  %-" + width + "s  %s%n", "serve", "Serve the HTTP API (docs/http-api.md); 'codeagent serve --help'.")
+                + String.format("  %-" + width + "s  %s%n", "jupyter", "Install or run the Jupyter kernel (docs/jupyter.md); 'codeagent jupyter --help'."));
+        cmd.setHelpSectionMap(sections);
     }
 
     public static void main(String[] args) {

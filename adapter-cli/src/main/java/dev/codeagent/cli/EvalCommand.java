@@ -48,9 +48,9 @@ import picocli.CommandLine.TypeConversionException;
 @Command(name = "eval",
         // picocli lists a command by the first line of its description: keep that line whole
         description = {"Check code samples against a benchmark's tests (HumanEval, MBPP, IO); report pass@k.",
-            "Each sample runs in the sandbox. Without --samples, checks each problem's reference",
-            "solution. Each sample is judged like a solve attempt, so every failure has its",
-            "verdict and error line. A progress bar goes to stderr when it is a terminal."},
+            "Each sample runs in the sandbox. Without --samples, checks each problem's reference solution.",
+            "Each sample is judged like a solve attempt, so every failure has its verdict and error line.",
+            "Progress goes to stderr: a bar on a terminal, elsewhere a line every few seconds (done/total, rate, ETA)."},
         usageHelpAutoWidth = true,
         footerHeading = "%nExit status:%n",
         footer = {
@@ -60,16 +60,15 @@ import picocli.CommandLine.TypeConversionException;
             "  2    bad usage or input (options, unreadable or unusable files)",
             "  125  the sandbox is unavailable      130  interrupted",
             "",
-            "Files are JSON Lines. Problems: HumanEval (task_id, prompt,",
-            "canonical_solution, test, entry_point) or MBPP (task_id, text, code,",
-            "test_setup_code, test_list). Samples: {\"task_id\": …, \"completion\": …}",
-            "a line, any number per task. HumanEval runs prompt + completion + test +",
-            "check(entry_point); MBPP runs the completion, then test_setup_code and each",
-            "assert of test_list. IO (task_id, prompt, language, tests: [{input, output}],",
-            "solution) runs the completion, a whole program in any language the sandbox",
-            "runs (C, C++, Java, Go and Rust compiled once), once per test with its input",
-            "on stdin, and compares its output. Bad lines are reported (FILE:LINE: why)",
-            "and skipped.",
+            "Files are JSON Lines. Problems: HumanEval (task_id, prompt, canonical_solution, test, entry_point)"
+                    + " or MBPP (task_id, text, code, test_setup_code, test_list).",
+            "Samples: {\"task_id\": …, \"completion\": …} a line, any number per task.",
+            "HumanEval runs prompt + completion + test + check(entry_point); MBPP runs the completion, then"
+                    + " test_setup_code and each assert of test_list.",
+            "IO (task_id, prompt, language, tests: [{input, output}], solution) runs the completion, a whole program"
+                    + " in any language the sandbox runs (C, C++, Java, Go and Rust compiled once), once per test with"
+                    + " its input on stdin, and compares its output.",
+            "Bad lines are reported (FILE:LINE: why), skipped and counted in the summary.",
             "",
             "Examples:",
             "  codeagent eval --problems HumanEval.jsonl",

@@ -163,12 +163,19 @@ public final class HttpServerMain {
             return "";
         }
 
+        /** One letter wrong, or two neighbours swapped ("--prot"): a slip of the fingers. */
         private static boolean differsInOne(String a, String b) {
+            int first = -1;
             int d = 0;
             for (int i = 0; i < a.length(); i++) {
-                d += a.charAt(i) == b.charAt(i) ? 0 : 1;
+                if (a.charAt(i) != b.charAt(i)) {
+                    first = first < 0 ? i : first;
+                    d++;
+                }
             }
-            return d == 1;
+            boolean swapped = d == 2 && first + 1 < a.length() && a.charAt(first) == b.charAt(first + 1)
+                    && a.charAt(first + 1) == b.charAt(first);
+            return d == 1 || swapped;
         }
 
         private static String next(List<String> args, int i, String flag) {
