@@ -169,6 +169,15 @@ class UsageErrorsTest {
         assertThat(r.err()).doesNotContain("did you mean", "Unmatched", "index");
     }
 
+    @Test
+    void aTaskErrorNamesItsFieldOnce() throws IOException {
+        Path tests = Files.writeString(dir.resolve("t.js"), "assert(true)\n");
+        CliRunner.Result r = cli.run("solve", "x", "--language", "javascript", "--tests", tests.toString(), "--generator", "replay",
+                "--set", "generator.replay.file=" + tests);
+        assertUsageError(r, "invalid task: tests are judged for python only");
+        assertThat(r.err()).doesNotContain("tests tests");
+    }
+
     static void assertUsageError(CliRunner.Result r, String message) {
         assertThat(r.status()).as(r.toString()).isEqualTo(2);
         assertThat(r.err()).as(r.toString())
