@@ -253,7 +253,9 @@ public final class CodeAgentCli implements Runnable {
         Map<String, CommandLine.IHelpSectionRenderer> sections = cmd.getHelpSectionMap();
         CommandLine.IHelpSectionRenderer list = sections.get(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST);
         int width = cmd.getSubcommands().keySet().stream().mapToInt(String::length).max().orElse(7);
-        sections.put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST, help -> list.render(help)
+        // the map reaches the subcommands too: only the top-level list gets the two lines
+        sections.put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST, help -> help.commandSpec().parent() != null
+                ? list.render(help) : list.render(help)
                 + String.format("  %-" + width + "s  %s%n", "serve", "Serve the HTTP API (docs/http-api.md); 'codeagent serve --help'.")
                 + String.format("  %-" + width + "s  %s%n", "jupyter", "Install or run the Jupyter kernel (docs/jupyter.md); 'codeagent jupyter --help'."));
         cmd.setHelpSectionMap(sections);

@@ -117,7 +117,7 @@ public final class EvalCommand implements Callable<Integer> {
             description = "Write one JSON line per sample as it is judged: task_id, sample, passed, verdict, message, error, outcome, wallMs.")
     Path outFile;
 
-    @Option(names = "--k", paramLabel = "K[,K...]", split = ",",
+    @Option(names = "--k", paramLabel = "K", split = ",",
             description = "pass@k to report, e.g. 1,10,100 (default: 1, 10 and 100 where every problem has that many samples).")
     List<Integer> ks;
 

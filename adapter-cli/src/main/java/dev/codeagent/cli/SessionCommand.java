@@ -38,7 +38,8 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "session",
         description = {"Run Python cells in one sandboxed kernel session, state kept across cells.",
-            "With FILE: cells are separated by lines starting with '# %%' (the percent format of Jupytext, VS Code and"
+            // picocli formats descriptions: %%%% is printed as the %% a cell marker is
+            "With FILE: cells are separated by lines starting with '# %%%%' (the percent format of Jupytext, VS Code and"
                     + " Spyder).",
             "Without FILE: a REPL; type a cell, end it with a blank line; Ctrl-D ends the session."},
         usageHelpAutoWidth = true,

@@ -41,6 +41,9 @@ class HelpConfigVersionTest {
         assertThat(help).containsPattern("(?m)^  worker +Work runs and executions queued in a shared store \\(store.kind:\\R? *postgres\\) until stopped\\.");
         // the footer breaks between phrases, not inside "signal N"
         assertThat(help).contains("or 128+N when signal N killed it.");
+        assertThat(cli.run("exec", "--help").out()).as("the launcher's commands belong to the top-level list only")
+                .doesNotContain("Serve the HTTP API");
+        assertThat(cli.run("session", "--help").out()).contains("lines starting with '# %%'");
     }
 
     @Test

@@ -107,7 +107,7 @@ class DocsExamplesIT {
             return "installs into this user's own Jupyter directory (JupyterNotebookIT installs with --prefix)";
         }
         // a usage error the docs show comes before any file is read: it runs without the file
-        boolean shownUsageError = e.shown().stream().anyMatch(l -> l.startsWith("codeagent: ") && l.contains("--help')"));
+        boolean shownUsageError = e.shown().contains("exit 2");
         String reads = shownUsageError ? "" : OUTPUT_OPTION.matcher(c).replaceAll("");
         Matcher f = FILE_ARG.matcher(reads);
         while (f.find()) {
@@ -124,6 +124,9 @@ class DocsExamplesIT {
         copy(ROOT.resolve("examples"), work.resolve("examples"));
         Files.createSymbolicLink(work.resolve("codeagent"), ROOT.resolve("codeagent"));
         String skip = skipReason(e, work);
+        // the reasons in the build's output, where a reader of the log sees what was not tried and why
+        System.out.println("DocsExamplesIT " + (skip == null ? "runs    " : "skips   ") + e.where() + ": " + e.command()
+                + (skip == null ? "" : "\n    because it " + skip));
         org.junit.jupiter.api.Assumptions.assumeTrue(skip == null, () -> "skipped: " + skip);
 
         ProcessBuilder pb = new ProcessBuilder("bash", "-c", e.command()).directory(work.toFile()).redirectErrorStream(true);
