@@ -58,7 +58,13 @@ final class Failures implements IExecutionExceptionHandler, IParameterExceptionH
             String what = option ? "unknown option '" + typed + "'"
                     : commandExpected ? "unknown command '" + typed + "'"
                     : "unexpected argument '" + typed + "'";
-            String near = nearest(typed, option ? optionNames(spec) : commandExpected ? spec.subcommands().keySet() : List.of());
+            if (!option && spec.parent() == null && (typed.equals("serve") || typed.equals("jupyter"))) {
+                // this JVM was started without the launcher, which is what hands these two to their own entry points
+                return "'" + typed + "' is started by the ./codeagent launcher ("
+                        + (typed.equals("serve") ? "or: java -jar codeagent-serve.jar serve" : "or: java -cp codeagent.jar"
+                        + " dev.codeagent.jupyter.JupyterMain") + ")";
+            }
+            String near = nearest(typed, option ? optionNames(spec) : commandExpected ? visible(spec) : List.of());
             if (near != null) {
                 return what + "; did you mean " + near + "?";
             }
@@ -92,6 +98,10 @@ final class Failures implements IExecutionExceptionHandler, IParameterExceptionH
                 names.add(sub.getCommandName());
             }
         });
+        if (spec.parent() == null) {
+            // started by the launcher from their own entry points, but commands all the same to the user
+            names.addAll(List.of("serve", "jupyter"));
+        }
         return names;
     }
 

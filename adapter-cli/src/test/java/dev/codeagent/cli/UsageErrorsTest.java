@@ -164,6 +164,9 @@ class UsageErrorsTest {
     void aMisspeltOptionOrCommandGetsDidYouMean() {
         assertUsageError(cli.run("exec", "--timout", "5s", hello.toString()), "unknown option '--timout'; did you mean --timeout?");
         assertUsageError(cli.run("exce", hello.toString()), "unknown command 'exce'; did you mean exec?");
+        assertUsageError(cli.run("serv"), "unknown command 'serv'; did you mean serve?");
+        assertUsageError(cli.run("serve"), "'serve' is started by the ./codeagent launcher");
+        assertUsageError(cli.run("frobnicate"), "; commands: exec, solve, runs, config, eval, session, worker, version, serve, jupyter");
         assertUsageError(cli.run("solve", "x", "--max-atempts", "3"), "did you mean --max-attempts?");
         CliRunner.Result r = cli.run("exec", "--frobnicate", hello.toString());
         assertThat(r.err()).doesNotContain("did you mean", "Unmatched", "index");
