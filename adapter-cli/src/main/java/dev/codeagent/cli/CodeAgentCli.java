@@ -2,6 +2,7 @@ package dev.codeagent.cli;
 
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -53,12 +54,15 @@ import picocli.CommandLine.Spec;
             "  130  interrupted (Ctrl-C)",
             "  137  exec: memory limit",
             "  153  exec: output limit (or a file past the file-size limit)",
-            "  exec otherwise mirrors the program: its exit code, or 128+N when signal",
-            "  N killed it.",
+            "  exec otherwise mirrors the program: its exit code,",
+            "  or 128+N when signal N killed it.",
             "",
             "Config: defaults < file (--config, $CODEAGENT_CONFIG, ~/.codeagent/config.yaml)",
             "  < CODEAGENT_* environment variables < flags ('codeagent config' shows it)."})
 public final class CodeAgentCli implements Runnable {
+
+    /** A command's flags that become config keys, so that a config error they cause can be laid at their door. */
+    private static final java.util.Set<String> CONFIG_FLAGS = java.util.Set.of("--timeout", "--memory", "--generator", "--replay");
 
     @Spec
     CommandSpec spec;
@@ -137,9 +141,86 @@ public final class CodeAgentCli implements Runnable {
             overrides.put("sandbox.kind", sandbox);
         }
         overrides.putAll(commandOverrides);
+        Optional<Path> file = Optional.ofNullable(configFile);
+        try {
+            return load(file, overrides, doorDefaults);
+        } catch (ConfigException e) {
+            throw blame(e, file, noPool, commandOverrides, doorDefaults);
+        }
+    }
+
+    private CodeAgentConfig load(Optional<Path> file, Map<String, String> overrides, Map<String, String> doorDefaults) {
         // the caller's directory, not this process's: the background process runs in / for callers everywhere
-        return ConfigLoader.shared().load(Optional.ofNullable(configFile), context.env(), overrides, context.cwd(),
-                doorDefaults);
+        return ConfigLoader.shared().load(file, context.env(), overrides, context.cwd(), doorDefaults);
+    }
+
+    /**
+     * The error in the words of what the user typed: the loader sees one merged tree and names the config key
+     * (and "defaults" as its origin), but the value may have come from {@code --set} or a command's flag. Loads
+     * the layers again one by one (only on this error path) and names the first that breaks it.
+     */
+    private RuntimeException blame(ConfigException e, Optional<Path> file, boolean noPool, Map<String, String> commandOverrides,
+            Map<String, String> doorDefaults) {
+        Map<String, String> base = new LinkedHashMap<>();
+        if (noPool) {
+            base.put("sandbox.docker.poolSize", "0");
+        }
+        if (fails(file, base, doorDefaults)) {
+            return e; // the file or the environment: the loader names them itself
+        }
+        Map<String, String> withSets = new LinkedHashMap<>(base);
+        withSets.putAll(sets);
+        if (!sets.isEmpty() && fails(file, withSets, doorDefaults)) {
+            String typed = sets.entrySet().stream().map(s -> "--set " + s.getKey() + "=" + s.getValue())
+                    .collect(java.util.stream.Collectors.joining(" "));
+            return new ConfigException(typed + ": " + withoutOrigin(e.getMessage()), e);
+        }
+        if (sandbox != null) {
+            withSets.put("sandbox.kind", sandbox);
+            if (fails(file, withSets, doorDefaults)) {
+                return new ConfigException("--sandbox " + sandbox + ": " + withoutOrigin(e.getMessage()), e);
+            }
+        }
+        CodeAgentConfig before = load(file, withSets, doorDefaults);
+        CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+        while (parsed != null && parsed.subcommand() != null) {
+            parsed = parsed.subcommand();
+        }
+        if (parsed != null) {
+            for (CommandLine.Model.OptionSpec o : parsed.matchedOptions()) {
+                if (o.longestName().equals("--timeout") && o.getValue() instanceof java.time.Duration) {
+                    java.time.Duration t = o.getValue();
+                    java.time.Duration ceiling = before.limits().maxWallTime();
+                    if (t.compareTo(ceiling) > 0) {
+                        return new UsageException("--timeout " + dev.codeagent.application.config.Units.formatDuration(t)
+                                + ": longer than the ceiling " + dev.codeagent.application.config.Units.formatDuration(ceiling)
+                                + " (limits.maxWallTime; raise it in config or with --set limits.maxWallTime=...)");
+                    }
+                }
+            }
+            String flags = parsed.matchedOptions().stream()
+                    .filter(o -> CONFIG_FLAGS.contains(o.longestName()))
+                    .map(o -> o.longestName() + " " + String.join(",", o.originalStringValues()))
+                    .collect(java.util.stream.Collectors.joining(", "));
+            if (!flags.isEmpty()) {
+                return new ConfigException(flags + ": " + withoutOrigin(e.getMessage()), e);
+            }
+        }
+        return e;
+    }
+
+    private boolean fails(Optional<Path> file, Map<String, String> overrides, Map<String, String> doorDefaults) {
+        try {
+            load(file, overrides, doorDefaults);
+            return false;
+        } catch (ConfigException e) {
+            return true;
+        }
+    }
+
+    private static String withoutOrigin(String message) {
+        // the loader names the file (or "defaults") as the origin of the merged tree: not where this value came from
+        return message.replaceFirst("^invalid config in .*?: ", "");
     }
 
     /**
@@ -167,6 +248,7 @@ public final class CodeAgentCli implements Runnable {
         cmd.setExecutionExceptionHandler(failures);
         cmd.setParameterExceptionHandler(failures);
         cmd.setCaseInsensitiveEnumValuesAllowed(true);
+        listLauncherCommands(cmd);
         if (!context.cwd().equals(Path.of("").toAbsolutePath())) {
             // a caller in another directory (the background process serves them all): file options
             // mean what they would in the caller's own process
@@ -179,6 +261,22 @@ public final class CodeAgentCli implements Runnable {
             return new CommandLine.RunLast().execute(parseResult);
         });
         return cmd;
+    }
+
+    /**
+     * {@code serve} and {@code jupyter} are started by the launcher from their own entry points, not by this command
+     * line; the command list names them all the same, since a user looks for them there.
+     */
+    private static void listLauncherCommands(CommandLine cmd) {
+        Map<String, CommandLine.IHelpSectionRenderer> sections = cmd.getHelpSectionMap();
+        CommandLine.IHelpSectionRenderer list = sections.get(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST);
+        int width = cmd.getSubcommands().keySet().stream().mapToInt(String::length).max().orElse(7);
+        // the map reaches the subcommands too: only the top-level list gets the two lines
+        sections.put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST, help -> help.commandSpec().parent() != null
+                ? list.render(help) : list.render(help)
+                + String.format("  %-" + width + "s  %s%n", "serve", "Serve the HTTP API (docs/http-api.md); 'codeagent serve --help'.")
+                + String.format("  %-" + width + "s  %s%n", "jupyter", "Install or run the Jupyter kernel (docs/jupyter.md); 'codeagent jupyter --help'."));
+        cmd.setHelpSectionMap(sections);
     }
 
     public static void main(String[] args) {

@@ -13,6 +13,7 @@ import dev.codeagent.application.eval.EvaluationException;
 import dev.codeagent.application.eval.EvaluationProgress;
 import dev.codeagent.application.eval.EvaluationReport;
 import dev.codeagent.application.eval.GeneratedSamples;
+import dev.codeagent.application.eval.PassAtK;
 import dev.codeagent.application.eval.ProblemFormat;
 import dev.codeagent.application.eval.ProblemSet;
 import dev.codeagent.application.eval.ResultLines;
@@ -48,9 +49,9 @@ import picocli.CommandLine.TypeConversionException;
 @Command(name = "eval",
         // picocli lists a command by the first line of its description: keep that line whole
         description = {"Check code samples against a benchmark's tests (HumanEval, MBPP, IO); report pass@k.",
-            "Each sample runs in the sandbox. Without --samples, checks each problem's reference",
-            "solution. Each sample is judged like a solve attempt, so every failure has its",
-            "verdict and error line. A progress bar goes to stderr when it is a terminal."},
+            "Each sample runs in the sandbox. Without --samples, checks each problem's reference solution.",
+            "Each sample is judged like a solve attempt, so every failure has its verdict and error line.",
+            "Progress goes to stderr: a bar on a terminal, elsewhere a line every few seconds (done/total, rate, ETA)."},
         usageHelpAutoWidth = true,
         footerHeading = "%nExit status:%n",
         footer = {
@@ -60,16 +61,15 @@ import picocli.CommandLine.TypeConversionException;
             "  2    bad usage or input (options, unreadable or unusable files)",
             "  125  the sandbox is unavailable      130  interrupted",
             "",
-            "Files are JSON Lines. Problems: HumanEval (task_id, prompt,",
-            "canonical_solution, test, entry_point) or MBPP (task_id, text, code,",
-            "test_setup_code, test_list). Samples: {\"task_id\": …, \"completion\": …}",
-            "a line, any number per task. HumanEval runs prompt + completion + test +",
-            "check(entry_point); MBPP runs the completion, then test_setup_code and each",
-            "assert of test_list. IO (task_id, prompt, language, tests: [{input, output}],",
-            "solution) runs the completion, a whole program in any language the sandbox",
-            "runs (C, C++, Java, Go and Rust compiled once), once per test with its input",
-            "on stdin, and compares its output. Bad lines are reported (FILE:LINE: why)",
-            "and skipped.",
+            "Files are JSON Lines. Problems: HumanEval (task_id, prompt, canonical_solution, test, entry_point)"
+                    + " or MBPP (task_id, text, code, test_setup_code, test_list).",
+            "Samples: {\"task_id\": …, \"completion\": …} a line, any number per task.",
+            "HumanEval runs prompt + completion + test + check(entry_point); MBPP runs the completion, then"
+                    + " test_setup_code and each assert of test_list.",
+            "IO (task_id, prompt, language, tests: [{input, output}], solution) runs the completion, a whole program"
+                    + " in any language the sandbox runs (C, C++, Java, Go and Rust compiled once), once per test with"
+                    + " its input on stdin, and compares its output.",
+            "Bad lines are reported (FILE:LINE: why), skipped and counted in the summary.",
             "",
             "Examples:",
             "  codeagent eval --problems HumanEval.jsonl",
@@ -116,6 +116,13 @@ public final class EvalCommand implements Callable<Integer> {
     @Option(names = "--out", paramLabel = "FILE",
             description = "Write one JSON line per sample as it is judged: task_id, sample, passed, verdict, message, error, outcome, wallMs.")
     Path outFile;
+
+    /** Where this evaluation's per-sample results went (--out, or the default beside the samples), once known. */
+    private Path resultsFile;
+
+    @Option(names = "--k", paramLabel = "K", split = ",",
+            description = "pass@k to report, e.g. 1,10,100 (default: 1, 10 and 100 where every problem has that many samples).")
+    List<Integer> ks;
 
     @Option(names = "--json", description = "Print one JSON object: total, passed, passAtK, verdicts, wallTimeMs (and problems, workers, sandbox, skippedLines).")
     boolean json;
@@ -166,7 +173,7 @@ public final class EvalCommand implements Callable<Integer> {
 
         try (ResultLines results = EvalResultsFile.open(outFile, samplesFile, err);
                 CodeAgent agent = cli.agent(config)) {
-            Bars bars = new Bars(err, live);
+            Bars bars = new Bars(err, live, progressInterval(cli.context().env()));
             ExecuteCode executeCode = queue ? queued(agent, n, err) : agent.executeCode();
             RunBenchmark.Result r;
             try {
@@ -184,9 +191,15 @@ public final class EvalCommand implements Callable<Integer> {
             }
             bars.evaluating.clear();
             if (json) {
-                out.println(Json.write(summary(r.report(), r.beforeRepair(), r.sandbox(), skipped)));
+                ObjectNode summary = summary(r.report(), r.beforeRepair(), r.sandbox(), skipped);
+                if (ks != null) {
+                    summary.set("passAtK", passAtK(chosenPassAtK(r.report())));
+                }
+                summary.put("problemsInFile", problems.problems().size());
+                out.println(Json.write(summary));
             } else {
-                print(r.report(), r.beforeRepair(), r.generated(), r.sandbox(), limits, out);
+                resultsFile = results.path();
+                print(r.report(), r.beforeRepair(), r.generated(), r.sandbox(), limits, problems.problems().size(), skipped, out);
             }
             warnAboutSandboxFailures(r.report(), err);
             if (!queue) {
@@ -237,9 +250,9 @@ public final class EvalCommand implements Callable<Integer> {
         /** The latest progress, for the summary of an interrupted evaluation. */
         volatile EvaluationProgress last;
 
-        Bars(PrintWriter err, boolean live) {
-            generating = new ProgressBar(err, live, "generating");
-            evaluating = new ProgressBar(err, live, "evaluating");
+        Bars(PrintWriter err, boolean live, Duration interval) {
+            generating = new ProgressBar(err, live, "generating", interval);
+            evaluating = new ProgressBar(err, live, "evaluating", interval);
         }
 
         @Override
@@ -280,6 +293,15 @@ public final class EvalCommand implements Callable<Integer> {
         if (repairAttempts != null && (repairAttempts < 0 || repairAttempts > maxRepairs)) {
             throw new UsageException("--repair-attempts must be between 0 and " + maxRepairs + ", was " + repairAttempts);
         }
+        if (ks != null) {
+            for (Integer k : ks) {
+                if (k == null || k < 1) {
+                    throw new UsageException("--k " + ks.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","))
+                            + ": each k must be at least 1, e.g. --k 1,10,100");
+                }
+            }
+            ks = ks.stream().distinct().sorted().toList();
+        }
         if (outFile != null && Files.isDirectory(outFile)) {
             throw new UsageException(outFile + ": is a directory (--out)");
         }
@@ -296,6 +318,29 @@ public final class EvalCommand implements Callable<Integer> {
             o.put("generator.kind", generator);
         }
         return o;
+    }
+
+    /** How often a progress line is printed when stderr is not a terminal. */
+    static final Duration PROGRESS_INTERVAL = Duration.ofSeconds(5);
+    static final String PROGRESS_ENV = "CODEAGENT_PROGRESS_INTERVAL";
+
+    /**
+     * {@value #PROGRESS_ENV} ({@code 5s} by default; {@code off} for none): a log or a CI job sees a line every few
+     * seconds instead of minutes of silence, without the bar's carriage returns.
+     */
+    static Duration progressInterval(Map<String, String> env) {
+        String v = env.get(PROGRESS_ENV);
+        if (v == null || v.isBlank()) {
+            return PROGRESS_INTERVAL;
+        }
+        if (v.strip().equalsIgnoreCase("off") || v.strip().equals("0")) {
+            return Duration.ZERO;
+        }
+        try {
+            return Units.parseDuration(v);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException(PROGRESS_ENV + "=" + v + ": " + e.getMessage() + ", or off");
+        }
     }
 
     /** Reading the inputs: their failures are the user's to fix (status 2). */
@@ -345,16 +390,55 @@ public final class EvalCommand implements Callable<Integer> {
     }
 
     private static ObjectNode passAtK(EvaluationReport report) {
+        return passAtK(report.passAtK());
+    }
+
+    private static ObjectNode passAtK(Map<Integer, Double> byK) {
         ObjectNode o = NODES.objectNode();
-        report.passAtK().forEach((k, v) -> o.put(Integer.toString(k), v));
+        byK.forEach((k, v) -> {
+            if (v.isNaN()) {
+                o.putNull(Integer.toString(k));
+            } else {
+                o.put(Integer.toString(k), v);
+            }
+        });
         return o;
     }
 
+    /**
+     * pass@k for the k of {@code --k}; NaN for a k past the fewest samples any problem has (the estimator needs
+     * n ≥ k for every problem, as human-eval's does), shown as "n/a" with the reason.
+     */
+    Map<Integer, Double> chosenPassAtK(EvaluationReport report) {
+        Map<String, int[]> counts = new LinkedHashMap<>();
+        for (SampleResult x : report.results()) {
+            int[] nc = counts.computeIfAbsent(x.taskId(), t -> new int[2]);
+            nc[0]++;
+            if (x.verdict() == Verdict.Kind.ACCEPTED) {
+                nc[1]++;
+            }
+        }
+        List<PassAtK.Counts> perProblem = counts.values().stream().map(nc -> new PassAtK.Counts(nc[0], nc[1])).toList();
+        int fewest = perProblem.stream().mapToInt(PassAtK.Counts::n).min().orElse(0);
+        Map<Integer, Double> out = new java.util.TreeMap<>();
+        for (int k : ks) {
+            out.put(k, k <= fewest ? PassAtK.mean(perProblem, k) : Double.NaN);
+        }
+        return out;
+    }
+
+    private int fewestSamples(EvaluationReport report) {
+        Map<String, Integer> n = new LinkedHashMap<>();
+        report.results().forEach(x -> n.merge(x.taskId(), 1, Integer::sum));
+        return n.values().stream().mapToInt(Integer::intValue).min().orElse(0);
+    }
+
     private void print(EvaluationReport r, EvaluationReport before, GeneratedSamples generated, String sandbox,
-            ResourceLimits limits, PrintWriter out) {
+            ResourceLimits limits, int problemsInFile, int skipped, PrintWriter out) {
         String what = generated != null ? "generated by " + generator
                 : samplesFile != null ? "from " + samplesFile : "reference solutions";
-        out.printf(Locale.ROOT, "problems   %d from %s%n", r.problems(), problemsFile);
+        // both counts: a samples file that covers 1 of 164 problems must not read as "problems 1"
+        out.printf(Locale.ROOT, "problems   %d from %s, %d with samples%n", problemsInFile, problemsFile, r.problems());
         out.printf(Locale.ROOT, "samples    %d (%s)%n", r.total(), what);
         if (QueuedSandbox.TIER.equals(sandbox)) {
             out.printf(Locale.ROOT, "sandbox    the shared store's workers (each its own tier), %d queued at once, %s per sample%n",
@@ -364,7 +448,13 @@ public final class EvalCommand implements Callable<Integer> {
                     Units.formatDuration(limits.wallTime()));
         }
         out.printf(Locale.ROOT, "passed     %d/%d (%s)%n", r.passed(), r.total(), percent(r.total() == 0 ? 0 : (double) r.passed() / r.total()));
-        r.passAtK().forEach((k, v) -> out.printf(Locale.ROOT, "pass@%-5d  %s%n", k, percent(v)));
+        if (ks == null) {
+            r.passAtK().forEach((k, v) -> out.printf(Locale.ROOT, "pass@%-5d  %s%n", k, percent(v)));
+        } else {
+            int fewest = fewestSamples(r);
+            chosenPassAtK(r).forEach((k, v) -> out.printf(Locale.ROOT, "pass@%-5d  %s%n", k, v.isNaN()
+                    ? "n/a (needs at least " + k + " samples of every problem; the fewest is " + fewest + ")" : percent(v)));
+        }
         if (before != null) {
             before.passAtK().forEach((k, v) -> out.printf(Locale.ROOT, "pass@%-5d  %s without repair (%d of %d runs repaired)%n",
                     k, percent(v), generated.repairedRuns(), generated.samples().size()));
@@ -374,16 +464,22 @@ public final class EvalCommand implements Callable<Integer> {
         out.println("verdicts   " + String.join(", ", counts));
         double seconds = r.wallTimeMs() / 1000.0;
         out.printf(Locale.ROOT, "wall time  %.1f s (%.1f samples/s)%n", seconds, seconds <= 0 ? 0 : r.total() / seconds);
+        if (skipped > 0) {
+            out.printf(Locale.ROOT, "skipped    %d bad %s (named on stderr)%n", skipped, skipped == 1 ? "line" : "lines");
+        }
         List<SampleResult> failures = r.failures();
         if (!failures.isEmpty()) {
             out.println("failed:");
             for (int i = 0; i < Math.min(failures.size(), SHOWN_FAILURES); i++) {
                 SampleResult f = failures.get(i);
-                out.printf(Locale.ROOT, "  %s #%d  %s%n", f.taskId(), f.sampleIndex(),
+                // 1-based, as a reader counts a task's samples in the file ("#1" is the first)
+                out.printf(Locale.ROOT, "  %s #%d  %s%n", f.taskId(), f.sampleIndex() + 1,
                         ProgressPrinter.describe(new Verdict(f.verdict(), f.message(), f.error(), null)));
             }
             if (failures.size() > SHOWN_FAILURES) {
-                out.println("  … and " + (failures.size() - SHOWN_FAILURES) + " more" + (outFile == null ? " (see --out)" : " (in " + outFile + ")"));
+                // every failure is in the results file (--out, or the default one beside the samples)
+                out.println("  … and " + (failures.size() - SHOWN_FAILURES) + " more"
+                        + (resultsFile == null ? " (see --out)" : " (in " + resultsFile + ")"));
             }
         }
     }
@@ -428,7 +524,8 @@ public final class EvalCommand implements Callable<Integer> {
 
     /**
      * The bar on stderr: {@code evaluating [#####-----] 82/164 pass 97.6% 41.2/s ETA 2s}, redrawn at most
-     * ten times a second; nothing at all when stderr is not a terminal.
+     * ten times a second; when stderr is not a terminal, a plain line every {@code interval} instead
+     * ({@code codeagent: evaluating 82/164, pass 97.6%, 41.2/s, ETA 2s}), none when it is zero.
      */
     static final class ProgressBar {
         private static final String CLEAR_LINE = "\r\033[K";
@@ -442,10 +539,18 @@ public final class EvalCommand implements Callable<Integer> {
         private long lastDrawn;
         private boolean shown;
 
+        private final long intervalNanos;
+        private long lastLine = started;
+
         ProgressBar(PrintWriter err, boolean live, String label) {
+            this(err, live, label, Duration.ZERO);
+        }
+
+        ProgressBar(PrintWriter err, boolean live, String label, Duration interval) {
             this.err = err;
             this.live = live;
             this.label = label;
+            this.intervalNanos = interval.toNanos();
         }
 
         void show(EvaluationProgress p) {
@@ -455,6 +560,7 @@ public final class EvalCommand implements Callable<Integer> {
         /** @param passRate the pass rate so far, or negative for none */
         synchronized void show(int done, int total, double passRate, Duration elapsed) {
             if (!live) {
+                line(done, total, passRate);
                 return;
             }
             long now = System.nanoTime();
@@ -478,6 +584,24 @@ public final class EvalCommand implements Callable<Integer> {
             err.print(s);
             err.flush();
             shown = true;
+        }
+
+        private void line(int done, int total, double passRate) {
+            long now = System.nanoTime();
+            if (intervalNanos <= 0 || done >= total || now - lastLine < intervalNanos) {
+                return;
+            }
+            lastLine = now;
+            double seconds = (now - started) / 1e9;
+            double rate = seconds <= 0 ? 0 : done / seconds;
+            StringBuilder s = new StringBuilder("codeagent: ").append(label).append(' ').append(done).append('/').append(total);
+            if (passRate >= 0) {
+                s.append(String.format(Locale.ROOT, ", pass %.1f%%", passRate * 100));
+            }
+            s.append(String.format(Locale.ROOT, ", %.1f/s", rate));
+            s.append(", ETA ").append(rate > 0 ? eta((long) Math.ceil((total - done) / rate)) : "unknown");
+            err.println(s);
+            err.flush();
         }
 
         /** {@code 7s}, {@code 2m05s}, {@code 1h02m} */

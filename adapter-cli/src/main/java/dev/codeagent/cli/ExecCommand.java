@@ -345,6 +345,13 @@ final class ExecCommand implements Callable<Integer> {
                 return "refused by the code policy" + detail;
             case SANDBOX_ERROR:
                 return "the sandbox failed" + detail;
+            case RUNTIME_ERROR:
+                // a signal is never the program's own words: a segfault would otherwise end in silence and a 139
+                if (e.signal() != null) {
+                    // the sandbox's own "killed by signal 11" says less than the name
+                    return "killed by " + Signals.describe(e.signal()) + (detail.startsWith(": killed by signal") ? "" : detail);
+                }
+                return null;
             default:
                 return null;
         }

@@ -1,5 +1,7 @@
 package dev.codeagent.cli;
 
+import dev.codeagent.application.command.InputPolicy;
+import dev.codeagent.application.command.LimitField;
 import dev.codeagent.application.command.LimitOverrides;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.Units;
@@ -49,6 +51,31 @@ final class LimitOptions {
             o.put("limits.memory", Long.toString(memory));
         }
         return o;
+    }
+
+    /** The command line's door: the sandbox's ranges, time capped at the configured ceiling {@code limits.maxWallTime}. */
+    static InputPolicy policy(CodeAgentConfig config) {
+        long ceiling = config.limits().maxWallTime().toMillis();
+        return InputPolicy.local()
+                .cap(LimitField.TIMEOUT, ceiling, "limits.maxWallTime")
+                .cap(LimitField.CPU_TIME, ceiling, "limits.maxWallTime");
+    }
+
+    /**
+     * Refuses a {@code --timeout} past the ceiling in the user's own words, before it becomes the config key
+     * {@code limits.timeout} (whose error would name a key the user never typed).
+     *
+     * @param ceiling the configured {@code limits.maxWallTime}, from the config without this command's flags
+     */
+    void checkAgainst(Duration ceiling) {
+        if (timeout != null && timeout.compareTo(ceiling) > 0) {
+            throw new UsageException("--timeout " + Units.formatDuration(timeout) + ": longer than the ceiling "
+                    + Units.formatDuration(ceiling) + " (limits.maxWallTime; raise it in config or with --set limits.maxWallTime="
+                    + Units.formatDuration(timeout) + ", at most " + Units.formatDuration(ResourceLimits.MAX_WALL) + ")");
+        }
+        if (timeout != null && timeout.toMillis() < 1) {
+            throw new UsageException("--timeout " + Units.formatDuration(timeout) + ": must be at least 1ms");
+        }
     }
 
     /**

@@ -38,8 +38,10 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "session",
         description = {"Run Python cells in one sandboxed kernel session, state kept across cells.",
-            "With FILE: cells are separated by lines starting with '# %%' (the percent format of Jupytext, VS Code and",
-            "Spyder). Without FILE: a REPL; type a cell, end it with a blank line; Ctrl-D ends the session."},
+            // picocli formats descriptions: %%%% is printed as the %% a cell marker is
+            "With FILE: cells are separated by lines starting with '# %%%%' (the percent format of Jupytext, VS Code and"
+                    + " Spyder).",
+            "Without FILE: a REPL; type a cell, end it with a blank line; Ctrl-D ends the session."},
         usageHelpAutoWidth = true,
         footerHeading = "%nExit status:%n",
         footer = {
@@ -94,9 +96,19 @@ final class SessionCommand implements Callable<Integer> {
             cells = all.iterator();
         }
         Path imageDir = images != null ? cli.context().cwd().resolve(images) : repl ? cli.context().cwd() : null;
+        if (images != null && !Files.exists(imageDir)) {
+            // like `mkdir -p`: a new directory for this session's plots is the common case, not a mistake
+            try {
+                Files.createDirectories(imageDir);
+            } catch (IOException e) {
+                throw new UsageException("--images " + images + ": cannot make the directory: " + e.getMessage());
+            }
+        }
         if (imageDir != null && !Files.isDirectory(imageDir)) {
             throw new UsageException("--images: " + images + " is not a directory");
         }
+        // made before any cell runs: a notebook that cannot be written fails now, not after every cell has run
+        Path notebookTmp = notebook == null ? null : notebookTemp(cli.context().cwd().resolve(notebook));
         SessionLimits limits = SessionLimits.defaults();
         if (cellTimeout != null) {
             try {
@@ -108,32 +120,65 @@ final class SessionCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         Notebook book = new Notebook();
         boolean failed = false;
-        try (CodeAgent agent = cli.agent(config); Session session = open(agent, limits)) {
-            for (int n = 1; cells.hasNext(); n++) {
-                Cell cell = new Cell(cells.next());
-                CellResult r = session.execute(cell);
-                book.add(cell, r);
-                show(out, n, r, imageDir);
-                out.flush();
-                failed |= r.status() != CellStatus.OK;
-            }
-        }
-        if (notebook != null) {
-            Path target = cli.context().cwd().resolve(notebook);
-            try {
-                Path tmp = Files.createTempFile(target.toAbsolutePath().getParent(), ".codeagent-notebook-", ".tmp");
-                try (java.io.OutputStream to = new java.io.BufferedOutputStream(Files.newOutputStream(tmp))) {
-                    book.writeTo(to);
+        try {
+            try (CodeAgent agent = cli.agent(config); Session session = open(agent, limits)) {
+                for (int n = 1; cells.hasNext(); n++) {
+                    Cell cell = new Cell(cells.next());
+                    CellResult r = session.execute(cell);
+                    book.add(cell, r);
+                    show(out, n, r, imageDir);
+                    out.flush();
+                    failed |= r.status() != CellStatus.OK;
                 }
-                // written whole or not at all
-                Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            } catch (IOException e) {
-                throw new UsageException(notebook + ": cannot write the notebook: " + e.getMessage());
+            }
+            if (notebook != null) {
+                Path target = cli.context().cwd().resolve(notebook);
+                try {
+                    Path tmp = notebookTmp;
+                    try (java.io.OutputStream to = new java.io.BufferedOutputStream(Files.newOutputStream(tmp))) {
+                        book.writeTo(to);
+                    }
+                    // written whole or not at all
+                    Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+                } catch (IOException e) {
+                    throw new UsageException(notebook + ": cannot write the notebook: " + e.getMessage());
+                }
+            }
+        } finally {
+            if (notebookTmp != null) {
+                // still there only when the notebook was not moved into place (a failure, Ctrl-C)
+                try {
+                    Files.deleteIfExists(notebookTmp);
+                } catch (IOException e) {
+                    spec.commandLine().getErr().println("codeagent: could not remove " + notebookTmp + ": " + e.getMessage());
+                }
             }
         }
         out.flush();
         return failed ? ExitStatus.FAILURE : ExitStatus.OK;
+    }
+
+    /**
+     * The notebook's temporary file beside it, made with the umask's mode (0644 under the usual umask, as Jupyter's
+     * own files; not createTempFile's 0600: a notebook is a document to share, and the umask is how a user asks
+     * for privacy), removed when the command ends without moving it into place.
+     */
+    private Path notebookTemp(Path target) {
+        Path dir = target.toAbsolutePath().getParent();
+        if (Files.isDirectory(target)) {
+            throw new UsageException("--notebook " + notebook + ": is a directory");
+        }
+        if (dir == null || !Files.isDirectory(dir)) {
+            throw new UsageException("--notebook " + notebook + ": no such directory " + dir + " (make it first)");
+        }
+        try {
+            Path tmp = dir.resolve(".codeagent-notebook-" + Long.toUnsignedString(new java.security.SecureRandom().nextLong(), 36) + ".tmp");
+            Files.createFile(tmp);
+            return tmp;
+        } catch (IOException e) {
+            throw new UsageException("--notebook " + notebook + ": cannot write in " + dir + ": " + e.getMessage());
+        }
     }
 
     /** The cells of a percent-format file: the text between markers, blank ones dropped, trailing blank lines cut. */

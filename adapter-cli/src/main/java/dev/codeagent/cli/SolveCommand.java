@@ -236,9 +236,11 @@ final class SolveCommand implements Callable<Integer> {
         // explicit flags win over the task file, which wins over the config
         FieldErrors errors = new FieldErrors();
         Task task = file.overriddenBy(flags).toTask(new TaskRequest.Defaults(LimitOptions.resolve(config), config.solve().maxAttempts()),
-                EnumSet.allOf(Language.class), InputPolicy.local(), errors);
+                EnumSet.allOf(Language.class), LimitOptions.policy(config), errors);
         if (task == null) {
-            throw new UsageException("invalid task: " + errors.firstLine(e -> e.field() + " " + e.message()));
+            // "maxAttempts must be …", but not "tests tests are judged …" when the message names its field itself
+            throw new UsageException("invalid task: " + errors.firstLine(e -> e.message().startsWith(e.field() + " ")
+                    ? e.message() : e.field() + " " + e.message()));
         }
         return task;
     }

@@ -20,10 +20,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code codeagent worker}: works runs queued in a shared store, with this machine's sandbox and generator. */
 @Command(name = "worker",
-        description = {"Work runs queued in a shared store (store.kind: postgres) until stopped: claim one, solve it with",
-                "this machine's sandbox and generator from its last recorded attempt, record every attempt, repeat.",
-                "Meanwhile run queued single executions (e.g. the samples of 'codeagent eval --queue') on every",
-                "execution place this machine has (sandbox.maxConcurrent), recording each result for its submitter.",
+        // one whole sentence per line: picocli lists a command by its first line, and wraps each line on its own
+        description = {"Work runs and executions queued in a shared store (store.kind: postgres) until stopped.",
+                "It claims a run, solves it with this machine's sandbox and generator from its last recorded attempt,"
+                        + " records every attempt, and repeats.",
+                "Meanwhile it runs queued single executions (e.g. the samples of 'codeagent eval --queue') on every"
+                        + " execution place this machine has (sandbox.maxConcurrent), recording each result for its submitter.",
                 "Any number of workers on any machines may share one database."},
         usageHelpAutoWidth = true,
         footerHeading = "%nExit status:%n",

@@ -81,6 +81,15 @@ class ExecCommandTest {
     }
 
     @Test
+    void aSegfaultEndsWithALineNamingSigsegv() {
+        CliRunner.Result r = cli.runWithStdin("import os, signal\nprint('before', flush=True)\nos.kill(os.getpid(), signal.SIGSEGV)\n",
+                "exec", "-");
+        assertThat(r.status()).as(r.toString()).isEqualTo(128 + 11);
+        assertThat(r.out()).isEqualTo("before\n");
+        assertThat(r.err()).endsWith("codeagent: killed by SIGSEGV (signal 11: segmentation fault: an invalid memory access)\n");
+    }
+
+    @Test
     void endsWith124AndANoteWhenTheTimeLimitHits() {
         CliRunner.Result r = cli.runWithStdin("print('started', flush=True)\nwhile True:\n    pass\n", "exec", "--timeout", "500ms", "-");
         assertThat(r.status()).as(r.toString()).isEqualTo(124);
@@ -138,7 +147,8 @@ class ExecCommandTest {
 
         CliRunner.Result json = cli.runWithStdin("int main(void) {\n  return nope;\n}\n", "exec", "--json", "-l", "c", "-");
         JsonNode compile = new ObjectMapper().readTree(json.out()).get("compile");
-        assertThat(compile.get("outcome").asText()).isEqualTo("RUNTIME_ERROR");
+        // the compiler exiting 1 is a failed compile, not a runtime error of the program (issue 34)
+        assertThat(compile.get("outcome").asText()).isEqualTo("COMPILATION_ERROR");
         assertThat(compile.get("exitCode").asInt()).isEqualTo(1);
         assertThat(compile.get("stderr").asText()).contains("main.c:2:10: error: ");
     }

@@ -34,6 +34,28 @@ class HelpConfigVersionTest {
     }
 
     @Test
+    void theCommandListNamesServeAndJupyterAndCutsNoDescription() {
+        String help = cli.run("--help").out();
+        assertThat(help).containsPattern("(?m)^  serve +Serve the HTTP API").containsPattern("(?m)^  jupyter +Install or run");
+        // the list shows each command's first description line: a whole sentence, never "…, solve it with"
+        assertThat(help).containsPattern("(?m)^  worker +Work runs and executions queued in a shared store \\(store.kind:\\R? *postgres\\) until stopped\\.");
+        // the footer breaks between phrases, not inside "signal N"
+        assertThat(help).contains("or 128+N when signal N killed it.");
+        assertThat(cli.run("exec", "--help").out()).as("the launcher's commands belong to the top-level list only")
+                .doesNotContain("Serve the HTTP API");
+        assertThat(cli.run("session", "--help").out()).contains("lines starting with '# %%'");
+    }
+
+    @Test
+    void configShowsTheZygoteModeInForceAndKeysShowDefaultsAndWhatTheySet() throws IOException {
+        JsonNode config = new ObjectMapper().readTree(cli.run("config").out());
+        assertThat(config.get("sandbox").get("process").get("zygote").asText()).isEqualTo("batch");
+        String keys = cli.run("config", "--keys").out();
+        assertThat(keys).containsPattern("limits\\.timeout +10s +CODEAGENT_LIMITS_TIMEOUT\\R +Wall-clock time a program may run")
+                .containsPattern("limits\\.maxWallTime +1h ");
+    }
+
+    @Test
     void commonOptionsWorkBeforeAndAfterTheCommand() throws IOException {
         JsonNode before = new ObjectMapper().readTree(cli.run("--sandbox", "docker", "config").out());
         JsonNode after = new ObjectMapper().readTree(cli.run("config", "--sandbox", "docker").out());

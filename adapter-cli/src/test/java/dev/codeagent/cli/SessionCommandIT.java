@@ -99,9 +99,18 @@ class SessionCommandIT {
                 cells.toString());
         assertThat(r.status()).as(r.toString()).isEqualTo(1);
 
-        // nbconvert runs the cells again in a kernel of its own (Debian's python3 kernelspec, /usr/bin/python3)
+        // the notebook names the codeagent kernel it ran in, and is readable like files Jupyter writes (umask, not 0600)
+        JsonNode written = new ObjectMapper().readTree(notebook.toFile());
+        assertThat(written.get("metadata").get("kernelspec").get("name").asText()).isEqualTo("codeagent");
+        Path probe = Files.createFile(dir.resolve("made-with-the-umask"));
+        assertThat(Files.getPosixFilePermissions(notebook)).isEqualTo(Files.getPosixFilePermissions(probe));
+        try (var left = Files.list(dir)) {
+            assertThat(left.map(f -> f.getFileName().toString())).noneMatch(n -> n.startsWith(".codeagent-notebook-"));
+        }
+        // nbconvert runs the cells again in a kernel of its own (Debian's python3 kernelspec, /usr/bin/python3, named
+        // here since the notebook names the codeagent kernel, which this test does not install)
         Process p = new ProcessBuilder(nbconvert.toString(), "--to", "notebook", "--execute", "--allow-errors",
-                "--ExecutePreprocessor.timeout=60", "--output", "rerun.ipynb", notebook.toString())
+                "--ExecutePreprocessor.kernel_name=python3", "--ExecutePreprocessor.timeout=60", "--output", "rerun.ipynb", notebook.toString())
                 .directory(dir.toFile()).redirectErrorStream(true).start();
         p.getOutputStream().close();
         String said = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -165,6 +174,25 @@ class SessionCommandIT {
             assertThat(r.out()).contains("── cell 5: OK\n", "-> " + png);
             assertThat(Files.readAllBytes(png)).startsWith(0x89, 'P', 'N', 'G');
         }
+    }
+
+    @Test
+    void aNotebookThatCannotBeWrittenFailsBeforeAnyCellRuns() throws IOException {
+        Path cells = Files.writeString(dir.resolve("cells.py"), "open('ran', 'w').write('x')\n");
+        CliRunner.Result r = new CliRunner(dir).run("session", "--sandbox", "process", "--notebook", "/nonexistent/x.ipynb",
+                cells.toString());
+        assertThat(r.status()).as(r.toString()).isEqualTo(2);
+        assertThat(r.err()).startsWith("codeagent: --notebook /nonexistent/x.ipynb: ").contains("/nonexistent");
+        assertThat(r.out()).as("no cell ran").doesNotContain("── cell");
+    }
+
+    @Test
+    void anImagesDirectoryThatDoesNotExistYetIsMade() throws IOException {
+        Path images = dir.resolve("plots/today");
+        Path cells = Files.writeString(dir.resolve("cells.py"), "print(1)\n");
+        CliRunner.Result r = new CliRunner(dir).run("session", "--sandbox", "process", "--images", images.toString(), cells.toString());
+        assertThat(r.status()).as(r.toString()).isZero();
+        assertThat(images).isDirectory();
     }
 
     @Test

@@ -74,7 +74,7 @@ class UsageErrorsTest {
     @Test
     void refusesAnUnknownOption() {
         CliRunner.Result r = cli.run("exec", "--frobnicate", hello.toString());
-        assertUsageError(r, "Unknown option: '--frobnicate'");
+        assertUsageError(r, "unknown option '--frobnicate'");
         assertThat(r.err()).contains("'codeagent exec --help'");
     }
 
@@ -104,7 +104,7 @@ class UsageErrorsTest {
 
     @Test
     void refusesAnUnknownCommandAndAMissingOne() {
-        assertUsageError(cli.run("frobnicate"), "Unmatched argument at index 0: 'frobnicate'");
+        assertUsageError(cli.run("frobnicate"), "unknown command 'frobnicate'; commands: exec, solve");
         CliRunner.Result none = cli.run();
         assertThat(none.status()).isEqualTo(2);
         assertThat(none.err()).contains("Usage: codeagent").endsWith("codeagent: a command is needed: exec, solve, runs, eval, config or version\n");
@@ -135,6 +135,50 @@ class UsageErrorsTest {
     @Test
     void refusesAMissingReplayFile() {
         assertUsageError(cli.run("solve", "x", "--replay", dir.resolve("gone.jsonl").toString()), "gone.jsonl: no such file (--replay)");
+    }
+
+    @Test
+    void refusesATimeoutPastTheCeilingInTheFlagsOwnWords() {
+        CliRunner.Result r = cli.run("exec", "--timeout", "2h", hello.toString());
+        assertUsageError(r, "--timeout 2h: longer than the ceiling 1h (limits.maxWallTime; raise it in config");
+        assertThat(r.err()).doesNotContain("wallTime must", "invalid config in defaults", "config key limits.timeout");
+    }
+
+    @Test
+    void aRaisedCeilingLetsALongerTimeoutThrough() {
+        // past the ceiling the config allows, refused; within it, the limit is what the user asked for
+        CliRunner.Result r = cli.run("config", "--set", "limits.maxWallTime=3h", "--set", "limits.timeout=2h");
+        assertThat(r.status()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("\"maxWallTime\" : \"3h\"").contains("\"timeout\" : \"2h\"");
+        assertUsageError(cli.run("config", "--set", "limits.maxWallTime=25h"), "limits.maxWallTime must be between 1ms and 24h");
+    }
+
+    @Test
+    void aBadSetNamesTheSetNotTheDefaults() {
+        CliRunner.Result r = cli.run("config", "--set", "limits.timeout=2h");
+        assertUsageError(r, "--set limits.timeout=2h: limits.timeout 2h is longer than the ceiling 1h (limits.maxWallTime");
+        assertThat(r.err()).doesNotContain("in defaults");
+    }
+
+    @Test
+    void aMisspeltOptionOrCommandGetsDidYouMean() {
+        assertUsageError(cli.run("exec", "--timout", "5s", hello.toString()), "unknown option '--timout'; did you mean --timeout?");
+        assertUsageError(cli.run("exce", hello.toString()), "unknown command 'exce'; did you mean exec?");
+        assertUsageError(cli.run("serv"), "unknown command 'serv'; did you mean serve?");
+        assertUsageError(cli.run("serve"), "'serve' is started by the ./codeagent launcher");
+        assertUsageError(cli.run("frobnicate"), "; commands: exec, solve, runs, config, eval, session, worker, version, serve, jupyter");
+        assertUsageError(cli.run("solve", "x", "--max-atempts", "3"), "did you mean --max-attempts?");
+        CliRunner.Result r = cli.run("exec", "--frobnicate", hello.toString());
+        assertThat(r.err()).doesNotContain("did you mean", "Unmatched", "index");
+    }
+
+    @Test
+    void aTaskErrorNamesItsFieldOnce() throws IOException {
+        Path tests = Files.writeString(dir.resolve("t.js"), "assert(true)\n");
+        CliRunner.Result r = cli.run("solve", "x", "--language", "javascript", "--tests", tests.toString(), "--generator", "replay",
+                "--set", "generator.replay.file=" + tests);
+        assertUsageError(r, "invalid task: tests are judged for python only");
+        assertThat(r.err()).doesNotContain("tests tests");
     }
 
     static void assertUsageError(CliRunner.Result r, String message) {

@@ -139,7 +139,8 @@ public final class ApiServer implements AutoCloseable {
         server.health.refreshIfStale();
         log.info("codeagent HTTP API listening on {} (sandbox {}, store {}, auth {})", server.uri(),
                 server.executeCode.sandbox().tier(), server.config.store().kind(),
-                server.http.auth().enabled() ? "on, " + server.http.auth().keys().size() + " keys" : "OFF");
+                server.http.auth().enabled() ? "on, " + server.http.auth().keys().size()
+                        + (server.http.auth().keys().size() == 1 ? " key" : " keys") : "OFF");
         return server;
     }
 

@@ -5,6 +5,7 @@ import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
+import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -28,28 +29,42 @@ import org.slf4j.LoggerFactory;
 public final class HttpServerMain {
 
     private static final Logger log = LoggerFactory.getLogger(HttpServerMain.class);
-    static final String USAGE = "usage: codeagent serve [--config FILE] [--host ADDRESS] [--port N] [--set key=value]...";
+    static final String USAGE = "Usage: codeagent serve [--config FILE] [--host ADDRESS] [--port N] [--set KEY=VALUE]...";
+    static final String HELP = String.join("\n",
+            "Serves the HTTP API (docs/http-api.md) until SIGTERM or Ctrl-C, then stops gracefully.",
+            "      --config FILE     Config file (YAML or JSON); default $CODEAGENT_CONFIG, else ~/.codeagent/config.yaml.",
+            "      --host ADDRESS    Address to listen on (config http.host).",
+            "      --port N          Port to listen on (config http.port).",
+            "      --set KEY=VALUE   Set any config key by its dotted path (see 'codeagent config --keys').",
+            "  -h, --help            Show this help and exit.",
+            "Exit status: 0 after a clean stop, 1 the server could not start, 2 bad usage or config.");
 
     private HttpServerMain() {
     }
 
     public static void main(String[] args) {
-        int status = run(args, System.getenv());
+        int status = run(args, System.getenv(), System.out, System.err);
         if (status != 0) {
             System.exit(status);
         }
     }
 
-    static int run(String[] args, Map<String, String> env) {
+    /**
+     * Usage, help and the errors before the server runs are answers to the user typing the command, so they read
+     * like every other command's ("codeagent: … (see 'codeagent serve --help')" on stderr, help on stdout), not as
+     * timestamped log lines; once it serves, it logs.
+     */
+    static int run(String[] args, Map<String, String> env, PrintStream out, PrintStream err) {
         Arguments parsed;
         try {
             parsed = Arguments.parse(List.of(args));
         } catch (IllegalArgumentException e) {
-            log.error("{}\n{}", e.getMessage(), USAGE);
+            err.println("codeagent: " + e.getMessage() + " (see 'codeagent serve --help')");
             return 2;
         }
         if (parsed.help()) {
-            log.info(USAGE);
+            out.println(USAGE);
+            out.println(HELP);
             return 0;
         }
         CodeAgent agent;
@@ -59,24 +74,25 @@ public final class HttpServerMain {
                     ConfigLoader.SERVICE_DEFAULTS);
             agent = CodeAgent.builder(config).build();
         } catch (ConfigException e) {
-            log.error("{}", e.getMessage());
+            err.println("codeagent: " + e.getMessage());
             return 2;
         } catch (SandboxUnavailableException e) {
-            log.error("the sandbox cannot run here: {}", e.getMessage());
+            err.println("codeagent: the sandbox cannot run here: " + e.getMessage());
             return 1;
         }
         ApiServer server;
         try {
             server = ApiServer.start(agent);
         } catch (ConfigException e) {
-            log.error("{}", e.getMessage());
+            err.println("codeagent: " + e.getMessage());
             return 2;
         } catch (SandboxUnavailableException e) {
             // strict isolation (the server's default) on a host that lacks a guarantee: the message names each one
             log.error("the sandbox cannot run here: {}", e.getMessage());
             return 1;
         } catch (RuntimeException e) {
-            log.error("the server could not start: {}", e.toString());
+            log.debug("the server could not start", e);
+            err.println("codeagent: the server could not start: " + e);
             return 1;
         }
         if (!agent.sandbox().isolation().missing().isEmpty()) {
@@ -140,10 +156,37 @@ public final class HttpServerMain {
                         overrides.put(kv.substring(0, at), kv.substring(at + 1));
                         break;
                     default:
-                        throw new IllegalArgumentException("unknown argument '" + a + "'");
+                        throw new IllegalArgumentException(a.startsWith("-") ? "unknown option '" + a + "'" + nearest(a)
+                                : "unexpected argument '" + a + "'");
                 }
             }
             return new Arguments(config, overrides, help);
+        }
+
+        private static String nearest(String typed) {
+            String name = typed.contains("=") ? typed.substring(0, typed.indexOf('=')) : typed;
+            for (String known : List.of("--config", "--host", "--port", "--set", "--help")) {
+                if (known.startsWith(name) && name.length() > 3 || name.startsWith(known)
+                        || name.length() == known.length() && differsInOne(name, known)) {
+                    return "; did you mean " + known + "?";
+                }
+            }
+            return "";
+        }
+
+        /** One letter wrong, or two neighbours swapped ("--prot"): a slip of the fingers. */
+        private static boolean differsInOne(String a, String b) {
+            int first = -1;
+            int d = 0;
+            for (int i = 0; i < a.length(); i++) {
+                if (a.charAt(i) != b.charAt(i)) {
+                    first = first < 0 ? i : first;
+                    d++;
+                }
+            }
+            boolean swapped = d == 2 && first + 1 < a.length() && a.charAt(first) == b.charAt(first + 1)
+                    && a.charAt(first + 1) == b.charAt(first);
+            return d == 1 || swapped;
         }
 
         private static String next(List<String> args, int i, String flag) {

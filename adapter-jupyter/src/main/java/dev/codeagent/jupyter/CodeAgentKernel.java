@@ -210,7 +210,9 @@ public final class CodeAgentKernel extends BaseKernel {
             return;
         }
         List<String> traceback = failure.traceback();
-        if (!out.errorShown && !silent) {
+        // a timed-out cell has shown the KeyboardInterrupt the timeout sent into it; on its own that reads as if the
+        // user had pressed stop: the CellTimeout with the limit that fired is shown after it
+        if ((!out.errorShown || failure.name().equals("CellTimeout")) && !silent) {
             env.publish(new PublishError(failure.name(), failure.value(), traceback));
         }
         if (request.shouldStopOnError() && !silent && sent != null) {

@@ -54,8 +54,8 @@ public final class JupyterMain {
         try {
             a = Arguments.parse(args);
         } catch (IllegalArgumentException e) {
-            err.println("codeagent jupyter: " + e.getMessage());
-            err.println(USAGE);
+            // one line and where to look, as every other command answers a mistyped command line
+            err.println("codeagent jupyter: " + e.getMessage() + " (see 'codeagent jupyter --help')");
             return 2;
         }
         if (a.help()) {

@@ -72,6 +72,9 @@ class KernelClientIT {
 
         assertThat(r.get("timeout").get("ename").asText()).isEqualTo("CellTimeout");
         assertThat(r.get("timeout").get("evalue").asText()).contains("2000 ms");
+        // what the notebook shows ends with the limit that fired, not a bare KeyboardInterrupt
+        JsonNode shownErrors = r.get("timeout").get("shown");
+        assertThat(shownErrors.get(shownErrors.size() - 1).asText()).startsWith("CellTimeout: ").contains("2000 ms");
 
         if (docker) {
             assertThat(r.get("sandbox_docker").asText()).contains("sandbox docker; a new session is starting");

@@ -105,6 +105,7 @@ class KernelSpecTest {
             assertThat(status).as(args.toString()).isEqualTo(2);
             assertThat(err.toString(StandardCharsets.UTF_8)).as(args.toString()).startsWith("codeagent jupyter: ")
                     .doesNotContain("Exception").doesNotContain("\tat ");
+            assertThat(err.toString(StandardCharsets.UTF_8).strip().lines().count()).as(args.toString()).isEqualTo(1);
         }
     }
 

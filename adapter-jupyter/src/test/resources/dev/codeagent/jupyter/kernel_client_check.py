@@ -150,7 +150,8 @@ results["x_after_death"] = {"status": after["status"], "ename": after["ename"]}
 # a cell past its time limit is interrupted and reported
 run("%limits timeout=2s")
 slow = run("import time\ntime.sleep(30)")
-results["timeout"] = {"status": slow["status"], "ename": slow["ename"], "evalue": slow["evalue"]}
+results["timeout"] = {"status": slow["status"], "ename": slow["ename"], "evalue": slow["evalue"],
+                      "shown": [o["ename"] + ": " + o["evalue"] for o in slow["outputs"] if o["output_type"] == "error"]}
 
 # %sandbox docker: the next cells run in a container (a new session), and back
 if "docker" in sys.argv[1:]:

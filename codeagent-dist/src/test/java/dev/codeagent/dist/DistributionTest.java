@@ -93,5 +93,9 @@ class DistributionTest {
             assertThat(out.toString()).contains(key + " ").contains(ConfigLoader.envName(key));
         }
         assertThat(out.toString()).contains("CODEAGENT_SANDBOX_DOCKER_POOL_SIZE", "CODEAGENT_HTTP_PORT", "CODEAGENT_STORE_SQLITE_PATH");
+        // every key says what it sets and its default (a new key without a line in config-keys.properties fails here)
+        assertThat(out.toString()).doesNotContain("(no description)");
+        assertThat(out.toString()).containsPattern("sandbox\\.process\\.zygote +batch +CODEAGENT_SANDBOX_PROCESS_ZYGOTE\\R +Which Python")
+                .containsPattern("limits\\.maxWallTime +1h ");
     }
 }

@@ -86,6 +86,8 @@ class ArchitectureTest {
             .that().resideOutsideOfPackages(ROOT + ".cli..", ROOT + ".bench..")
             // `codeagent jupyter install` answers its user like the CLI does; the kernel it starts logs
             .and().doNotHaveFullyQualifiedName(ROOT + ".jupyter.JupyterMain")
+            // nor does `codeagent serve` before it serves: its usage and start-up errors answer the user who typed it
+            .and().doNotHaveFullyQualifiedName(ROOT + ".http.HttpServerMain")
             .should(GeneralCodingRules.ACCESS_STANDARD_STREAMS)
             .because("the user's program output and the CLI's own output are the only things on stdout/stderr;"
                     + " everything else logs through SLF4J");

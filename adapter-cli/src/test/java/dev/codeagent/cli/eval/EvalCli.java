@@ -34,6 +34,8 @@ final class EvalCli {
         try {
             env.put("CODEAGENT_CONFIG", Files.writeString(dir.resolve("empty-config.yaml"), "{}\n").toString());
             env.put("CODEAGENT_STORE", "memory");
+            // stderr is compared whole: no periodic progress line however slow the machine (EvalProgressTest covers it)
+            env.put("CODEAGENT_PROGRESS_INTERVAL", "off");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

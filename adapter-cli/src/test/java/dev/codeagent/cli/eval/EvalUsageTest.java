@@ -29,7 +29,14 @@ class EvalUsageTest {
 
     @Test
     void needsAProblemsFile() {
-        expectUsage(cli.run(), "Missing required option: '--problems=FILE'");
+        expectUsage(cli.run(), "--problems FILE is required");
+    }
+
+    @Test
+    void aMisspeltRequiredOptionIsNamedAsTheMisspelling() {
+        EvalCli.Result r = cli.run("--problem", problems.toString());
+        expectUsage(r, "unknown option '--problem'; did you mean --problems?");
+        assertThat(r.err()).doesNotContain("Missing required", "Unmatched", "index");
     }
 
     @Test

@@ -107,7 +107,7 @@ class WrongCompletionsIT {
         assertThat(r.status()).as(r.toString()).isZero();
         assertThat(r.out()).contains("passed     1/2 (50.0%)").contains("pass@1      50.0%")
                 .contains("verdicts   ACCEPTED 1, RUNTIME_ERROR 1")
-                .contains("Add/0 #1  RUNTIME_ERROR ZeroDivisionError: division by zero (line 3: return a / 0)");
+                .contains("Add/0 #2  RUNTIME_ERROR ZeroDivisionError: division by zero (line 3: return a / 0)");
         assertThat(r.err()).isEmpty();
     }
 }

@@ -36,13 +36,14 @@ final class LaunchPlan {
      * the alternatives (/usr/lib/x86_64-linux-gnu/libblas.so.3, which numpy loads, and /usr/bin/awk point through
      * /etc/alternatives back into /usr) and matplotlib's defaults (mpl-data/matplotlibrc is a link to
      * /etc/matplotlibrc) and the JDK's configuration (Debian's /usr/lib/jvm/…/conf links into /etc/java-N-openjdk;
-     * without java.security javac cannot start). Links and package defaults, no host secrets; bound only where the
-     * host has them.
+     * without java.security javac cannot start), and fontconfig's configuration (/etc/fonts: without it every
+     * matplotlib plot prints "Fontconfig error: Cannot load default config file"; its cache goes to the run's HOME).
+     * Links and package defaults, no host secrets; bound only where the host has them.
      */
     static final List<String> ETC_OF_USR = etcOfUsr();
 
     private static List<String> etcOfUsr() {
-        List<String> etc = new ArrayList<>(List.of("/etc/alternatives", "/etc/matplotlibrc"));
+        List<String> etc = new ArrayList<>(List.of("/etc/alternatives", "/etc/matplotlibrc", "/etc/fonts"));
         try (var jdks = Files.newDirectoryStream(Path.of("/etc"), "java-*-openjdk")) {
             jdks.forEach(p -> etc.add(p.toString()));
         } catch (java.io.IOException | SecurityException none) {

@@ -22,6 +22,8 @@ public record ProcessSandboxConfig(String python, String node, String bash, Stri
     public static final java.util.List<String> ZYGOTE_MODES = java.util.List.of("batch", "all", "off");
 
     public ProcessSandboxConfig {
+        // the default written out, so that 'codeagent config' shows the mode in force (batch), not null
+        zygote = zygote == null ? "batch" : zygote;
         if (zygote != null && !ZYGOTE_MODES.contains(zygote)) {
             throw new IllegalArgumentException("sandbox.process.zygote must be one of " + ZYGOTE_MODES + ", was '" + zygote + "'");
         }

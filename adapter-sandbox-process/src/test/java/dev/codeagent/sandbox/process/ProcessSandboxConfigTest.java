@@ -15,6 +15,12 @@ class ProcessSandboxConfigTest {
     }
 
     @Test
+    void theDefaultModeIsWrittenOutSoTheShownConfigSaysBatchNotNull() {
+        assertThat(ProcessSandboxConfig.defaults().zygote()).isEqualTo("batch");
+        assertThat(new ProcessSandboxConfig(null, null, null, null, null).zygote()).isEqualTo("batch");
+    }
+
+    @Test
     void anUnknownZygoteModeIsRefusedNamingTheKeyAndTheChoices() {
         assertThatThrownBy(() -> new ProcessSandboxConfig(null, null, null, null, "sometimes"))
                 .isInstanceOf(IllegalArgumentException.class)

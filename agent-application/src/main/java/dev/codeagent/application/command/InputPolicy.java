@@ -33,9 +33,15 @@ public record InputPolicy(Map<LimitField, Cap> caps, boolean networkGrantable, i
         }
     }
 
-    /** The sandbox's own ranges and nothing more, network grantable: for a user on their own machine. */
+    /**
+     * The sandbox's own ranges and the default time ceiling ({@code limits.maxWallTime}, an hour), network grantable:
+     * for a user on their own machine. A door that reads the configured ceiling caps with it instead
+     * ({@link #cap}); the key is left unnamed here since this policy does not know the config.
+     */
     public static InputPolicy local() {
-        return new InputPolicy(Map.of(), true, Integer.MAX_VALUE);
+        long hour = dev.codeagent.application.config.LimitsConfig.DEFAULT_MAX_WALL.toMillis();
+        return new InputPolicy(Map.of(LimitField.TIMEOUT, new Cap(hour, null), LimitField.CPU_TIME, new Cap(hour, null)),
+                true, Integer.MAX_VALUE);
     }
 
     /** This policy with {@code field} capped at {@code max}; {@code key} is the config key that sets it, or null. */

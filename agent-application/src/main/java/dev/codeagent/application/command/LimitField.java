@@ -13,8 +13,8 @@ import java.util.Locale;
  * likely a client's bug than a wish for five milliseconds.
  */
 public enum LimitField {
-    TIMEOUT("timeoutMs", Kind.DURATION, 1, 3_600_000L),
-    CPU_TIME("cpuTimeMs", Kind.DURATION, 1, 3_600_000L),
+    TIMEOUT("timeoutMs", Kind.DURATION, 1, 86_400_000L),
+    CPU_TIME("cpuTimeMs", Kind.DURATION, 1, 86_400_000L),
     MEMORY("memoryBytes", Kind.SIZE, 16 * ResourceLimits.MIB, Long.MAX_VALUE),
     MAX_PROCESSES("maxProcesses", Kind.COUNT, 1, Integer.MAX_VALUE),
     MAX_OUTPUT_BYTES("maxOutputBytes", Kind.SIZE, 1, Long.MAX_VALUE),

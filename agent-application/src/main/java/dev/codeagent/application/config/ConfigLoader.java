@@ -345,6 +345,16 @@ public final class ConfigLoader {
         return keys;
     }
 
+    /** Every config key's default as it would be written in a config file ({@code 10s}, {@code batch}), "" when unset. */
+    public Map<String, String> defaultsByKey() {
+        Map<String, String> out = new java.util.TreeMap<>();
+        leaves(defaults).forEach((path, node) -> out.put(path, node.isNull() ? ""
+                : node.isArray() ? String.join(",", () -> java.util.stream.StreamSupport.stream(node.spliterator(), false)
+                        .map(n -> (CharSequence) n.asText()).iterator())
+                : node.asText()));
+        return out;
+    }
+
     /** Every config key's dotted path, sorted. */
     public List<String> keys() {
         return new ArrayList<>(new TreeSet<>(leaves(defaults).keySet()));

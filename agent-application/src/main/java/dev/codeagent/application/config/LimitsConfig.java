@@ -20,7 +20,15 @@ public record LimitsConfig(
         ByteSize fileBytes,
         boolean network,
         Duration compileTimeout,
-        ByteSize compileMemory) {
+        ByteSize compileMemory,
+        Duration maxWallTime) {
+
+    /**
+     * The longest {@code timeout} (and {@code cpuTime}) a config or a command may ask for unless
+     * {@code limits.maxWallTime} allows more: an hour, so a forgotten {@code --timeout 9h} does not hold a
+     * sandbox place all day; the domain's own bound ({@link ResourceLimits#MAX_WALL}) is the most it may be raised to.
+     */
+    public static final Duration DEFAULT_MAX_WALL = Duration.ofHours(1);
 
     /** The domain's names for the limits, to the config keys a user writes. */
     private static final Map<String, String> KEYS = Map.of(
@@ -41,6 +49,14 @@ public record LimitsConfig(
         Objects.requireNonNull(memory, "limits.memory");
         Objects.requireNonNull(outputBytes, "limits.outputBytes");
         Objects.requireNonNull(fileBytes, "limits.fileBytes");
+        maxWallTime = maxWallTime == null ? DEFAULT_MAX_WALL : maxWallTime;
+        if (maxWallTime.toMillis() < 1 || maxWallTime.compareTo(ResourceLimits.MAX_WALL) > 0) {
+            throw new IllegalArgumentException("limits.maxWallTime must be between 1ms and "
+                    + Units.formatDuration(ResourceLimits.MAX_WALL) + ", was " + Units.formatDuration(maxWallTime));
+        }
+        // in the user's units and keys: "limits.timeout 2h is longer than the ceiling 1h (limits.maxWallTime …)"
+        checkCeiling("limits.timeout", timeout, maxWallTime);
+        checkCeiling("limits.cpuTime", cpuTime, maxWallTime);
         try {
             new ResourceLimits(timeout, cpuTime, memory.bytes(), processes, outputBytes.bytes(), fileBytes.bytes(), network);
         } catch (IllegalArgumentException e) {
@@ -55,6 +71,14 @@ public record LimitsConfig(
         }
     }
 
+    private static void checkCeiling(String key, Duration value, Duration ceiling) {
+        if (value.compareTo(ceiling) > 0) {
+            throw new IllegalArgumentException(key + " " + Units.formatDuration(value) + " is longer than the ceiling "
+                    + Units.formatDuration(ceiling) + " (limits.maxWallTime; raise it in config, at most "
+                    + Units.formatDuration(ResourceLimits.MAX_WALL) + ")");
+        }
+    }
+
     /** The domain's refusal, naming the config key behind the field it names first ({@code memoryBytes must …}). */
     private static IllegalArgumentException invalid(String what, Map<String, String> keys, IllegalArgumentException e) {
         String message = e.getMessage();
@@ -65,7 +89,12 @@ public record LimitsConfig(
 
     public LimitsConfig(Duration timeout, Duration cpuTime, ByteSize memory, int processes, ByteSize outputBytes,
             ByteSize fileBytes, boolean network) {
-        this(timeout, cpuTime, memory, processes, outputBytes, fileBytes, network, null, null);
+        this(timeout, cpuTime, memory, processes, outputBytes, fileBytes, network, null, null, null);
+    }
+
+    public LimitsConfig(Duration timeout, Duration cpuTime, ByteSize memory, int processes, ByteSize outputBytes,
+            ByteSize fileBytes, boolean network, Duration compileTimeout, ByteSize compileMemory) {
+        this(timeout, cpuTime, memory, processes, outputBytes, fileBytes, network, compileTimeout, compileMemory, null);
     }
 
     private static ResourceLimits compile(Duration timeout, ByteSize memory) {
@@ -82,7 +111,7 @@ public record LimitsConfig(
         ResourceLimits c = ResourceLimits.compileDefaults();
         return new LimitsConfig(d.wallTime(), d.cpuTime(), new ByteSize(d.memoryBytes()), d.maxProcesses(),
                 new ByteSize(d.maxOutputBytes()), new ByteSize(d.maxFileBytes()), d.network(), c.wallTime(),
-                new ByteSize(c.memoryBytes()));
+                new ByteSize(c.memoryBytes()), DEFAULT_MAX_WALL);
     }
 
     /** The limits as the domain's value; always valid, since they were checked when read. */

@@ -43,10 +43,19 @@ public record ExecutionSummary(
             Long peakMemoryBytes) {
 
         static Stage of(Execution e) {
-            return e == null ? null : new Stage(e.outcome().name(), e.exitCode(), e.signal(), e.stdout().text(),
+            return e == null ? null : new Stage(stageOutcome(e), e.exitCode(), e.signal(), e.stdout().text(),
                     e.stderr().text(), e.stdout().truncated(), e.stderr().truncated(), e.wallTime().toMillis(),
                     e.cpuTime() == null ? null : e.cpuTime().toMillis(), e.peakMemoryBytes());
         }
+    }
+
+    /**
+     * A compile stage's outcome in the words of a compile: the compiler exiting non-zero is the sandbox's
+     * RUNTIME_ERROR of the compiler process, but to the reader the code did not compile (its limits keep their names).
+     */
+    static String stageOutcome(Execution stage) {
+        return stage.outcome() == dev.codeagent.domain.execution.Outcome.RUNTIME_ERROR && stage.signal() == null
+                ? dev.codeagent.domain.execution.Outcome.COMPILATION_ERROR.name() : stage.outcome().name();
     }
 
     public static ExecutionSummary of(Execution e) {

@@ -159,6 +159,9 @@ public final class Notebook {
         return new Snapshot(e.index, e.executionCount, e.source, List.copyOf(e.outputs), e.droppedOutputs);
     }
 
+    /** The kernelspec name written in the notebook's metadata: the one {@code codeagent jupyter install} installs. */
+    public static final String KERNEL_NAME = "codeagent";
+
     /**
      * Writes the notebook as {@code .ipynb} JSON that {@code nbformat.validate} accepts, cell by cell, to {@code out}
      * (left open). Cells added while it writes may or may not be in it.
@@ -179,8 +182,10 @@ public final class Notebook {
             g.writeEndArray();
             g.writeObjectFieldStart("metadata");
             g.writeObjectFieldStart("kernelspec");
-            g.writeStringField("name", "python3");
-            g.writeStringField("display_name", "Python 3");
+            // the kernel the cells ran in: `codeagent jupyter install`'s (a client that has it runs them sandboxed again,
+            // one that has not asks, rather than re-running them unsandboxed in a plain python3 kernel)
+            g.writeStringField("name", KERNEL_NAME);
+            g.writeStringField("display_name", "Python 3 (codeagent sandbox)");
             g.writeStringField("language", "python");
             g.writeEndObject();
             g.writeObjectFieldStart("language_info");

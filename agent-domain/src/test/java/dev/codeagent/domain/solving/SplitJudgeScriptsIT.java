@@ -64,6 +64,14 @@ class SplitJudgeScriptsIT {
     }
 
     @Test
+    void anAssertOverSeveralLinesIsShownWholeNotCutMidExpression() throws Exception {
+        Judged j = judge("def add(a, b):\n    return a - b\n",
+                "def check(candidate):\n    assert candidate(\n        2,\n        2,\n    ) == 4, \\\n        'sums'\n\ncheck(add)\n");
+        assertThat(j.outcome()).isEqualTo("assertion");
+        assertThat(j.report).contains("failed assertion: assert candidate( 2, 2, ) == 4, 'sums' - sums");
+    }
+
+    @Test
     void aWrongAnswerNamesTheAssertionAndTheValueReturned() throws Exception {
         Judged j = judge("def add(a, b):\n    return a - b\n", "assert add(1, 1) == 0\nassert add(2, 2) == 4\n");
         assertThat(j.outcome()).isEqualTo("assertion");

@@ -356,7 +356,7 @@ class Judge:
 
     def assertion(self, e):
         line = _failure_line(e)
-        text = _test_source(line)
+        text = _test_statement(line)
         message = "failed assertion" + (": " + text if text else "")
         if str(e):
             message += " - " + str(e)
@@ -493,6 +493,32 @@ def _test_source(line):
     if not line or line > len(_tests_source):
         return None
     return _tests_source[line - 1].strip()
+
+
+_MAX_STATEMENT = 400
+
+
+def _test_statement(line):
+    """The whole statement of the tests around line, on one line: an assert written over several lines is
+    shown entire, not cut after its first line mid-expression. The line itself when the tests do not parse."""
+    if not line or line > len(_tests_source):
+        return None
+    try:
+        tree = ast.parse("\n".join(_tests_source))
+    except (SyntaxError, ValueError):
+        return _test_source(line)
+    best = None
+    for node in ast.walk(tree):
+        end = getattr(node, "end_lineno", None)
+        if isinstance(node, ast.stmt) and end is not None and node.lineno <= line <= end:
+            # the innermost statement: an assert inside a function, not the whole def
+            if best is None or end - node.lineno < best[1] - best[0]:
+                best = (node.lineno, end)
+    if best is None:
+        return _test_source(line)
+    parts = (part.strip().rstrip("\\").rstrip() for part in _tests_source[best[0] - 1:best[1]])
+    text = " ".join(part for part in parts if part)
+    return text if len(text) <= _MAX_STATEMENT else text[:_MAX_STATEMENT - 1] + "\u2026"
 
 
 def _shown(value):
