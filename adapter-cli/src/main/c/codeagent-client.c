@@ -498,7 +498,8 @@ int main(int argc, char **argv) {
     put('D', cwd, strlen(cwd));
     for (char **e = environ; *e != NULL; e++) put('E', *e, strlen(*e));
     for (int i = 0; i < nargs; i++) put('A', args[i], strlen(args[i]));
-    char flags = (char) ((isatty(0) && isatty(1)) ? 1 : 0);
+    /* 1: a person watches a terminal (live progress); 2: stdin is a terminal (never read whole up front) */
+    char flags = (char) (((isatty(0) && isatty(1)) ? 1 : 0) | (isatty(0) ? 2 : 0));
     put('T', &flags, 1);
 
     signal(SIGPIPE, SIG_IGN);

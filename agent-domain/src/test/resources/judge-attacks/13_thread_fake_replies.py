@@ -2,7 +2,7 @@
 # attack: a background thread floods every descriptor with well-formed "returned True" replies while calls are served
     return False
 import os, threading
-reply = ascii(("ok", ("v", True))).encode()
+reply = b'["ok",true,[],[]]'
 frame = b"%d\n" % len(reply) + reply
 def flood():
     for _ in range(2000):

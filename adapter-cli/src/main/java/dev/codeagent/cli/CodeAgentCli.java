@@ -125,7 +125,8 @@ public final class CodeAgentCli implements Runnable {
             overrides.put("sandbox.kind", sandbox);
         }
         overrides.putAll(commandOverrides);
-        return ConfigLoader.shared().load(Optional.ofNullable(configFile).map(f -> context.cwd().resolve(f)), context.env(), overrides);
+        // the caller's directory, not this process's: the background process runs in / for callers everywhere
+        return ConfigLoader.shared().load(Optional.ofNullable(configFile), context.env(), overrides, context.cwd());
     }
 
     /**

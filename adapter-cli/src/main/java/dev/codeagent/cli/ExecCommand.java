@@ -4,8 +4,11 @@ import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.Units;
 import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionCancelledException;
+import dev.codeagent.domain.execution.LiveExecution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.PrintWriter;
@@ -23,7 +26,8 @@ import picocli.CommandLine.Spec;
 /** {@code codeagent exec [FILE|-]}: runs one program in the sandbox and ends as the program did. */
 @Command(name = "exec",
         description = {"Run a program in the sandbox.",
-            "Its stdout and stderr pass through as captured and the exit status mirrors the program's."},
+            "Its stdout and stderr pass through as it writes them, this command's standard input reaches it (as with "
+                + "'python3 file.py'; --stdin none turns that off), and the exit status mirrors the program's."},
         usageHelpAutoWidth = true,
         footerHeading = "%nExit status:%n",
         footer = {
@@ -70,7 +74,9 @@ final class ExecCommand implements Callable<Integer> {
     @Mixin
     LimitOptions limits;
 
-    @Option(names = "--stdin", paramLabel = "FILE|-", description = "The program's standard input: a file, or - for this command's (default: none).")
+    @Option(names = "--stdin", paramLabel = "FILE|-|none",
+            description = "The program's standard input: a file, - for this command's, or none (default: this command's, "
+                    + "unless the program itself comes from it).")
     String stdinFile;
 
     @Option(names = "--json", description = "Print one JSON object: outcome, exitCode, signal, stdout, stderr, stdoutTruncated, "
@@ -89,9 +95,148 @@ final class ExecCommand implements Callable<Integer> {
         // bad input is refused above, before any sandbox is started; the result is shown before the
         // sandbox is closed, since cleaning up may take a moment the user need not wait for
         try (CodeAgent agent = cli.agent(config)) {
-            Execution execution = queue ? onAWorker(agent, request) : agent.executeCode().execute(request);
-            show(execution, request);
+            long started = System.nanoTime();
+            LiveExecution live = queue ? null : startLive(agent, request);
+            if (live == null && stdinMode == StdinMode.PASS_THROUGH) {
+                // run as a whole: its input is read now, whole (a terminal's only with --stdin -: else it would
+                // wait for Ctrl-D before the program started)
+                String input = stdinFile == null && cli.context().stdinTerminal() ? ""
+                        : Inputs.read("-", cli.context(), "input", Inputs.MAX_INPUT_BYTES, null).text();
+                request = new ExecutionRequest(request.program(), input, request.args(), request.limits());
+            }
+            if (live == null) {
+                Execution execution;
+                try {
+                    execution = queue ? onAWorker(agent, request) : agent.executeCode().execute(request);
+                } catch (ExecutionCancelledException e) {
+                    return interrupted(started);
+                }
+                show(execution, request, false);
+                return ExitStatus.of(execution);
+            }
+            Execution execution;
+            try {
+                execution = live.await();
+            } catch (ExecutionCancelledException e) {
+                live.cancel();
+                return interrupted(started);
+            }
+            // Ctrl-C on a terminal reaches the sandboxed program too (one process group): it may end of SIGINT
+            // just before this command hears of it
+            if (Thread.currentThread().isInterrupted()
+                    || cli.context().stdinTerminal() && Integer.valueOf(2).equals(execution.signal())) {
+                return interrupted(started);
+            }
+            show(execution, request, true);
             return ExitStatus.of(execution);
+        }
+    }
+
+    /** Ctrl-C or SIGTERM: what the program wrote has been passed on already; one line says when it stopped. */
+    private int interrupted(long started) {
+        // the flag is spent: the program is stopped. Writing with it set would close the background process's
+        // channel to the client (an interrupted channel write), and the line would never arrive
+        Thread.interrupted();
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        out.flush();
+        if (cli.context().stdinTerminal()) {
+            // past the terminal's "^C"
+            err.println();
+        }
+        err.printf(java.util.Locale.ROOT, "codeagent: interrupted after %.1f s%n", (System.nanoTime() - started) / 1e9);
+        err.flush();
+        return ExitStatus.INTERRUPTED;
+    }
+
+    /**
+     * The program started live: its output passed on as it comes (a program that ticks shows each tick, as it would
+     * in a terminal) and this command's stdin pumped into it while it runs. Null when it cannot run live here — a
+     * compiled language (its compile stage comes first), a tier without live runs (docker), input given up front — and
+     * then it runs as a whole, its output shown at its end.
+     */
+    private LiveExecution startLive(CodeAgent agent, ExecutionRequest request) {
+        if (LanguageProfile.of(request.program().language()).compiled()) {
+            return null;
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        long cap = request.limits().maxOutputBytes();
+        long[] passed = new long[3];
+        LiveExecution.Listener listener = json ? (stream, text) -> { } : (stream, text) -> {
+            // each chunk flushed as it comes, so that the two streams interleave as the program wrote them; no more
+            // of a stream than its cap (limits.maxOutput), as a run shown whole is cut there
+            PrintWriter w = stream == LiveExecution.Listener.STDOUT ? out : err;
+            synchronized (passed) {
+                String shown = upTo(text, cap - passed[stream]);
+                passed[stream] += shown.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+                if (shown.length() < text.length()) {
+                    passed[stream] = cap;
+                }
+                if (shown.isEmpty()) {
+                    return;
+                }
+                w.print(shown);
+                w.flush();
+            }
+        };
+        LiveExecution live;
+        try {
+            live = agent.executeCode().start(request, listener);
+        } catch (UnsupportedOperationException e) {
+            return null;
+        } catch (dev.codeagent.application.execute.InvalidRequestException e) {
+            // the policy's refusal and its outcome as a whole run reports them
+            return null;
+        }
+        if (stdinMode == StdinMode.PASS_THROUGH) {
+            Thread pump = new Thread(() -> pump(cli.context().stdin(), live), "codeagent-exec-stdin");
+            pump.setDaemon(true);
+            pump.start();
+        } else {
+            live.closeStdin();
+        }
+        return live;
+    }
+
+    /** The longest head of {@code text} of at most {@code bytes} bytes in UTF-8. */
+    static String upTo(String text, long bytes) {
+        if (bytes <= 0) {
+            return "";
+        }
+        if (text.length() * 3L <= bytes) {
+            return text;
+        }
+        long n = 0;
+        int i = 0;
+        while (i < text.length()) {
+            int cp = text.codePointAt(i);
+            int len = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (n + len > bytes) {
+                break;
+            }
+            n += len;
+            i += Character.charCount(cp);
+        }
+        return text.substring(0, i);
+    }
+
+    /** This command's stdin into the program's, as it comes, then its end. */
+    private static void pump(java.io.InputStream in, LiveExecution live) {
+        java.io.Reader reader = new java.io.InputStreamReader(in, java.nio.charset.StandardCharsets.UTF_8);
+        char[] buf = new char[8192];
+        try {
+            int n;
+            while ((n = reader.read(buf)) > 0) {
+                live.write(new String(buf, 0, n));
+            }
+        } catch (java.io.IOException | RuntimeException e) {
+            // the caller's input ended badly or the command was interrupted: the program gets end-of-file
+        }
+        try {
+            live.closeStdin();
+        } catch (RuntimeException ended) {
+            // the program has ended meanwhile
         }
     }
 
@@ -105,7 +250,7 @@ final class ExecCommand implements Callable<Integer> {
         }
     }
 
-    private void show(Execution execution, ExecutionRequest request) {
+    private void show(Execution execution, ExecutionRequest request, boolean streamed) {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         if (json) {
@@ -114,9 +259,11 @@ final class ExecCommand implements Callable<Integer> {
             if (execution.compile() != null && !execution.compile().ok()) {
                 err.print(execution.compile().stderr().text());
             }
-            out.print(execution.stdout().text());
-            out.flush();
-            err.print(execution.stderr().text());
+            if (!streamed) {
+                out.print(execution.stdout().text());
+                out.flush();
+                err.print(execution.stderr().text());
+            }
             String note = note(execution, request.limits());
             if (note != null) {
                 if (!execution.stderr().text().isEmpty() && !execution.stderr().text().endsWith("\n")) {
@@ -127,6 +274,30 @@ final class ExecCommand implements Callable<Integer> {
         }
         out.flush();
         err.flush();
+    }
+
+    /** How the program gets its stdin: as {@link #request} decided. */
+    private enum StdinMode { NONE, GIVEN, PASS_THROUGH }
+
+    private StdinMode stdinMode = StdinMode.NONE;
+
+    /**
+     * The program's stdin given up front ({@code --stdin FILE}, or this command's whole stdin when the program cannot
+     * be fed while it runs), or empty with {@link #stdinMode} saying whether this command's stdin is pumped in live.
+     * Like {@code python3 file.py}: by default what is piped in reaches the program, and a terminal's input does when
+     * the program reads it.
+     */
+    private String stdin(boolean programFromStdin) {
+        if ("none".equals(stdinFile) || stdinFile == null && programFromStdin) {
+            stdinMode = StdinMode.NONE;
+            return "";
+        }
+        if (stdinFile != null && !stdinFile.equals("-")) {
+            stdinMode = StdinMode.GIVEN;
+            return Inputs.read(stdinFile, cli.context(), "input", Inputs.MAX_INPUT_BYTES, null).text();
+        }
+        stdinMode = StdinMode.PASS_THROUGH;
+        return "";
     }
 
     private ExecutionRequest request(CodeAgentConfig config) {
@@ -145,8 +316,7 @@ final class ExecCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new UsageException(source.name() + ": " + e.getMessage());
         }
-        String stdin = stdinFile == null ? ""
-                : Inputs.read(stdinFile, cli.context(), "input", Inputs.MAX_INPUT_BYTES, null).text();
+        String stdin = stdin(programFromStdin);
         ResourceLimits resourceLimits = LimitOptions.resolve(config);
         try {
             return new ExecutionRequest(program, stdin, args, resourceLimits);

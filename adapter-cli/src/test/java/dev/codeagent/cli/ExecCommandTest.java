@@ -150,4 +150,20 @@ class ExecCommandTest {
         assertThat(r.err()).isEmpty();
         assertThat(new ObjectMapper().readTree(r.out()).get("outcome").asText()).isEqualTo("TIME_LIMIT");
     }
+
+    /** As {@code echo bob | python3 ask.py}: what is piped in reaches the program unless --stdin none says not to. */
+    @Test
+    void pipedInputReachesTheProgramByDefaultAndNoneTurnsItOff() throws IOException {
+        Path ask = Files.writeString(dir.resolve("ask.py"), "name = input('name? ')\nprint('hello', name)\n");
+        CliRunner.Result piped = cli.runWithStdin("bob\n", "exec", ask.toString());
+        assertThat(piped.status()).as(piped.toString()).isZero();
+        assertThat(piped.out()).isEqualTo("name? hello bob\n");
+
+        CliRunner.Result dash = cli.runWithStdin("ann\n", "exec", "--stdin", "-", ask.toString());
+        assertThat(dash.out()).as(dash.toString()).isEqualTo("name? hello ann\n");
+
+        CliRunner.Result none = cli.runWithStdin("bob\n", "exec", "--stdin", "none", ask.toString());
+        assertThat(none.status()).as(none.toString()).isEqualTo(1);
+        assertThat(none.err()).contains("EOFError");
+    }
 }

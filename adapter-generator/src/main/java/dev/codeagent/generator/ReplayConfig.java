@@ -10,7 +10,8 @@ import dev.codeagent.application.spi.ConfigSection;
 public record ReplayConfig(String file) {
 
     /** Where these settings live in the config. */
-    public static final ConfigSection<ReplayConfig> SECTION = new ConfigSection<>("generator.replay", ReplayConfig.class, defaults());
+    public static final ConfigSection<ReplayConfig> SECTION = new ConfigSection<>("generator.replay", ReplayConfig.class, defaults())
+            .withFile("file");
 
     public static ReplayConfig defaults() {
         return new ReplayConfig(null);

@@ -50,7 +50,11 @@ final class CliCall {
 
 
     /** What a client asked for; {@code environment} is its {@link CallerEnvironment} (null: it did not say). */
-    record Request(String build, String environment, Path cwd, Map<String, String> env, List<String> args, boolean interactive) {
+    record Request(String build, String environment, Path cwd, Map<String, String> env, List<String> args, boolean interactive,
+                   boolean stdinTerminal) {
+        Request(String build, String environment, Path cwd, Map<String, String> env, List<String> args, boolean interactive) {
+            this(build, environment, cwd, env, args, interactive, interactive);
+        }
     }
 
     /** A request refused before anything ran; the message is the one line the client shows. */
@@ -117,7 +121,8 @@ final class CliCall {
                     if (cwd == null || !cwd.isAbsolute()) {
                         throw new BadRequest("no absolute working directory in the request");
                     }
-                    return new Request(build, environment, cwd, env, args, f.payload().length > 0 && (f.payload()[0] & 1) != 0);
+                    int flags = f.payload().length > 0 ? f.payload()[0] : 0;
+                    return new Request(build, environment, cwd, env, args, (flags & 1) != 0, (flags & 2) != 0);
                 }
                 default -> throw new BadRequest("unexpected frame '" + (char) f.type() + "' in a request");
             }
@@ -184,7 +189,8 @@ final class CliCall {
         PrintWriter stdout = writer(CliProtocol.STDOUT);
         PrintWriter stderr = writer(CliProtocol.STDERR);
         try {
-            CliContext context = new CliContext(new ClientInput(), request.env(), request.interactive(), request.cwd(), agents, false);
+            CliContext context = new CliContext(new ClientInput(), request.env(), request.interactive(), request.cwd(), agents, false,
+                    request.stdinTerminal());
             status = CodeAgentCli.commandLine(context, stdout, stderr).execute(request.args().toArray(String[]::new));
         } finally {
             stdout.flush();

@@ -22,7 +22,8 @@ import java.nio.charset.StandardCharsets;
  * client: P (ping)   server: p BUILD   (the launcher's liveness check: a process answers, never a pid)
  * </pre>
  *
- * <p>{@code V} is the caller's {@link CallerEnvironment}; a process started in another environment refuses.
+ * <p>{@code T} is one byte of bits: 1 a terminal on stdin and stdout (a person watches), 2 a terminal on stdin.
+ * {@code V} is the caller's {@link CallerEnvironment}; a process started in another environment refuses.
  */
 final class CliProtocol {
 

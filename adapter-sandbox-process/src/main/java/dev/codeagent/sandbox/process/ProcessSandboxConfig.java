@@ -44,7 +44,8 @@ public record ProcessSandboxConfig(String python, String node, String bash, Stri
 
     /** Where these settings live in the config. */
     public static final ConfigSection<ProcessSandboxConfig> SECTION =
-            new ConfigSection<>("sandbox.process", ProcessSandboxConfig.class, defaults());
+            new ConfigSection<>("sandbox.process", ProcessSandboxConfig.class, defaults())
+                    .withFile("workRoot").withCommand("python").withCommand("node").withCommand("bash");
 
     public static ProcessSandboxConfig defaults() {
         return new ProcessSandboxConfig(null, null, null, null);

@@ -11,7 +11,7 @@ public record SqliteStoreConfig(String path) {
 
     /** Where these settings live in the config. */
     public static final ConfigSection<SqliteStoreConfig> SECTION =
-            new ConfigSection<>("store.sqlite", SqliteStoreConfig.class, defaults());
+            new ConfigSection<>("store.sqlite", SqliteStoreConfig.class, defaults()).withFile("path");
 
     public SqliteStoreConfig {
         if (path == null || path.isBlank()) {

@@ -74,6 +74,8 @@ public final class ConfigLoader {
     private final List<Part> parts = new ArrayList<>();
     /** Every key with its default value, as a tree. */
     private final ObjectNode defaults;
+    /** The dotted keys whose values name a file ({@code true}) or a program ({@code false}): see {@link ConfigSection#files}. */
+    private final Map<String, Boolean> pathKeys = new HashMap<>();
 
     /** A section and how to read its value back out of a config. */
     private record Part(ConfigSection<?> section, Function<CodeAgentConfig, Object> read) {
@@ -121,6 +123,10 @@ public final class ConfigLoader {
             place(defaults, p.section().path(), json.valueToTree(p.section().defaults()));
         }
         Map<String, JsonNode> leaves = leaves(defaults);
+        for (Part p : parts) {
+            p.section().files().forEach(k -> pathKeys.put(p.section().path() + "." + k, true));
+            p.section().commands().forEach(k -> pathKeys.put(p.section().path() + "." + k, false));
+        }
         for (Part p : parts) {
             p.section().envAliases().forEach((env, key) -> {
                 if (!leaves.containsKey(p.section().path() + "." + key)) {
@@ -172,21 +178,41 @@ public final class ConfigLoader {
     }
 
     /**
+     * Loads the configuration with relative paths meaning what they mean in this process's working directory.
+     *
+     * @see #load(Optional, Map, Map, Path)
+     */
+    public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides) {
+        return load(file, env, overrides, Path.of("").toAbsolutePath());
+    }
+
+    /**
      * Loads the configuration.
+     *
+     * <p>Every relative path a user gives is made absolute here, once, for every door: the config file's own name and
+     * the values of keys that name files ({@link ConfigSection#files}) from an environment variable or an override
+     * against {@code base}; those inside the config file against the file's directory (as a Makefile's or a
+     * docker-compose file's do). A value starting with {@code ~} is left to the adapter, which reads it as the home.
      *
      * @param file a config file, or empty to use {@code $CODEAGENT_CONFIG} or, when that is unset,
      *     {@code ~/.codeagent/config.yaml} if it exists
      * @param env the environment (pass {@code System.getenv()})
      * @param overrides dotted key to value, from flags; applied last
+     * @param base the directory relative paths are relative to: the caller's working directory (a background
+     *     process serving callers in many directories passes each caller's own)
      * @throws ConfigException naming what is wrong
      */
-    public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides) {
+    public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides, Path base) {
+        Path dir = base.toAbsolutePath();
         ObjectNode tree = defaults.deepCopy();
         Map<String, JsonNode> leaves = leaves(tree);
 
-        Optional<Path> chosen = file.isPresent() ? file : defaultFile(env);
+        Optional<Path> chosen = (file.isPresent() ? file : defaultFile(env)).map(f -> dir.resolve(f).normalize());
         if (chosen.isPresent()) {
-            merge(tree, readFile(chosen.get(), file.isPresent() || env.containsKey(CONFIG_FILE_ENV)), "");
+            JsonNode fromFile = readFile(chosen.get(), file.isPresent() || env.containsKey(CONFIG_FILE_ENV));
+            Path fileDir = chosen.get().getParent() != null ? chosen.get().getParent() : dir;
+            absolutePaths(fromFile, "", fileDir);
+            merge(tree, fromFile, "");
         }
         Map<String, String> fromEnv = new LinkedHashMap<>();
         Map<String, String> envNames = new LinkedHashMap<>();
@@ -202,9 +228,44 @@ public final class ConfigLoader {
                 fromEnv.put(path, value);
             }
         });
-        fromEnv.forEach((path, value) -> set(tree, path, value, leaves, "environment variable " + reverse(envNames, path)));
-        overrides.forEach((path, value) -> set(tree, path, value, leaves, "override"));
+        fromEnv.forEach((path, value) -> set(tree, path, absolute(path, value, dir), leaves,
+                "environment variable " + reverse(envNames, path)));
+        overrides.forEach((path, value) -> set(tree, path, absolute(path, value, dir), leaves, "override"));
         return bind(tree, chosen.map(Path::toString).orElse("defaults"));
+    }
+
+    /** The values of path keys in a config file's tree, made absolute against {@code dir} in place. */
+    private void absolutePaths(JsonNode node, String prefix, Path dir) {
+        if (!(node instanceof ObjectNode object)) {
+            return;
+        }
+        List<String> names = new ArrayList<>();
+        object.fieldNames().forEachRemaining(names::add);
+        for (String name : names) {
+            String path = prefix.isEmpty() ? name : prefix + "." + name;
+            JsonNode value = object.get(name);
+            if (value.isObject()) {
+                absolutePaths(value, path, dir);
+            } else if (value.isTextual()) {
+                object.put(name, absolute(path, value.asText(), dir));
+            }
+        }
+    }
+
+    /** {@code value} made absolute against {@code dir} when {@code key} names a file (or a program given as a path). */
+    private String absolute(String key, String value, Path dir) {
+        Boolean isFile = pathKeys.get(key);
+        if (isFile == null || value == null || value.isBlank() || value.startsWith("~")
+                || !isFile && !value.contains("/")) {
+            return value;
+        }
+        try {
+            Path p = Path.of(value);
+            return p.isAbsolute() ? value : dir.resolve(p).normalize().toString();
+        } catch (java.nio.file.InvalidPathException e) {
+            // the adapter's own check says what is wrong with it
+            return value;
+        }
     }
 
     /** Loads from the process environment with no file override and no flags. */

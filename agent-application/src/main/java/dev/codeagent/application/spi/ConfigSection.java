@@ -24,12 +24,18 @@ import java.util.regex.Pattern;
  * @param envAliases extra environment variable names, each to a key relative to the section
  *     (e.g. {@code CODEAGENT_LLM_MODEL} to {@code model})
  * @param secrets keys relative to the section whose values are masked when the config is shown
+ * @param files keys relative to the section whose values name a file or directory: the loader makes a relative one
+ *     absolute, against the config file's directory for a value from the file, else against the caller's working
+ *     directory (a background process serving the command line runs elsewhere, so "relative" must be decided here)
+ * @param commands keys relative to the section whose values name a program: one with a {@code /} is a path and is
+ *     made absolute as {@code files} are; a bare name is looked up on the PATH and left as it is
  * @param <T> the section's record type
  */
-public record ConfigSection<T>(String path, Class<T> type, T defaults, Map<String, String> envAliases, Set<String> secrets) {
+public record ConfigSection<T>(String path, Class<T> type, T defaults, Map<String, String> envAliases, Set<String> secrets,
+                               Set<String> files, Set<String> commands) {
 
     /** For an adapter with nothing to configure (the in-memory run log). */
-    public static final ConfigSection<Void> NONE = new ConfigSection<>("", Void.class, null, Map.of(), Set.of());
+    public static final ConfigSection<Void> NONE = new ConfigSection<>("", Void.class, null, Map.of(), Set.of(), Set.of(), Set.of());
 
     private static final Pattern PATH = Pattern.compile("[a-z][A-Za-z0-9]*(\\.[a-z][A-Za-z0-9]*)*");
 
@@ -46,25 +52,46 @@ public record ConfigSection<T>(String path, Class<T> type, T defaults, Map<Strin
         }
         envAliases = Map.copyOf(envAliases);
         secrets = Set.copyOf(secrets);
+        files = Set.copyOf(files);
+        commands = Set.copyOf(commands);
+    }
+
+    /** A section with aliases and secrets and no keys naming files. */
+    public ConfigSection(String path, Class<T> type, T defaults, Map<String, String> envAliases, Set<String> secrets) {
+        this(path, type, defaults, envAliases, secrets, Set.of(), Set.of());
     }
 
     /** A section with no aliases and no secrets. */
     public ConfigSection(String path, Class<T> type, T defaults) {
-        this(path, type, defaults, Map.of(), Set.of());
+        this(path, type, defaults, Map.of(), Set.of(), Set.of(), Set.of());
     }
 
     /** This section with one more environment variable name for one of its keys. */
     public ConfigSection<T> withEnvAlias(String envName, String key) {
         Map<String, String> aliases = new LinkedHashMap<>(envAliases);
         aliases.put(envName, key);
-        return new ConfigSection<>(path, type, defaults, aliases, secrets);
+        return new ConfigSection<>(path, type, defaults, aliases, secrets, files, commands);
     }
 
     /** This section with one of its keys masked when the config is shown ({@code codeagent config}). */
     public ConfigSection<T> withSecret(String key) {
         Set<String> all = new TreeSet<>(secrets);
         all.add(key);
-        return new ConfigSection<>(path, type, defaults, envAliases, all);
+        return new ConfigSection<>(path, type, defaults, envAliases, all, files, commands);
+    }
+
+    /** This section with one of its keys naming a file or directory (see {@link #files}). */
+    public ConfigSection<T> withFile(String key) {
+        Set<String> all = new TreeSet<>(files);
+        all.add(key);
+        return new ConfigSection<>(path, type, defaults, envAliases, secrets, all, commands);
+    }
+
+    /** This section with one of its keys naming a program (see {@link #commands}). */
+    public ConfigSection<T> withCommand(String key) {
+        Set<String> all = new TreeSet<>(commands);
+        all.add(key);
+        return new ConfigSection<>(path, type, defaults, envAliases, secrets, files, all);
     }
 
     /** Whether this is {@link #NONE}. */

@@ -216,4 +216,44 @@ class ConfigLoaderTest {
         assertThatThrownBy(() -> new ConfigLoader(List.of(new ConfigSection<>("sandbox.kind", HttpLike.class, new HttpLike("h", 1)))))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("sandbox.kind");
     }
+
+    /** Shaped like the SQLite store's and the process tier's sections: keys that name a file and a program. */
+    public record FilesLike(String path, String python) {
+    }
+
+    /**
+     * A background process serving the command line runs in /: a relative path must mean the caller's directory (and,
+     * inside a config file, the file's directory), never the loading process's, whichever way it was given.
+     */
+    @Test
+    void relativePathsResolveAgainstTheCallerAndTheConfigFilesDirectory() throws Exception {
+        ConfigSection<FilesLike> section = new ConfigSection<>("store.sqlite", FilesLike.class,
+                new FilesLike("~/.codeagent/runs.db", null)).withFile("path").withCommand("python");
+        ConfigLoader files = new ConfigLoader(List.of(section));
+        Path caller = Files.createDirectories(dir.resolve("caller"));
+        Path confDir = Files.createDirectories(dir.resolve("conf"));
+        Files.writeString(confDir.resolve("store.yaml"), "store:\n  sqlite:\n    path: ./my-runs.db\n    python: bin/py\n");
+
+        FilesLike fromFile = files.load(Optional.of(Path.of("../conf/store.yaml")), Map.of(), Map.of(),
+                caller).section(section);
+        assertThat(fromFile.path()).isEqualTo(confDir.resolve("my-runs.db").toString());
+        assertThat(fromFile.python()).isEqualTo(confDir.resolve("bin/py").toString());
+
+        FilesLike fromEnv = files.load(Optional.empty(), Map.of("CODEAGENT_STORE_SQLITE_PATH", "runs.db",
+                "CODEAGENT_STORE_SQLITE_PYTHON", "python3"), Map.of(), caller).section(section);
+        assertThat(fromEnv.path()).isEqualTo(caller.resolve("runs.db").toString());
+        assertThat(fromEnv.python()).as("a bare program name is looked up on the PATH").isEqualTo("python3");
+
+        FilesLike fromSet = files.load(Optional.empty(), Map.of(), Map.of("store.sqlite.path", "a/../b.db"),
+                caller).section(section);
+        assertThat(fromSet.path()).isEqualTo(caller.resolve("b.db").toString());
+
+        FilesLike named = files.load(Optional.empty(), Map.of("CODEAGENT_CONFIG", "../conf/store.yaml"),
+                Map.of("store.sqlite.python", "/usr/bin/python3"), caller).section(section);
+        assertThat(named.path()).as("$CODEAGENT_CONFIG relative to the caller").isEqualTo(confDir.resolve("my-runs.db").toString());
+        assertThat(named.python()).isEqualTo("/usr/bin/python3");
+
+        FilesLike home = files.load(Optional.empty(), Map.of(), Map.of(), caller).section(section);
+        assertThat(home.path()).as("~ is the adapter's to expand").isEqualTo("~/.codeagent/runs.db");
+    }
 }

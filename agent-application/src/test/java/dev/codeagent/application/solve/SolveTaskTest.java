@@ -163,6 +163,21 @@ class SolveTaskTest {
         assertThat(runLog.find(run.id()).orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);
     }
 
+    /** Ctrl-C mid-attempt: the attempt in flight is in the run log as CANCELLED with its code, not lost. */
+    @Test
+    void theAttemptInFlightIsRecordedAsCancelled() {
+        ScriptedSandbox cancelled = new ScriptedSandbox(r -> {
+            throw new ExecutionCancelledException("interrupted");
+        });
+        Run run = solve(replies(GOOD), cancelled, Task.of("x"));
+        Run logged = runLog.find(run.id()).orElseThrow();
+        assertThat(logged.attempts()).hasSize(1);
+        assertThat(logged.attempts().get(0).verdict().kind()).isEqualTo(dev.codeagent.domain.solving.Verdict.Kind.CANCELLED);
+        assertThat(logged.attempts().get(0).verdict().message()).isEqualTo("stopped while the code was running");
+        assertThat(logged.attempts().get(0).code()).isNotEmpty();
+        assertThat(run.attempts()).hasSize(1);
+    }
+
     @Test
     void anInterruptThatSurfacesWrappedOrElsewhereStillCancelsTheRunAndRecordsIt() {
         // as a bulkhead waiting for an execution place reports an interrupt: its own exception, the flag set

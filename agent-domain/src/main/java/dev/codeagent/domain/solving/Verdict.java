@@ -29,7 +29,9 @@ public record Verdict(Kind kind, String message, ErrorReport error, OutputDiffer
         OUTPUT_LIMIT_EXCEEDED,
         POLICY_VIOLATION,
         /** The sandbox or the agent failed; not the code's fault. Also: the reply held no code. */
-        INTERNAL_ERROR
+        INTERNAL_ERROR,
+        /** The attempt was stopped before it was judged (Ctrl-C, a cancel): it says nothing about the code. */
+        CANCELLED
     }
 
     public Verdict {

@@ -105,12 +105,140 @@ class SplitJudgeScriptsIT {
         assertThat(j.outcome()).isEqualTo("ended");
     }
 
+    // ------------------------------------------------------------------ parity with one process (issue 30)
+
+    private static final String SORT_IN_PLACE = "def f(xs):\n    xs.sort()\n    return xs\n";
+
+    @Test
+    void anArgumentSortedInPlaceIsSortedForTheTests() throws Exception {
+        Judged wrong = judge(SORT_IN_PLACE, "data = [3, 1, 2]\nr = f(data)\nassert data == [3, 1, 2]\n");
+        assertThat(wrong.outcome()).as(wrong.report).isEqualTo("assertion");
+        Judged same = judge(SORT_IN_PLACE, "data = [3, 1, 2]\nr = f(data)\nassert r is data and data == [1, 2, 3]\n");
+        assertThat(same.outcome()).as(same.report).isEqualTo("passed");
+        Judged nested = judge("def f(d):\n    d['k'].append(1)\n    d['n'] = 2\n    return [d['k'], d['k']]\n",
+                "x = {'k': []}\ninner = x['k']\nr = f(x)\nassert x == {'k': [1], 'n': 2} and r[0] is inner and r[1] is inner\n");
+        assertThat(nested.outcome()).as(nested.report).isEqualTo("passed");
+    }
+
+    @Test
+    void subclassesOfBuiltInTypesKeepTheirTypeIdentity() throws Exception {
+        String nt = "from collections import namedtuple\nP = namedtuple('P', 'x y')\ndef f():\n    return P(1, 2)\n";
+        Judged equal = judge(nt, "r = f()\nassert r == (1, 2) and isinstance(r, tuple) and r.x == 1 and type(r).__name__ == 'P'\n");
+        assertThat(equal.outcome()).as(equal.report).isEqualTo("passed");
+        Judged exact = judge(nt, "assert type(f()) is tuple\n");
+        assertThat(exact.outcome()).as(exact.report).isEqualTo("assertion");
+        String ie = "from enum import IntEnum\nclass C(IntEnum):\n    A = 1\ndef f():\n    return C.A\n";
+        assertThat(judge(ie, "assert f() == 1 and isinstance(f(), int)\n").outcome()).isEqualTo("passed");
+        assertThat(judge(ie, "assert type(f()) is int\n").outcome()).isEqualTo("assertion");
+        Judged counter = judge("from collections import Counter\ndef f(s):\n    return Counter(s)\n",
+                "from collections import Counter\nc = f('aab')\nassert type(c) is Counter and c.most_common(1) == [('a', 2)]\n");
+        assertThat(counter.outcome()).as(counter.report).isEqualTo("passed");
+    }
+
+    @Test
+    void complexInfinitiesNansAndSignedZerosCrossExactly() throws Exception {
+        String code = "def f():\n    return complex(1, float('inf'))\ndef g(z):\n    return z\n"
+                + "def h():\n    return complex(-0.0, 1)\n";
+        String tests = "import math\ninf = float('inf')\nassert f() == complex(1, inf)\nassert g(complex(2, inf)) == complex(2, inf)\n"
+                + "assert math.copysign(1, h().real) == -1\nassert math.copysign(1, g(-0.0)) == -1\n"
+                + "assert math.isnan(g(float('nan')))\nassert g(10 ** 5000) == 10 ** 4999 * 10\n";
+        Judged j = judge(code, tests);
+        assertThat(j.outcome()).as(j.report).isEqualTo("passed");
+    }
+
+    @Test
+    void theTestsReadTheCodesGlobalsAsTheCodeLeftThem() throws Exception {
+        String code = "n = 0\nseen = []\ndef inc():\n    global n\n    n += 1\n    seen.append(n)\n";
+        Judged j = judge(code, "inc()\nassert n == 1 and seen == [1]\nkept = seen\ninc()\nassert n == 2 and kept == [1, 2]\n");
+        assertThat(j.outcome()).as(j.report).isEqualTo("passed");
+        // the code may change its own globals, never a name the tests bound themselves
+        Judged own = judge("def f():\n    global expected\n    expected = 0\n    return 1\n",
+                "expected = 1\nassert f() == expected\n");
+        assertThat(own.outcome()).as(own.report).isEqualTo("passed");
+    }
+
+    @Test
+    void bothSidesCapTheDepthAlikeAndSayWhichCap() throws Exception {
+        String code = "def f(d):\n    x = []\n    for _ in range(d - 1):\n        x = [x]\n    return x\n";
+        Judged deep = judge(code, "r = f(99)\nd = 1\nwhile r:\n    r = r[0]\n    d += 1\nassert d == 99\n");
+        assertThat(deep.outcome()).as(deep.report).isEqualTo("passed");
+        Judged over = judge(code, "assert f(150) is not None\n");
+        assertThat(over.outcome()).as(over.report).isEqualTo("not-data");
+        assertThat(over.report).contains("nested deeper than 100 levels (the cap)");
+    }
+
+    /** A reply the candidate writes itself, bypassing its own encoder: the judge's parse is the one that counts. */
+    private static String rawReply(String body) {
+        return "import gc, os\ndef f():\n    c = next(o for o in gc.get_objects() if type(o).__name__ == 'Candidate')\n"
+                + "    body = " + body + "\n    os.write(c.wfd, b'%d\\n' % len(body) + body)\n    os.read(c.rfd, 1)\n";
+    }
+
+    @Test
+    void aHugeDecimalIntegerIsRefusedInLinearTimeNamingTheCap() throws Exception {
+        Judged j = judge(rawReply("b'[\"ok\",' + b'1' * 1500000 + b',[],[]]'"), "assert f() == 1\n");
+        assertThat(j.outcome()).as(j.report).isEqualTo("protocol");
+        assertThat(j.report).contains("more than 4300 decimal digits (the cap)");
+    }
+
+    @Test
+    void aFloodOfItemsIsRefusedBeforeItIsBuilt() throws Exception {
+        Judged j = judge(rawReply("b'[\"ok\",[' + b'[],' * 2000000 + b'0],[],[]]'"), "assert f() == 1\n");
+        assertThat(j.outcome()).as(j.report).isEqualTo("protocol");
+        assertThat(j.report).contains("more than 1000000 items (the cap)");
+    }
+
+    @Test
+    void aTracebackOfThousandsOfFramesGivesABoundedVerdict() throws Exception {
+        String frames = "b'[\"raise\",[\"RecursionError\",\"deep\",[' + b','.join(b'[\"main.py\",%d,\"f\",\"%s\"]' % (i, b'x' * 900)"
+                + " for i in range(8000)) + b'],\"RecursionError\",8000],[],[]]'";
+        Judged j = judge(rawReply(frames), "assert f() == 1\n");
+        assertThat(j.outcome()).as(j.report).isEqualTo("raised");
+        assertThat(j.report.length()).isLessThan(64 * 1024);
+        assertThat(j.report).contains("8000 frames in the code: the last 20 kept, the cap");
+    }
+
+    @Test
+    void theTestsMayImportWhatTheProgramMayImport() throws Exception {
+        assumeTrue(new ProcessBuilder(PYTHON, "-c", "import numpy").start().waitFor() == 0, "numpy is needed");
+        Judged j = judge("def f():\n    return [1, 2]\n", "import numpy as np\nassert np.array_equal(np.array(f()), np.array([1, 2]))\n");
+        assertThat(j.outcome()).as(j.report).isEqualTo("passed");
+    }
+
+    @Test
+    void testsThatCannotLoadAreTheProblemsFaultNotTheCodes() throws Exception {
+        Judged syntax = judge("def f():\n    return 1\n", "assert f( == 1\n");
+        assertThat(syntax.outcome()).as(syntax.report).isEqualTo("tests");
+        assertThat(syntax.report).contains("the tests do not compile");
+        Judged missing = judge("def f():\n    return 1\n", "import no_such_module_anywhere\nassert f() == 1\n");
+        assertThat(missing.outcome()).as(missing.report).isEqualTo("tests");
+        assertThat(missing.report).contains("No module named 'no_such_module_anywhere'");
+    }
+
     @Test
     void everyHumanEvalReferenceSolutionPasses() throws Exception {
         Path data = dataset();
         Check c = check("humaneval", "--data", data.toString());
         assertThat(c.output).as(c.output).contains("164/164 passed");
         assertThat(c.status).isZero();
+    }
+
+    /**
+     * The differential check on a fixed subset of its corpus (references and mutants of HumanEval and MBPP; the whole
+     * corpus, 2,149 completions, is judged by running judge-check/differential.py without --limit): the split judge
+     * and one plain process agree, but for the listed disagreements (judge-check/differential-known.txt).
+     */
+    @Test
+    void theSplitJudgeAgreesWithOneProcessOnASubsetOfTheDifferentialCorpus() throws Exception {
+        Path data = dataset();
+        Path dir = Path.of(SplitJudgeScriptsIT.class.getResource("/judge-check").toURI());
+        Process p = new ProcessBuilder(PYTHON, dir.resolve("differential.py").toString(), "--scripts", scripts.toString(),
+                "--data", data.toString(), "--limit", "150", "--known", dir.resolve("differential-known.txt").toString())
+                .redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(15, TimeUnit.MINUTES)).isTrue();
+        assertThat(out).as(out).contains("differential: 150 completions").contains("0 of them unexplained");
+        assertThat(p.exitValue()).as(out).isZero();
     }
 
     /**

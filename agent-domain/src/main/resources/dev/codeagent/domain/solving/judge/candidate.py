@@ -47,6 +47,8 @@ class Candidate:
         self.args = list(args)
         self.refs = {}
         self.next_ref = 1
+        self.globals = {}  # name -> the value of a data global the judge holds a copy of
+        self.global_snaps = {}  # name -> how that value looked when the judge was last told
 
     def run(self):
         module = types.ModuleType("__main__")
@@ -60,23 +62,23 @@ class Candidate:
             code = compile(source, self.path, "exec")
             exec(code, module.__dict__)
         except SystemExit as e:
-            self.send(("exit", _text(e.code)))
+            self.send(["exit", _text(e.code)])
             return 0
         except BaseException as e:
             # code that does not load ends as python3 would end it, with status 1, whoever is first: the judge
             # compiles the code too and may have reported a syntax error and hung up before this is written
             try:
-                self.send(("loaderr",) + _exception(e, self.path))
+                self.send(["loaderr", _exception(e, self.path)])
             except OSError:
                 pass
             return 1
-        self.send(("ready", self.inventory(module.__dict__)))
+        self.send(["ready", self.inventory(module.__dict__)])
         while True:
             try:
-                message = wire.parse_trusted(wire.read_frame(self.rfd))
+                message = wire.loads(wire.read_frame(self.rfd))
             except wire.Closed:
                 return 0
-            if not isinstance(message, tuple) or not message or message[0] == "bye":
+            if not isinstance(message, list) or not message or message[0] == "bye":
                 return 0
             self.send(self.answer(message, module.__dict__))
 
@@ -86,107 +88,128 @@ class Candidate:
             if name.startswith("__"):
                 continue
             if isinstance(value, types.ModuleType):
-                out.append((name, "module", getattr(value, "__name__", name)))
-            elif wire.is_data(value):
-                out.append((name, "data", value))
+                out.append([name, "module", _text(getattr(value, "__name__", name))])
             elif callable(value):
-                out.append((name, "callable", wire.describe(value)))
+                out.append([name, "callable", wire.describe(value)])
             else:
-                out.append((name, "other", wire.describe(value)))
-        return tuple(out)
+                try:
+                    j = wire.Encoder(self.global_ids()).encode(value)
+                except wire.NotData:
+                    out.append([name, "other", wire.describe(value)])
+                    continue
+                out.append([name, "data", j])
+                self.track_global(name, value)
+        return out
+
+    def track_global(self, name, value):
+        self.globals[name] = value
+        if isinstance(value, wire.MUTABLE):
+            self.global_snaps[name] = wire.snapshot(value)
+        else:
+            self.global_snaps.pop(name, None)
+
+    def global_ids(self):
+        return {id(v): n for n, v in self.globals.items() if isinstance(v, _SHARED)}
+
+    def global_changes(self, namespace, known):
+        """The code's data globals the tests hold a copy of that a call rebound or changed in place, or that it
+        defined: what a test reading the global after the call would see in one process."""
+        out = []
+        for name, value in list(namespace.items()):
+            if name.startswith("__"):
+                continue
+            old = self.globals.get(name, _MISSING)
+            if value is old:
+                snap = self.global_snaps.get(name)
+                if snap is not None and wire.changed(value, snap):
+                    ids = dict(known)
+                    ids.update(self.global_ids())
+                    try:
+                        j = wire.Encoder(ids).encode(value, contents=True)
+                    except wire.NotData:
+                        continue
+                    out.append([name, "~", j])
+                    self.global_snaps[name] = wire.snapshot(value)
+                continue
+            if isinstance(value, types.ModuleType) or callable(value):
+                continue
+            ids = dict(known)
+            ids.update(self.global_ids())
+            try:
+                j = wire.Encoder(ids).encode(value)
+            except wire.NotData:
+                continue
+            out.append([name, "=", j])
+            self.track_global(name, value)
+        return out
 
     def answer(self, message, namespace):
+        """The reply to a request: the value (or the exception), then the state of each argument the call
+        changed in place, then the globals it changed."""
+        decoder = wire.Decoder(dict((n, v) for n, v in self.globals.items() if isinstance(v, _SHARED)),
+                               remote=lambda ref, _: self.refs[ref], builtins=_BUILTIN_NAMES, standin=wire.standin)
         try:
             kind, target = message[0], message[1]
             obj = namespace[target[1]] if target[0] == "g" else self.refs[target[1]]
             if kind == "call":
-                attr, args, kwargs = message[2], message[3], message[4]
-                args = [self.arg(a) for a in args]
+                attr = message[2]
+                args = [decoder.decode(a) for a in message[3]]
+                kwargs = {k: decoder.decode(v) for k, v in message[4].items()}
+            elif kind == "set":
+                attr, args, kwargs = message[2], [decoder.decode(message[3])], {}
+            else:
+                attr, args, kwargs = message[2], [], {}
+        except (wire.WireError, LookupError, TypeError, ValueError) as e:
+            return ["protocol", "a request the program could not read: " + _text(e)]
+        known = decoder.aliases
+        snaps = {k: wire.snapshot(o) for k, o in known.items() if isinstance(o, wire.MUTABLE)}
+        try:
+            if kind == "call":
                 if attr in _BUILTIN_OPS:
                     result = _BUILTIN_OPS[attr](obj, *args)
                 else:
                     fn = obj if attr is None else getattr(obj, attr)
-                    result = fn(*args, **{k: self.arg(v) for k, v in kwargs.items()})
+                    result = fn(*args, **kwargs)
             elif kind == "get":
-                result = getattr(obj, message[2])
+                result = getattr(obj, attr)
             elif kind == "set":
-                setattr(obj, message[2], self.arg(message[3]))
+                setattr(obj, attr, args[0])
                 result = None
             else:
-                return ("protocol", "unknown request " + _text(kind))
+                return ["protocol", "unknown request " + _text(kind)]
+            reply = ["ok", None]
         except BaseException as e:
-            return ("raise",) + _exception(e, self.path)
-        return ("ok", self.encode(result))
+            result = None
+            reply = ["raise", _exception(e, self.path)]
+        ids = {id(o): k for k, o in known.items()}
+        ids.update(self.global_ids())
+        encoder = wire.Encoder(ids, remote=self.remote)
+        try:
+            if reply[0] == "ok":
+                reply[1] = encoder.encode(result)
+            reply.append([[k, encoder.encode(o, contents=True)] for k, o in known.items()
+                          if k in snaps and wire.changed(o, snaps[k])])
+        except wire.NotData as e:
+            return ["cap", str(e)]
+        reply.append(self.global_changes(namespace, ids))
+        return reply
 
-    def arg(self, item):
-        return item[1] if item[0] == "v" else self.untag(item[1]) if item[0] == "t" else self.refs[item[1]]
-
-    def untag(self, node):
-        tag, body = node
-        if tag == "d":
-            return body
-        if tag == "r":
-            return self.refs[body]
-        if tag == "b":
-            return getattr(builtins, body)
-        if tag == "m":
-            return {self.untag(k): self.untag(v) for k, v in body}
-        return {"l": list, "u": tuple, "s": set, "f": frozenset}[tag](self.untag(x) for x in body)
-
-    def encode(self, value):
-        if wire.is_data(value):
-            return ("v", value)
-        plain = _plain(value)
-        if plain is not None:
-            return plain
+    def remote(self, value):
         ref = self.next_ref
         self.next_ref += 1
         self.refs[ref] = value
-        return ("r", ref, wire.describe(value))
+        return {"R": [ref, wire.describe(value)]}
 
     def send(self, message):
         try:
             wire.write_frame(self.wfd, message)
         except wire.WireError as e:
-            wire.write_frame(self.wfd, ("protocol", str(e)))
+            wire.write_frame(self.wfd, ["cap", str(e)])
 
 
-_BASES = (bool, int, float, complex, str, bytes, dict, list, tuple, frozenset, set)
-
-
-class _NotData(Exception):
-    pass
-
-
-def _plain(value):
-    """The value with every instance of a subclass of a data type (Counter, OrderedDict, defaultdict, a
-    namedtuple, an IntEnum) replaced by its base type's value, as it compares against plain data; None
-    when something in it is not data at all. Whatever a subclass's own __eq__ says is dropped: the judge
-    compares the plain values."""
-    try:
-        out = _plain_item(value, 0)
-    except (_NotData, RecursionError):
-        return None
-    except BaseException:
-        return None
-    return ("v", out) if wire.is_data(out) else None
-
-
-def _plain_item(value, depth):
-    if depth > wire.MAX_DEPTH:
-        raise _NotData()
-    if type(value) in wire.SCALARS:
-        return value
-    base = next((b for b in _BASES if isinstance(value, b)), None)
-    if base is None:
-        raise _NotData()
-    if base is dict:
-        return {_plain_item(k, depth + 1): _plain_item(v, depth + 1) for k, v in dict.items(value)}
-    if base in (list, tuple, set, frozenset):
-        return base(_plain_item(x, depth + 1) for x in base.__iter__(value))
-    if base is str:
-        return str.__str__(value)
-    return base(value)
+_MISSING = object()
+_SHARED = (list, dict, set, bytearray, tuple, frozenset)
+_BUILTIN_NAMES = {n: v for n, v in vars(builtins).items() if not n.startswith("_")}
 
 
 def _text(value):
@@ -198,21 +221,22 @@ def _text(value):
 
 
 def _exception(e, path):
-    """(type name, message, frames in the code, the built-in exception type it derives from)."""
+    """[type name, message, frames in the code (the last 20), the built-in exception type it derives from, how
+    many frames in the code there were]."""
     import traceback  # only when something failed: most runs never pay for it
 
     frames = []
-    for fs in traceback.extract_tb(e.__traceback__)[-_MAX_FRAMES:]:
-        if fs.filename == path:
-            frames.append((fs.filename, fs.lineno or 0, _text(fs.name), _text(fs.line or "")))
+    stack = [fs for fs in traceback.extract_tb(e.__traceback__) if fs.filename == path]
+    for fs in stack[-_MAX_FRAMES:]:
+        frames.append([fs.filename, fs.lineno or 0, _text(fs.name), _text(fs.line or "")])
     if isinstance(e, SyntaxError) and e.filename == path:
-        frames.append((path, e.lineno or 0, "<module>", _text((e.text or "").strip())))
+        frames.append([path, e.lineno or 0, "<module>", _text((e.text or "").strip())])
     base = next((c.__name__ for c in type(e).__mro__ if c.__module__ == "builtins"), "BaseException")
     try:
         message = str(e)
     except BaseException:
         message = ""
-    return (_text(wire.describe(e)), _text(message), tuple(frames), base)
+    return [_text(wire.describe(e)), _text(message), frames, base, len(stack)]
 
 
 if __name__ == "__main__":

@@ -15,10 +15,11 @@ cannot write there. Every way the candidate can end or misbehave gives a failing
 tests that ran to their end give "passed".
 """
 
-import ast  # noqa: F401  (codeagent_wire imports it lazily; a judge zygote should have it before it forks)
 import builtins
+import json  # noqa: F401  (codeagent_wire's; imported before a judge server forks)
 import os
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import codeagent_wire as wire  # noqa: E402
@@ -26,6 +27,14 @@ import codeagent_wire as wire  # noqa: E402
 TESTS_FILE = "<tests>"
 _MAX_SHOWN = 200
 _MAX_CALLS = 3
+#: frames of an exception of the code kept in a verdict (the candidate sends no more; a lying one is cut)
+MAX_FRAMES = 20
+#: the longest verdict line written: far under what the sandbox reads (256 KiB)
+MAX_VERDICT = 64 * 1024
+#: CPU seconds the judge spends reading one sample's replies, unless the sandbox says the sample's time limit
+_DEFAULT_CPU_LIMIT = 10.0
+_SHARED = (list, dict, set, bytearray, tuple, frozenset)
+_MISSING = object()
 #: the test line a failure stands on is looked for this many frames up from a proxy
 _MAX_WALK = 50
 
@@ -55,6 +64,11 @@ class Judge:
         self.failure = None
         self.calls = []
         self.exception_types = {}
+        self.ns = None
+        self.shadowing = set()  # names the code's globals may not take in the tests' namespace
+        self.globals = {}  # name -> the tests' copy of a data global of the code, kept as the code changes it
+        self.cpu = 0.0  # CPU seconds this judge spent reading the candidate's replies
+        self.cpu_limit = _cpu_limit()
 
     # ------------------------------------------------------------ the channel
 
@@ -63,92 +77,167 @@ class Judge:
             raise self.failure
         try:
             wire.write_frame(self.wfd, message)
-            reply = wire.parse(wire.read_frame(self.rfd))
+            reply = self.read()
         except (wire.Closed, BrokenPipeError):
             self.fail("ended", "the program ended while the tests were calling " + what
                       + ": does the code call sys.exit(), exit() or os._exit(), or kill itself?")
         except (wire.WireError, OSError) as e:
             self.fail("protocol", "the program broke the judging protocol while the tests were calling "
                       + what + ": " + str(e))
-        if not isinstance(reply, tuple) or not reply:
+        if not isinstance(reply, list) or not reply:
             self.fail("protocol", "the program sent a reply that is not a message")
         return reply
+
+    def read(self):
+        """The next message from the candidate, parsed; the CPU it costs this judge is the sample's, counted
+        against its time limit (a reply is parsed in time linear in its size, but replies are many)."""
+        body = wire.read_frame(self.rfd)
+        start = time.process_time()
+        try:
+            return wire.loads(body)
+        finally:
+            self.charge(start)
+
+    def charge(self, start):
+        self.cpu += time.process_time() - start
+        if self.cpu > self.cpu_limit:
+            self.fail("protocol", "the program's replies took the judge more than %g s of CPU to read (the "
+                      "sample's time limit): are its values very large?" % self.cpu_limit)
 
     def fail(self, outcome, message):
         if self.failure is None:
             self.failure = Failure(outcome, message)
         raise self.failure
 
-    def result(self, reply, what):
-        """The value of an ok reply, or the exception of a raise reply, raised here."""
+    def result(self, reply, what, sent=None):
+        """The value of an ok reply, or the exception of a raise reply, raised here; either way the arguments
+        the code changed are changed here first, in place, and the globals it changed are updated."""
         kind = reply[0]
-        if kind == "ok" and len(reply) == 2 and isinstance(reply[1], tuple):
-            item = reply[1]
-            if item[:1] == ("v",) and len(item) == 2:
-                return item[1]
-            if item[:1] == ("r",) and len(item) == 3 and type(item[1]) is int and type(item[2]) is str:
-                return Remote(self, item[1], item[2])
-        elif kind == "raise" and len(reply) == 5:
-            raise self.remote_exception(reply)
+        if kind in ("ok", "raise") and len(reply) == 4 and isinstance(reply[2], list) and isinstance(reply[3], list):
+            start = time.process_time()
+            try:
+                value = self.absorb(reply, sent)
+            except wire.WireError as e:
+                self.fail("protocol", "the program broke the judging protocol while the tests were calling "
+                          + what + ": " + str(e))
+            finally:
+                self.charge(start)
+            if kind == "ok":
+                return value
+            raise self.remote_exception(reply[1])
+        elif kind == "cap" and len(reply) == 2:
+            self.fail("not-data", what + " gave a value that cannot cross to the tests: " + _short(str(reply[1])))
         elif kind == "protocol":
             self.fail("protocol", "the program could not answer " + what + ": " + _short(str(reply[1:])))
         self.fail("protocol", "the program sent a malformed reply to " + what)
 
-    def remote_exception(self, reply):
-        _, type_name, message, frames, base = reply
+    def absorb(self, reply, sent):
+        objects = dict(sent.objects) if sent is not None else {}
+        objects.update(self.shared_globals())
+        decoder = self.decoder(objects)
+        value = decoder.decode(reply[1]) if reply[0] == "ok" else None
+        states = []
+        for item in reply[2]:
+            if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int and sent is not None
+                    and isinstance(sent.objects.get(item[0]), wire.MUTABLE)):
+                raise wire.WireError("a state sent for an object that was not an argument")
+            states.append((sent.objects[item[0]], decoder.decode(item[1])))
+        for obj, state in states:
+            if type(state) is not type(obj) and not isinstance(state, _base(obj)):
+                raise wire.WireError("a state of another type than its object")
+            wire.apply(obj, state)
+        self.update_globals(reply[3], objects)
+        return value
+
+    def decoder(self, known):
+        return wire.Decoder(known, remote=lambda ref, type_name: Remote(self, ref, type_name), standin=wire.standin)
+
+    def shared_globals(self):
+        return {n: v for n, v in self.globals.items() if isinstance(v, _SHARED)}
+
+    def update_globals(self, changes, known):
+        if len(changes) > 10_000:
+            raise wire.WireError("more than 10000 globals changed")
+        for item in changes:
+            if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str) and item[1] in ("=", "~")):
+                raise wire.WireError("a malformed global")
+            name, how, j = item
+            if name.startswith("__") or name in self.shadowing or not name.isidentifier():
+                continue
+            current = self.ns.get(name, _MISSING)
+            if current is not _MISSING and current is not self.globals.get(name, _MISSING):
+                # a name the tests bound themselves (or a proxy for the code's function): never the code's to set
+                continue
+            value = self.decoder(known).decode(j)
+            if how == "=":
+                self.globals[name] = value
+                self.ns[name] = value
+                continue
+            obj = self.globals.get(name)
+            if not isinstance(obj, wire.MUTABLE) or not isinstance(value, _base(obj)):
+                raise wire.WireError("a state sent for a global that cannot change")
+            wire.apply(obj, value)
+
+    def remote_exception(self, exc):
+        if not (isinstance(exc, list) and len(exc) == 5 and isinstance(exc[2], list)):
+            self.fail("protocol", "the program sent a malformed exception")
+        type_name, message, frames, base, total = exc
+        type_name = _short(str(type_name), 100)
+        message = _short(str(message), 1000)
         base_type = getattr(builtins, base, None) if isinstance(base, str) else None
         if not (isinstance(base_type, type) and issubclass(base_type, BaseException)) or base_type is Failure:
             base_type = Exception
         if issubclass(base_type, (SystemExit, KeyboardInterrupt, GeneratorExit)):
             # the tests should not be ended by what the code raised: seen as an error of the code
             base_type = Exception
-        key = (str(type_name), base_type)
+        key = (type_name, base_type)
         cls = self.exception_types.get(key)
         if cls is None:
-            cls = type(str(type_name), (base_type, CandidateRaised), {})
+            cls = type(type_name if type_name.isidentifier() else "Exception", (base_type, CandidateRaised), {})
             self.exception_types[key] = cls
         try:
             e = cls(message)
         except BaseException:
             e = cls()
-        e.remote_type, e.remote_message = str(type_name), str(message)
-        e.remote_frames = frames if isinstance(frames, tuple) else ()
+        e.remote_type, e.remote_message = type_name, message
+        kept = [(_short(str(f[0]), 200), f[1] if type(f[1]) is int else 0, _short(str(f[2]), 200), _short(str(f[3]), 300))
+                for f in frames[-MAX_FRAMES:] if isinstance(f, list) and len(f) == 4]
+        total = total if type(total) is int and total >= len(frames) else len(frames)
+        if total > len(kept):
+            e.remote_message = message + " (%d frames in the code: the last %d kept, the cap)" % (total, len(kept))
+        e.remote_frames = tuple(kept)
         return e
 
-    def encode_arg(self, value, what):
-        """An argument as data ("v", value), or as a tagged tree ("t", tree) when it holds objects of the
-        code (sent back by reference) or built-ins (int, len: sent by name)."""
-        if wire.is_data(value):
-            return ("v", value)
-        return ("t", self.tagged(value, what, 0))
+    def encoder(self):
+        return wire.Encoder({id(v): n for n, v in self.shared_globals().items()}, share=True, remote=self.remote_out)
 
-    def tagged(self, value, what, depth):
-        if depth > wire.MAX_DEPTH:
-            self.fail("tests", "the tests passed " + what + " a value nested too deeply")
-        t = type(value)
-        if t is Remote and value._judge is self:
-            return ("r", value._ref)
-        if t in wire.SCALARS:
-            return ("d", value)
-        if t in (list, tuple, set, frozenset):
-            return ({list: "l", tuple: "u", set: "s", frozenset: "f"}[t],
-                    tuple(self.tagged(x, what, depth + 1) for x in value))
-        if t is dict:
-            return ("m", tuple((self.tagged(k, what, depth + 1), self.tagged(v, what, depth + 1)) for k, v in value.items()))
+    def remote_out(self, value):
+        """An argument that is not data: a remote object of this judge's candidate goes back by reference, a
+        built-in (int, len) by name; anything else the tests made cannot cross."""
+        if type(value) is Remote and value._judge is self:
+            return {"R": [value._ref]}
         name = getattr(value, "__name__", None)
         if isinstance(name, str) and getattr(builtins, name, None) is value:
-            return ("b", name)
-        self.fail("tests", "the tests passed " + what + " a " + wire.describe(value)
-                  + ", which cannot cross to the code under test as data")
+            return {"B": name}
+        raise wire.NotData("a " + wire.describe(value) + ", which cannot cross to the code under test as data")
+
+    def encode_args(self, what, args, kwargs=None):
+        enc = self.encoder()
+        try:
+            a = [enc.encode(x) for x in args]
+            k = {n: enc.encode(x) for n, x in (kwargs or {}).items()}
+        except wire.NotData as e:
+            self.fail("tests", "the tests passed " + what + " " + str(e))
+        return enc, a, k
 
     def call(self, target, attr, label, args, kwargs):
         what = label + "(" + _short(", ".join([_shown(a) for a in args]
                                            + ["%s=%s" % (k, _shown(v)) for k, v in kwargs.items()]), 120) + ")"
-        message = ("call", target, attr, tuple(self.encode_arg(a, what) for a in args),
-                   {k: self.encode_arg(v, what) for k, v in kwargs.items()})
+        sent, a, k = self.encode_args(what, args, kwargs)
+        message = ["call", ["g" if target[0] == "g" else "r", target[1]], attr, a, k]
         line = _test_line()
         try:
-            value = self.result(self.request(message, what), what)
+            value = self.result(self.request(message, what), what, sent)
         except CandidateRaised as e:
             self.calls.append((line, what, "raised " + e.remote_type))
             raise
@@ -165,17 +254,25 @@ class Judge:
         answer), all but the entry points, which are the code's (and may be named like a built-in: MBPP's
         task 126 asks for a function called sum)."""
         ns = {"__name__": "__main__", "__builtins__": builtins}
+        self.ns = ns
         if prelude is not None:
             exec(prelude, ns)
         trusted = set(ns) - set(entries)
-        for entry in inventory if isinstance(inventory, tuple) else ():
-            if not (isinstance(entry, tuple) and len(entry) == 3 and isinstance(entry[0], str)):
+        self.shadowing = trusted | {n for n in dir(builtins) if n not in entries}
+        for entry in inventory if isinstance(inventory, list) else ():
+            if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)):
                 self.fail("protocol", "the program sent a malformed list of its names")
             name, kind, detail = entry
             if name in trusted or (hasattr(builtins, name) and name not in entries):
                 continue
             if kind == "data":
-                ns[name] = detail
+                start = time.process_time()
+                try:
+                    ns[name] = self.globals[name] = self.decoder(self.shared_globals()).decode(detail)
+                except wire.WireError as e:
+                    self.fail("protocol", "the program broke the judging protocol before the tests started: " + str(e))
+                finally:
+                    self.charge(start)
             elif kind == "callable":
                 ns[name] = Function(self, name)
             elif kind == "module" and detail == name and name in sys.stdlib_module_names:
@@ -199,16 +296,26 @@ class Judge:
             line = (e.text or "").strip()
             return report("syntax", "%s: %s" % (type(e).__name__, e.msg), error=(type(e).__name__, e.msg,
                           [(code_path, e.lineno or 0, "<module>", line)]))
-        with open(tests_path, encoding="utf-8") as f:
-            tests = compile(f.read(), TESTS_FILE, "exec", dont_inherit=True)
-        prelude = None
-        if prelude_path is not None:
-            with open(prelude_path, encoding="utf-8") as f:
-                prelude = compile(f.read(), "<prelude>", "exec", dont_inherit=True)
+        try:
+            with open(tests_path, encoding="utf-8") as f:
+                tests = compile(f.read(), TESTS_FILE, "exec", dont_inherit=True)
+            prelude = None
+            if prelude_path is not None:
+                with open(prelude_path, encoding="utf-8") as f:
+                    prelude = compile(f.read(), "<prelude>", "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, UnicodeDecodeError) as e:
+            return report("tests", "the tests do not compile (the problem's fault, not the code's): %s: %s"
+                          % (type(e).__name__, getattr(e, "msg", None) or e))
         try:
             ready = self.read_ready()
             ns = self.namespace(ready[1], prelude, entries)
             exec(tests, ns)
+        except ImportError as e:
+            if _raised_by_tests(e) and not isinstance(e, CandidateRaised):
+                # an import in the tests themselves (or the prelude) that this judge cannot satisfy: the problem's
+                return report("tests", "the tests cannot import what they need (the problem's fault, not the code's): "
+                              "%s: %s" % (type(e).__name__, _short(str(e))), test_line=_failure_line(e))
+            return self.tests_error(e)
         except Failure as f:
             return self.failed(f)
         except CandidateRaised as e:
@@ -223,24 +330,24 @@ class Judge:
             # the tests caught it, but nothing the code did when it failed can make them pass
             return self.failed(self.failure)
         try:
-            wire.write_frame(self.wfd, ("bye",))
+            wire.write_frame(self.wfd, ["bye"])
         except OSError:
             pass
         return report("passed", "")
 
     def read_ready(self):
         try:
-            reply = wire.parse(wire.read_frame(self.rfd))
+            reply = self.read()
         except wire.Closed:
             self.fail("ended", "the program ended before the tests started: does the code call sys.exit(), exit() "
                       "or os._exit() at the top level?")
         except wire.WireError as e:
             self.fail("protocol", "the program broke the judging protocol before the tests started: " + str(e))
-        if isinstance(reply, tuple) and reply[:1] == ("ready",) and len(reply) == 2:
+        if isinstance(reply, list) and reply[:1] == ["ready"] and len(reply) == 2:
             return reply
-        if isinstance(reply, tuple) and reply[:1] == ("loaderr",) and len(reply) == 5:
-            raise self.remote_exception(reply)
-        if isinstance(reply, tuple) and reply[:1] == ("exit",):
+        if isinstance(reply, list) and reply[:1] == ["loaderr"] and len(reply) == 2:
+            raise self.remote_exception(reply[1])
+        if isinstance(reply, list) and reply[:1] == ["exit"]:
             self.fail("ended", "the program called sys.exit(%s) before the tests started" % _short(str(reply[1:2])[1:-2]))
         self.fail("protocol", "the program did not say it was ready")
 
@@ -312,12 +419,12 @@ class Remote:
 
     def __getattr__(self, attr):
         what = "<%s>.%s" % (self._type, attr)
-        return self._judge.result(self._judge.request(("get", ("r", self._ref), attr), what), what)
+        return self._judge.result(self._judge.request(["get", ["r", self._ref], attr], what), what)
 
     def __setattr__(self, attr, value):
         what = "<%s>.%s = ..." % (self._type, attr)
-        self._judge.result(self._judge.request(("set", ("r", self._ref), attr, self._judge.encode_arg(value, what)),
-                                               what), what)
+        sent, a, _ = self._judge.encode_args(what, [value])
+        self._judge.result(self._judge.request(["set", ["r", self._ref], attr, a[0]], what), what, sent)
 
     def __call__(self, *args, **kwargs):
         return self._call(None, *args, **kwargs)
@@ -404,13 +511,72 @@ def _short(s, n=_MAX_SHOWN):
 def report(outcome, message, test_line=None, error=None, calls=()):
     """The verdict line: outcome is passed, assertion, raised, not-data, ended, protocol, syntax,
     loaderr (via raised), tests-error or tests (the tests cannot run as written)."""
+    source = _test_source(test_line)
     out = {"outcome": outcome, "message": _short(message, 300), "testLine": test_line,
-           "testSource": _test_source(test_line), "calls": list(calls)}
+           "testSource": None if source is None else _short(source, 300), "calls": [_short(c, 400) for c in calls]}
     if error is not None:
-        out["error"] = {"type": error[0], "message": _short(error[1], 1000),
-                        "frames": [{"file": f[0], "line": f[1], "function": f[2], "source": f[3]}
-                                   for f in error[2] if isinstance(f, tuple) and len(f) == 4]}
+        out["error"] = {"type": _short(str(error[0]), 100), "message": _short(str(error[1]), 1000),
+                        "frames": [{"file": _short(str(f[0]), 200), "line": f[1] if type(f[1]) is int else 0,
+                                    "function": _short(str(f[2]), 200), "source": _short(str(f[3]), 300)}
+                                   for f in list(error[2])[-MAX_FRAMES:] if isinstance(f, tuple) and len(f) == 4]}
     return out
+
+
+def verdict_json(verdict):
+    """The verdict's JSON text, never longer than MAX_VERDICT: each part is cut when the report is made, and
+    should that not do, the calls and the frames go (the sandbox must never get a line it cannot read)."""
+    text = _json(verdict)
+    if len(text) > MAX_VERDICT:
+        verdict = dict(verdict, calls=[])
+        if "error" in verdict:
+            verdict["error"] = dict(verdict["error"], frames=[])
+        text = _json(verdict)
+    return text
+
+
+def _cpu_limit():
+    try:
+        return float(os.environ.get("CODEAGENT_JUDGE_CPU", _DEFAULT_CPU_LIMIT))
+    except ValueError:
+        return _DEFAULT_CPU_LIMIT
+
+
+def _base(obj):
+    return next(b for b in wire.MUTABLE if isinstance(obj, b))
+
+
+def _raised_by_tests(e):
+    """Whether an ImportError came from an import the tests (or the trusted prelude) made themselves."""
+    import traceback
+
+    return any(fs.filename in (TESTS_FILE, "<prelude>") for fs in traceback.extract_tb(e.__traceback__))
+
+
+class _SitePackages:
+    """The judge starts without site (-S: a third of an interpreter's start, when most tests import nothing
+    but the standard library), yet must import what the program may import: the first import the standard
+    library cannot satisfy adds the interpreter's site directories, as site would have (the same
+    interpreter and packages as the candidate, which runs with site but without the user's site)."""
+
+    done = False
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if cls.done or path is not None:
+            return None
+        cls.done = True
+        import importlib.machinery
+        import site
+
+        site.ENABLE_USER_SITE = False
+        site.main()
+        return importlib.machinery.PathFinder.find_spec(name)
+
+    @classmethod
+    def install(cls):
+        if not sys.flags.no_site or cls in sys.meta_path:
+            return
+        sys.meta_path.append(cls)
 
 
 def _json(v):
@@ -447,6 +613,10 @@ def _json(v):
 def judge_files(channel_in, channel_out, code_path, tests_path, prelude_path=None, entries=()):
     """The verdict (a dict) of the tests in tests_path on the code in code_path, running in the candidate
     across the channel; for judge.py run once, and for judge_server.py, once per forked job."""
+    _SitePackages.install()
+    if hasattr(sys, "set_int_max_str_digits"):
+        # as in a plain interpreter; the wire sends larger integers in hexadecimal
+        sys.set_int_max_str_digits(wire.INT_DIGITS)
     rfd, wfd = wire.open_channel(channel_in, channel_out, read_first=False)
     with open(tests_path, encoding="utf-8") as f:
         _tests_source[:] = f.read().splitlines()
@@ -467,7 +637,7 @@ def main(argv):
     prelude, entries = (argv[5], [e for e in argv[6].split(",") if e]) if len(argv) == 7 else (None, ())
     prelude = None if prelude == "-" else prelude
     verdict = judge_files(argv[1], argv[2], argv[3], argv[4], prelude, entries)
-    data = memoryview((nonce + _json(verdict) + "\n").encode("ascii"))
+    data = memoryview((nonce + verdict_json(verdict) + "\n").encode("ascii"))
     while data:
         data = data[os.write(verdict_fd, data):]
     return 0

@@ -23,7 +23,7 @@ import signal
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import ast  # noqa: E402,F401  (imported once here, inherited by every child)
+import json  # noqa: E402,F401  (imported once here, inherited by every child)
 import codeagent_wire as wire  # noqa: E402,F401
 import judge  # noqa: E402
 import traceback  # noqa: E402,F401
@@ -66,7 +66,7 @@ def _child(job_dir, channel, entries, wall, memory, code, tests, prelude, verdic
                 f.write(text)
     verdict = judge.judge_files(os.path.join(channel, "c2j"), os.path.join(channel, "j2c"), paths["main.py"],
                                 paths["tests.py"], paths.get("prelude.py"), entries)
-    _write(verdict_w, judge._json(verdict).encode("ascii"))
+    _write(verdict_w, judge.verdict_json(verdict).encode("ascii"))
 
 
 def main():
