@@ -115,7 +115,19 @@ public final class CodeAgentCli implements Runnable {
         return config(commandOverrides, context.oneShot());
     }
 
+    /**
+     * The effective config for a command that serves others ({@code worker}): strict isolation by default
+     * ({@link ConfigLoader#SERVICE_DEFAULTS}), which the config file, {@code CODEAGENT_*} and {@code --set} still override.
+     */
+    CodeAgentConfig configForService(Map<String, String> commandOverrides) {
+        return config(commandOverrides, false, ConfigLoader.SERVICE_DEFAULTS);
+    }
+
     private CodeAgentConfig config(Map<String, String> commandOverrides, boolean noPool) {
+        return config(commandOverrides, noPool, Map.of());
+    }
+
+    private CodeAgentConfig config(Map<String, String> commandOverrides, boolean noPool, Map<String, String> doorDefaults) {
         Map<String, String> overrides = new LinkedHashMap<>();
         if (noPool) {
             overrides.put("sandbox.docker.poolSize", "0");
@@ -126,7 +138,8 @@ public final class CodeAgentCli implements Runnable {
         }
         overrides.putAll(commandOverrides);
         // the caller's directory, not this process's: the background process runs in / for callers everywhere
-        return ConfigLoader.shared().load(Optional.ofNullable(configFile), context.env(), overrides, context.cwd());
+        return ConfigLoader.shared().load(Optional.ofNullable(configFile), context.env(), overrides, context.cwd(),
+                doorDefaults);
     }
 
     /**

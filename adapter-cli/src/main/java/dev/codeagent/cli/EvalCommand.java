@@ -189,6 +189,10 @@ public final class EvalCommand implements Callable<Integer> {
                 print(r.report(), r.beforeRepair(), r.generated(), r.sandbox(), limits, out);
             }
             warnAboutSandboxFailures(r.report(), err);
+            if (!queue) {
+                // the workers' sandboxes are theirs to report (a worker is strict by default)
+                IsolationWarning.print(err, java.util.List.of(executeCode.sandbox().isolation()));
+            }
             out.flush();
             err.flush();
             return command.checksReferences() && r.report().passed() < r.report().total() ? ExitStatus.FAILURE : ExitStatus.OK;

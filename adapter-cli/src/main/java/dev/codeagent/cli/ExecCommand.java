@@ -112,6 +112,7 @@ final class ExecCommand implements Callable<Integer> {
                     return interrupted(started);
                 }
                 show(execution, request, false);
+                IsolationWarning.print(spec.commandLine().getErr(), java.util.Collections.singletonList(execution.isolation()));
                 return ExitStatus.of(execution);
             }
             Execution execution;
@@ -128,6 +129,7 @@ final class ExecCommand implements Callable<Integer> {
                 return interrupted(started);
             }
             show(execution, request, true);
+            IsolationWarning.print(spec.commandLine().getErr(), java.util.Collections.singletonList(execution.isolation()));
             return ExitStatus.of(execution);
         }
     }

@@ -162,6 +162,8 @@ final class SolveCommand implements Callable<Integer> {
                 print(run, out, err);
             }
             out.flush();
+            IsolationWarning.print(err, run.attempts().stream()
+                    .map(a -> a.execution() == null ? null : a.execution().isolation()).toList());
             err.flush();
         }
         if (run.status() == RunStatus.SOLVED) {

@@ -55,7 +55,8 @@ final class WorkerCommand implements Callable<Integer> {
         if (metricsPort != null && (metricsPort < 0 || metricsPort > 65535)) {
             throw new UsageException("--metrics-port: " + metricsPort + " is not a port (0 to 65535)");
         }
-        CodeAgentConfig config = cli.config(Map.of());
+        // runs other people's code: strict isolation unless the config says best-effort
+        CodeAgentConfig config = cli.configForService(Map.of());
         PrintWriter err = spec.commandLine().getErr();
         // counted down once the agent is closed too: a stop waits for the store to let go of this worker (its owner
         // row deleted, its claims handed back), not just for the loops to end
@@ -64,6 +65,13 @@ final class WorkerCommand implements Callable<Integer> {
             WorkQueue queue = agent.workQueue().orElseThrow(() -> new UsageException("store.kind " + config.store().kind()
                     + " keeps no queue for other processes; 'codeagent worker' needs store.kind: postgres"));
             ExecutionQueue executionQueue = agent.executionQueue().orElseThrow();
+            // built before the first claim: a worker whose sandbox cannot run here (strict isolation on a host that
+            // lacks a guarantee) refuses to start, rather than claiming runs only to fail them
+            if (!agent.sandbox().isolation().missing().isEmpty()) {
+                // best-effort was asked for explicitly (a worker is strict by default): say once what every run lacks
+                err.println("codeagent: warning: worker running with sandbox.isolation: best-effort: every run lacks "
+                        + String.join(", ", agent.sandbox().isolation().sortedMissing()));
+            }
             ProcessQueuedRuns worker = new ProcessQueuedRuns(queue, agent.solveTask(), Duration.ofSeconds(5));
             // single executions (an evaluation's samples) on every execution place this machine has
             ProcessQueuedExecutions executions = new ProcessQueuedExecutions(executionQueue, agent.executeCode(),

@@ -7,6 +7,7 @@ import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
+import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.GeneratorProvider;
 import dev.codeagent.application.testing.SandboxProviders;
 import dev.codeagent.domain.execution.Execution;
@@ -66,10 +67,10 @@ class GeneratorProvidersTest {
 
     @Test
     void isFoundByServiceLoader() {
-        Set<String> found = ServiceLoader.load(GeneratorProvider.class).stream()
+        Set<String> found = ServiceLoader.load(AdapterModule.class).stream()
                 .map(p -> p.type().getName()).collect(Collectors.toSet());
 
-        assertThat(found).contains(OpenAiGeneratorProvider.class.getName(), ReplayGeneratorProvider.class.getName());
+        assertThat(found).contains(GeneratorModule.class.getName());
     }
 
     @Test

@@ -54,7 +54,9 @@ public final class HttpServerMain {
         }
         CodeAgent agent;
         try {
-            CodeAgentConfig config = new ConfigLoader().load(parsed.configFile(), env, parsed.overrides());
+            // serving others: strict isolation unless the config says best-effort (see ConfigLoader.SERVICE_DEFAULTS)
+            CodeAgentConfig config = new ConfigLoader().load(parsed.configFile(), env, parsed.overrides(),
+                    ConfigLoader.SERVICE_DEFAULTS);
             agent = CodeAgent.builder(config).build();
         } catch (ConfigException e) {
             log.error("{}", e.getMessage());
@@ -69,9 +71,18 @@ public final class HttpServerMain {
         } catch (ConfigException e) {
             log.error("{}", e.getMessage());
             return 2;
+        } catch (SandboxUnavailableException e) {
+            // strict isolation (the server's default) on a host that lacks a guarantee: the message names each one
+            log.error("the sandbox cannot run here: {}", e.getMessage());
+            return 1;
         } catch (RuntimeException e) {
             log.error("the server could not start: {}", e.toString());
             return 1;
+        }
+        if (!agent.sandbox().isolation().missing().isEmpty()) {
+            // best-effort was asked for explicitly (the server is strict by default): say once what every run lacks
+            log.warn("serving with sandbox.isolation: best-effort: every run lacks {}",
+                    String.join(", ", agent.sandbox().isolation().sortedMissing()));
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "shutdown"));
         try {

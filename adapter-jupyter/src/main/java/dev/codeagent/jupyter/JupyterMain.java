@@ -65,7 +65,8 @@ public final class JupyterMain {
         Function<Map<String, String>, CodeAgentConfig> configs = extra -> {
             Map<String, String> all = new LinkedHashMap<>(a.overrides());
             all.putAll(extra);
-            return new ConfigLoader().load(a.configFile(), env, all);
+            // a kernel runs cells for whoever uses the notebook: strict isolation unless the config says best-effort
+            return new ConfigLoader().load(a.configFile(), env, all, ConfigLoader.SERVICE_DEFAULTS);
         };
         try {
             configs.apply(Map.of());

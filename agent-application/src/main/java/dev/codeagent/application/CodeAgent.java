@@ -4,13 +4,14 @@ import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
 import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.inject.Composition;
+import dev.codeagent.application.inject.EmbeddingModule;
 import dev.codeagent.application.solve.SolveTask;
+import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.Adapters;
 import dev.codeagent.application.spi.GeneratorProvider;
 import dev.codeagent.application.spi.RunLogProvider;
 import dev.codeagent.application.spi.SandboxProvider;
-import dev.codeagent.application.spi.SandboxSettings;
-import dev.codeagent.application.store.InMemoryRunLogProvider;
 import dev.codeagent.application.work.ExecutionQueue;
 import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.execution.Sandbox;
@@ -22,15 +23,10 @@ import dev.codeagent.domain.solving.RunLog;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.ServiceLoader;
-import java.util.TreeMap;
-import java.util.function.Function;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The composed application: the one path by which the CLI, the HTTP server and embedding programs
@@ -42,44 +38,21 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Adapters are found on the classpath through {@link ServiceLoader} (see {@link Adapters}): each
- * {@link SandboxProvider}, {@link GeneratorProvider} and {@link RunLogProvider} registers under a key,
- * and the config picks one by key. An unknown sandbox key fails at creation with the list of known
- * ones; the sandbox, the generator and the run log are built when first asked for, so an executor
- * needs no generator adapter and reading the run history needs no working sandbox.
- *
- * <p>Composition is plain code, not a DI container: three maps from key to factory are all it takes,
- * and a container would only stand between a provider's one-line error and the user.
+ * <p>A thin facade over the one composition root ({@link Composition}, a Guice injector): adapter modules are found
+ * on the classpath through {@link ServiceLoader} (see {@link Adapters}), each registering its implementation under a
+ * key, and the config picks one by key. An unknown sandbox key fails at creation with the list of known ones; the
+ * sandbox, the generator and the run log are built when first asked for, so an executor needs no generator adapter
+ * and reading the run history needs no working sandbox. A program that composes with Guice itself installs
+ * {@link dev.codeagent.application.inject.CodeAgentModules} instead.
  */
 public final class CodeAgent implements AutoCloseable {
 
-    private static final Logger log = LoggerFactory.getLogger(CodeAgent.class);
-
     private final CodeAgentConfig config;
-    private final Map<String, SandboxProvider<?>> sandboxes;
-    private final Map<String, GeneratorProvider<?>> generators;
-    private final Map<String, RunLogProvider<?>> runLogs;
-    private final Supplier<Sandbox> sandbox;
-    private final Supplier<ExecuteCode> executeCode;
-    private final Supplier<CodeGenerator> generator;
-    private final Supplier<RunLog> runLog;
-    private final Supplier<SolveTask> solveTask;
-    private final List<AutoCloseable> closeables = new ArrayList<>();
+    private final Composition composition;
 
-    private CodeAgent(Builder b, Adapters adapters) {
-        this.config = b.config;
-        this.sandboxes = byKey(adapters.sandboxes(), b.sandboxes, SandboxProvider::key);
-        this.generators = byKey(adapters.generators(), b.generators, GeneratorProvider::key);
-        this.runLogs = byKey(adapters.runLogs(), b.runLogs, RunLogProvider::key);
-        runLogs.putIfAbsent(InMemoryRunLogProvider.KEY, new InMemoryRunLogProvider());
-        SandboxProvider<?> sandboxProvider = find(sandboxes, "sandbox.kind", config.sandbox().kind());
-        this.sandbox = memoize(() -> track(createSandbox(sandboxProvider)));
-        this.executeCode = memoize(() -> executeCode(sandbox(), config.sandbox().maxConcurrent()));
-        this.generator = b.generator != null ? () -> b.generator
-                : memoize(() -> track(createGenerator(find(generators, "generator.kind", config.generator().kind()))));
-        this.runLog = b.runLog != null ? () -> b.runLog
-                : memoize(() -> track(createRunLog(find(runLogs, "store.kind", config.store().kind()))));
-        this.solveTask = memoize(() -> solveTask(runLog()));
+    private CodeAgent(CodeAgentConfig config, Composition composition) {
+        this.config = config;
+        this.composition = composition;
     }
 
     /** Composes an agent from the config with every adapter on the classpath. */
@@ -105,6 +78,7 @@ public final class CodeAgent implements AutoCloseable {
         private boolean discover = true;
         private CodeGenerator generator;
         private RunLog runLog;
+        private Supplier<? extends Sandbox> sandbox;
 
         private Builder(CodeAgentConfig config) {
             this.config = Objects.requireNonNull(config, "config");
@@ -128,7 +102,7 @@ public final class CodeAgent implements AutoCloseable {
             return this;
         }
 
-        /** Uses only the providers added here (and the in-memory store), not the classpath's. */
+        /** Uses only the providers added here (and the in-memory store), not the classpath's adapter modules. */
         public Builder withoutDiscovery() {
             discover = false;
             return this;
@@ -146,13 +120,19 @@ public final class CodeAgent implements AutoCloseable {
             return this;
         }
 
+        /** Uses the sandbox {@code make} returns, made on first need, whatever {@code sandbox.kind} says; the caller closes it. */
+        public Builder sandbox(Supplier<? extends Sandbox> make) {
+            this.sandbox = Objects.requireNonNull(make, "make");
+            return this;
+        }
+
         /**
          * @throws ConfigException when the configured sandbox key is unknown
          */
         public CodeAgent build() {
-            Adapters found = discover ? Adapters.discover() : new Adapters(List.of(), List.of(), List.of(), List.of());
-            found.sandboxes().forEach(p -> log.debug("sandbox adapter {} ({})", p.key(), p.getClass().getName()));
-            return new CodeAgent(this, found);
+            List<AdapterModule> found = discover ? Adapters.discover().modules() : List.of();
+            return new CodeAgent(config, Composition.create(config, found,
+                    new EmbeddingModule.Embedding(sandboxes, generators, runLogs, generator, runLog, sandbox)));
         }
     }
 
@@ -166,7 +146,7 @@ public final class CodeAgent implements AutoCloseable {
      * @throws dev.codeagent.domain.execution.SandboxUnavailableException when it cannot run on this host
      */
     public Sandbox sandbox() {
-        return sandbox.get();
+        return composition.get(Sandbox.class);
     }
 
     /**
@@ -188,17 +168,17 @@ public final class CodeAgent implements AutoCloseable {
 
     /** Plain execution through the configured sandbox, built on first call. */
     public ExecuteCode executeCode() {
-        return executeCode.get();
+        return composition.get(ExecuteCode.class);
     }
 
     /** The configured generator, built on first call. @throws ConfigException when its key is unknown */
     public CodeGenerator generator() {
-        return generator.get();
+        return composition.get(CodeGenerator.class);
     }
 
     /** The configured run log, opened on first call. @throws ConfigException when its key is unknown */
     public RunLog runLog() {
-        return runLog.get();
+        return composition.get(RunLog.class);
     }
 
     /**
@@ -230,13 +210,8 @@ public final class CodeAgent implements AutoCloseable {
     public ExecuteCode queuedExecuteCode(int inFlight) {
         ExecutionQueue queue = executionQueue().orElseThrow(() -> new IllegalStateException("store.kind "
                 + config.store().kind() + " keeps no queue for other processes; running on workers needs store.kind: postgres"));
-        return executeCode(new dev.codeagent.application.work.QueuedSandbox(queue), inFlight);
-    }
-
-    /** An executor over {@code sandbox} with this configuration's code policy, size and compile limits. */
-    private ExecuteCode executeCode(Sandbox over, int places) {
-        return new ExecuteCode(over, config.policy().toPolicy(), config.sandbox().maxSourceBytes().bytes(), places,
-                config.sandbox().maxQueueWait(), config.limits().compileLimits());
+        return new ExecuteCode(new dev.codeagent.application.work.QueuedSandbox(queue), config, inFlight,
+                composition.get(io.github.resilience4j.retry.RetryRegistry.class));
     }
 
     /**
@@ -246,7 +221,7 @@ public final class CodeAgent implements AutoCloseable {
      * @throws ConfigException when the generator's or the store's key is unknown
      */
     public SolveTask solveTask() {
-        return solveTask.get();
+        return composition.get(SolveTask.class);
     }
 
     /**
@@ -255,89 +230,18 @@ public final class CodeAgent implements AutoCloseable {
      * history (a benchmark's generated samples). The one place a {@link SolveTask} is wired.
      */
     public SolveTask solveTask(RunLog recordTo) {
-        return new SolveTask(generator(), executeCode(), recordTo, config.solve(), Clock.systemUTC());
+        return new SolveTask(generator(), executeCode(), recordTo, config.solve(), composition.get(Clock.class),
+                composition.get(io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry.class));
     }
 
     /** The keys registered for a port: {@code sandbox}, {@code generator} or {@code store}, sorted. */
     public List<String> knownKeys(String port) {
-        switch (port) {
-            case "sandbox":
-                return new ArrayList<>(sandboxes.keySet());
-            case "generator":
-                return new ArrayList<>(generators.keySet());
-            case "store":
-                return new ArrayList<>(runLogs.keySet());
-            default:
-                throw new IllegalArgumentException("no port " + port);
-        }
-    }
-
-    private <C> Sandbox createSandbox(SandboxProvider<C> p) {
-        return p.create(config.section(p.config()), new SandboxSettings(config.sandbox().isolation(), config.limits().toResourceLimits()));
-    }
-
-    private <C> CodeGenerator createGenerator(GeneratorProvider<C> p) {
-        return p.create(config.section(p.config()));
-    }
-
-    private <C> RunLog createRunLog(RunLogProvider<C> p) {
-        return p.create(config.section(p.config()));
-    }
-
-    /** Discovered providers by key, then the explicitly added ones over them. */
-    private static <P> Map<String, P> byKey(List<? extends P> discovered, List<? extends P> added, Function<P, String> key) {
-        Map<String, P> all = new TreeMap<>();
-        discovered.forEach(p -> all.put(key.apply(p), p));
-        added.forEach(p -> all.put(key.apply(p), p));
-        return all;
-    }
-
-    private static <P> P find(Map<String, P> known, String configKey, String chosen) {
-        P p = known.get(chosen);
-        if (p == null) {
-            throw new ConfigException(configKey + ": unknown '" + chosen + "'; known: "
-                    + (known.isEmpty() ? "none (no adapter for it is on the classpath)" : String.join(", ", known.keySet())));
-        }
-        return p;
-    }
-
-    private <T> T track(T instance) {
-        if (instance instanceof AutoCloseable) {
-            synchronized (closeables) {
-                closeables.add((AutoCloseable) instance);
-            }
-        }
-        return instance;
-    }
-
-    private static <T> Supplier<T> memoize(Supplier<T> s) {
-        return new Supplier<>() {
-            private T value;
-
-            @Override
-            public synchronized T get() {
-                if (value == null) {
-                    value = s.get();
-                }
-                return value;
-            }
-        };
+        return composition.knownKeys(port);
     }
 
     /** Closes what was built (sandbox pools, store connections), newest first. */
     @Override
     public void close() {
-        List<AutoCloseable> toClose;
-        synchronized (closeables) {
-            toClose = new ArrayList<>(closeables);
-            closeables.clear();
-        }
-        for (int i = toClose.size() - 1; i >= 0; i--) {
-            try {
-                toClose.get(i).close();
-            } catch (Exception e) {
-                log.warn("closing {} failed: {}", toClose.get(i).getClass().getSimpleName(), e.toString());
-            }
-        }
+        composition.close();
     }
 }

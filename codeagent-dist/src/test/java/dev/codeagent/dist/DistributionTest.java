@@ -3,14 +3,12 @@ package dev.codeagent.dist;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
 import dev.codeagent.application.spi.Adapters;
 import dev.codeagent.application.spi.ConfigSection;
-import dev.codeagent.application.spi.GeneratorProvider;
-import dev.codeagent.application.spi.RunLogProvider;
-import dev.codeagent.application.spi.SandboxProvider;
 import dev.codeagent.cli.CliContext;
 import dev.codeagent.cli.CodeAgentCli;
 import dev.codeagent.http.HttpConfig;
@@ -32,9 +30,12 @@ class DistributionTest {
 
     @Test
     void serviceLoaderFindsEveryAdapterByItsKey() {
-        assertThat(adapters.sandboxes().stream().map(SandboxProvider::key)).containsExactlyInAnyOrder("process", "docker");
-        assertThat(adapters.generators().stream().map(GeneratorProvider::key)).containsExactlyInAnyOrder("openai", "replay");
-        assertThat(adapters.runLogs().stream().map(RunLogProvider::key)).containsExactlyInAnyOrder("memory", "postgres", "sqlite");
+        try (CodeAgent agent = CodeAgent.create(CodeAgentConfig.defaults())) {
+            // "queue" is the application's own: programs run on the workers behind the store's queue
+            assertThat(agent.knownKeys("sandbox")).containsExactly("docker", "process", "queue");
+            assertThat(agent.knownKeys("generator")).containsExactly("openai", "replay");
+            assertThat(agent.knownKeys("store")).containsExactly("memory", "postgres", "sqlite");
+        }
         assertThat(adapters.frontDoors()).extracting(f -> f.config().path()).containsExactlyInAnyOrder("http", "jupyter");
     }
 

@@ -1,7 +1,14 @@
 package dev.codeagent.example;
 
+import com.google.inject.AbstractModule;
+import com.google.inject.Guice;
+import com.google.inject.Injector;
+import com.google.inject.multibindings.OptionalBinder;
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.ConfigLoader;
+import dev.codeagent.application.inject.Closer;
+import dev.codeagent.application.inject.CodeAgentModules;
+import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
@@ -18,7 +25,7 @@ import java.util.List;
 
 /**
  * What the README shows an embedding program doing: a sandboxed executor, a session and an agent, each from a
- * few lines of public API, the sandbox picked by config. Compiled and tested so the README cannot rot.
+ * few lines of public API, the sandbox picked by config; and the agent again for a program that composes with Guice. Compiled and tested so the README cannot rot.
  */
 public final class EmbeddedAgent {
 
@@ -53,6 +60,27 @@ public final class EmbeddedAgent {
                 .generator(generator)
                 .build()) {
             return agent.solveTask().solve(task, RunListener.NONE);
+        }
+    }
+
+    /**
+     * The same, for a program that composes with Guice itself: install codeagent's modules into your injector,
+     * give it your generator through an {@code OptionalBinder} (the default is {@code generator.kind}'s), ask for the
+     * use case, and close what codeagent opened.
+     */
+    public static Run solveInYourInjector(CodeGenerator generator, Task task) {
+        Injector injector = Guice.createInjector(
+                CodeAgentModules.of(new ConfigLoader().parse("store: {kind: memory}")),
+                new AbstractModule() {
+                    @Override
+                    protected void configure() {
+                        OptionalBinder.newOptionalBinder(binder(), CodeGenerator.class).setBinding().toInstance(generator);
+                    }
+                });
+        try {
+            return injector.getInstance(SolveTask.class).solve(task, RunListener.NONE);
+        } finally {
+            injector.getInstance(Closer.class).close();
         }
     }
 }

@@ -54,4 +54,19 @@ class EmbeddedAgentTest {
         assertThat(first.error().line()).isEqualTo(2);
         assertThat(first.error().sourceLine()).contains("return xs[len(xs)]");
     }
+
+    @Test
+    void aGuiceProgramInstallsTheModulesAndItsOwnGeneratorWins() {
+        Task task = new Task("write double(x)", Language.PYTHON, "assert double(2) == 4", null, "", ResourceLimits.defaults(), 2);
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        Run run = EmbeddedAgent.solveInYourInjector(request -> {
+            asked.incrementAndGet();
+            return "```python\ndef double(x):\n    return 2 * x\n```";
+        }, task);
+        assertThat(run.status()).isEqualTo(RunStatus.SOLVED);
+        assertThat(run.attempts()).hasSize(1);
+        // ran in the configured process sandbox, judged by its tests, with the program's own generator
+        assertThat(run.attempts().get(0).execution().isolation().tier()).isEqualTo("process");
+        assertThat(asked).hasValue(1);
+    }
 }

@@ -18,7 +18,9 @@ import com.tngtech.archunit.lang.EvaluationResult;
 import com.tngtech.archunit.library.GeneralCodingRules;
 import dev.codeagent.architecture.fixture.application.CountWidgets;
 import dev.codeagent.architecture.fixture.application.LeakyUseCase;
+import dev.codeagent.architecture.fixture.application.InjectorInAUseCase;
 import dev.codeagent.architecture.fixture.domain.Widgets;
+import dev.codeagent.architecture.fixture.unlisted.UnlistedSandboxModule;
 import dev.codeagent.architecture.fixture.grpc.GrpcFrontDoor;
 import dev.codeagent.architecture.fixture.sandbox.firecracker.FirecrackerWidgets;
 import dev.codeagent.architecture.fixture.store.postgres.PostgresWidgets;
@@ -52,6 +54,15 @@ class ArchitectureTest {
 
     @ArchTest
     static final ArchRule dependenciesPointInward = dependenciesPointInward(ROOT);
+
+    @ArchTest
+    static final ArchRule guiceOnlyAtTheRoot = Composition.guiceOnlyAtTheRoot(ROOT);
+
+    @ArchTest
+    static final ArchRule domainKnowsNoInjection = Composition.domainKnowsNoInjection(ROOT);
+
+    @ArchTest
+    static final ArchRule adapterModulesAreListed = Composition.adapterModulesAreListed();
 
     @ArchTest
     static final ArchRule noPackageCycles = slices().matching(ROOT + ".(**)")
@@ -162,6 +173,33 @@ class ArchitectureTest {
 
         assertThat(dependenciesPointInward(FIXTURE_ROOT).evaluate(lawful).hasViolation()).isFalse();
         assertThat(domainDependsOnTheJdkOnly(FIXTURE_ROOT).evaluate(lawful).hasViolation()).isFalse();
+    }
+
+    /** A module its author forgot to list is named; every real one is listed (the rule above passes on them). */
+    @Test
+    void anAdapterModuleMissingFromItsServicesFileIsNamed() {
+        JavaClasses fixture = new ClassFileImporter().importClasses(UnlistedSandboxModule.class);
+
+        EvaluationResult result = Composition.adapterModulesAreListed().evaluate(fixture);
+
+        assertThat(result.hasViolation()).isTrue();
+        assertThat(String.join("\n", result.getFailureReport().getDetails()))
+                .contains(UnlistedSandboxModule.class.getName() + " is not listed");
+        assertThat(Composition.listedModules()).contains("dev.codeagent.sandbox.process.ProcessSandboxModule",
+                "dev.codeagent.sandbox.docker.DockerSandboxModule", "dev.codeagent.generator.GeneratorModule",
+                "dev.codeagent.store.sqlite.SqliteStoreModule", "dev.codeagent.store.postgres.PostgresStoreModule",
+                "dev.codeagent.application.work.QueueSandboxModule");
+    }
+
+    /** Guice outside a module, the inject package or an entry point is caught. */
+    @Test
+    void guiceInAUseCaseIsCaught() {
+        JavaClasses fixture = new ClassFileImporter().importClasses(InjectorInAUseCase.class);
+
+        EvaluationResult result = Composition.guiceOnlyAtTheRoot(FIXTURE_ROOT).evaluate(fixture);
+
+        assertThat(result.hasViolation()).isTrue();
+        assertThat(String.join("\n", result.getFailureReport().getDetails())).contains(InjectorInAUseCase.class.getName());
     }
 
     /**

@@ -2,10 +2,6 @@ package dev.codeagent.cli.daemon;
 
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
-import dev.codeagent.application.spi.Adapters;
-import dev.codeagent.application.spi.ConfigSection;
-import dev.codeagent.application.spi.SandboxProvider;
-import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.domain.execution.Sandbox;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
@@ -16,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 /**
@@ -23,24 +20,31 @@ import java.util.function.Function;
  * sandboxes kept warm across calls: one per distinct sandbox configuration, so the docker client, its
  * container pool and the process tier's host probe are paid once. Sandboxes are safe to share between
  * concurrent executions (the HTTP server shares one the same way).
+ *
+ * <p>Each warm sandbox is owned by an agent of its own, composed for the configuration that made it and
+ * closed when the sandbox leaves; the per-call agent is handed the sandbox as its own ({@code
+ * Builder.sandbox}), so closing it leaves the sandbox warm.
  */
 final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoCloseable {
 
-    private final List<SandboxProvider<?>> providers;
     /** Distinct sandbox configurations kept warm at once; the least recently used beyond that is closed. */
     static final int MAX_WARM = 4;
 
-    private final Map<List<Object>, Sandbox> warm = new LinkedHashMap<>(16, 0.75f, true);
+    private final Function<CodeAgentConfig, CodeAgent.Builder> builders;
+    private final Map<List<Object>, CodeAgent> warm = new LinkedHashMap<>(16, 0.75f, true);
 
     WarmSandboxes() {
-        this.providers = Adapters.discover().sandboxes();
+        this(CodeAgent::builder);
+    }
+
+    /** @param builders how an agent is composed for a config (tests compose over scripted sandboxes) */
+    WarmSandboxes(Function<CodeAgentConfig, CodeAgent.Builder> builders) {
+        this.builders = builders;
     }
 
     @Override
     public CodeAgent apply(CodeAgentConfig config) {
-        CodeAgent.Builder builder = CodeAgent.builder(config);
-        providers.forEach(p -> builder.provider(sharing(p)));
-        return builder.build();
+        return builders.apply(config).sandbox(() -> unclosable(warm(config))).build();
     }
 
     /** How many sandboxes are warm (for tests). */
@@ -48,35 +52,23 @@ final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoC
         return warm.size();
     }
 
-    private <C> SandboxProvider<C> sharing(SandboxProvider<C> provider) {
-        return new SandboxProvider<>() {
-            @Override
-            public String key() {
-                return provider.key();
-            }
-
-            @Override
-            public ConfigSection<C> config() {
-                return provider.config();
-            }
-
-            @Override
-            public Sandbox create(C own, SandboxSettings shared) {
-                return unclosable(warm(List.of(provider.key(), own, shared), () -> provider.create(own, shared)));
-            }
-        };
-    }
-
     /**
      * The warm sandbox for this configuration, built on first use. A failure to build (docker down)
      * is not remembered: the next call tries again. Built under the lock: two first calls at once
      * must not start two pools.
      */
-    private synchronized Sandbox warm(List<Object> key, java.util.function.Supplier<Sandbox> create) {
-        Sandbox sandbox = warm.get(key);
-        if (sandbox == null) {
-            sandbox = create.get();
-            warm.put(key, sandbox);
+    private synchronized Sandbox warm(CodeAgentConfig config) {
+        List<Object> key = sandboxKey(config);
+        CodeAgent owner = warm.get(key);
+        if (owner == null) {
+            owner = builders.apply(config).build();
+            try {
+                owner.sandbox();
+            } catch (RuntimeException e) {
+                owner.close();
+                throw e;
+            }
+            warm.put(key, owner);
             if (warm.size() > MAX_WARM) {
                 // limits given per call make new configurations; keep a few, not one per flag value
                 var eldest = warm.entrySet().iterator().next();
@@ -84,32 +76,41 @@ final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoC
                 closeQuietly(eldest.getValue());
             }
         }
-        return sandbox;
+        return owner.sandbox();
     }
 
-    private static void closeQuietly(Sandbox s) {
+    /**
+     * What a sandbox is built from: the core's sandbox and limits settings, and the sandbox tiers' and stores'
+     * own sections (a queue sandbox is built over the store).
+     */
+    private static List<Object> sandboxKey(CodeAgentConfig config) {
+        Map<String, Object> sections = new TreeMap<>();
+        config.sections().forEach((path, value) -> {
+            if (path.startsWith("sandbox.") || path.startsWith("store.")) {
+                sections.put(path, value);
+            }
+        });
+        return List.of(config.sandbox(), config.limits(), config.store(), sections);
+    }
+
+    private static void closeQuietly(CodeAgent owner) {
         try {
-            s.close();
+            owner.close();
         } catch (RuntimeException e) {
             // stopping it anyway; the docker tier reaps its own leftovers at its next start
         }
     }
 
     /**
-     * The sandbox as the per-call agent sees it: closing the agent leaves it warm for the next call. It keeps every
-     * interface the sandbox has ({@code SessionSandbox} too), so that nothing the tier can do is lost in the wrapping.
+     * The sandbox as the per-call agent sees it: closing it is a no-op, so the sandbox stays warm for the next
+     * call. It keeps every interface of the sandbox (a {@code SessionSandbox} still opens sessions).
      */
     static Sandbox unclosable(Sandbox sandbox) {
         Set<Class<?>> interfaces = new LinkedHashSet<>();
         for (Class<?> c = sandbox.getClass(); c != null; c = c.getSuperclass()) {
-            for (Class<?> i : c.getInterfaces()) {
-                if (Modifier.isPublic(i.getModifiers())) {
-                    interfaces.add(i);
-                }
-            }
+            collectInterfaces(c, interfaces);
         }
-        interfaces.add(Sandbox.class);
-        return (Sandbox) Proxy.newProxyInstance(sandbox.getClass().getClassLoader(), interfaces.toArray(Class<?>[]::new), (proxy, method, args) -> {
+        return (Sandbox) Proxy.newProxyInstance(Sandbox.class.getClassLoader(), interfaces.toArray(new Class<?>[0]), (proxy, method, args) -> {
             if (method.getName().equals("close") && method.getParameterCount() == 0) {
                 return null;
             }
@@ -121,9 +122,18 @@ final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoC
         });
     }
 
+    private static void collectInterfaces(Class<?> type, Set<Class<?>> into) {
+        for (Class<?> i : type.getInterfaces()) {
+            // a proxy can only implement the public ones from here; the ports are all public
+            if (java.lang.reflect.Modifier.isPublic(i.getModifiers()) && into.add(i)) {
+                collectInterfaces(i, into);
+            }
+        }
+    }
+
     @Override
     public void close() {
-        List<Sandbox> all;
+        List<CodeAgent> all;
         synchronized (this) {
             all = new ArrayList<>(warm.values());
             warm.clear();

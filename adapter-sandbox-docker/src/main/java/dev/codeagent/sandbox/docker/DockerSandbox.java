@@ -151,7 +151,8 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         this.seccomp = isolation.has(IsolationFeature.SECCOMP_DEFAULT);
         if (mode == IsolationMode.STRICT && !isolation.missing().isEmpty()) {
             throw new SandboxUnavailableException("strict isolation: the Docker engine at " + engine.host()
-                    + " cannot enforce " + String.join(", ", isolation.sortedMissing()));
+                    + " cannot enforce " + String.join(", ", isolation.sortedMissing())
+                    + "; to run without them anyway: --set sandbox.isolation=best-effort (or CODEAGENT_SANDBOX_ISOLATION)");
         }
         removeStrays();
         this.keeper = new ContainerKeeper(engine,

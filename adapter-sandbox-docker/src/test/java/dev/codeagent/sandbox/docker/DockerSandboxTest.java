@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.codeagent.application.config.ByteSize;
 import dev.codeagent.application.spi.IsolationMode;
+import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.SandboxProvider;
 import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.domain.execution.ResourceLimits;
@@ -30,8 +31,8 @@ class DockerSandboxTest {
 
     @Test
     void registersUnderTheDockerKeyWithoutTouchingTheEngine() {
-        assertThat(ServiceLoader.load(SandboxProvider.class).stream().map(ServiceLoader.Provider::type))
-                .contains(DockerSandboxProvider.class);
+        assertThat(ServiceLoader.load(AdapterModule.class).stream().map(ServiceLoader.Provider::type))
+                .contains(DockerSandboxModule.class);
         DockerSandboxProvider provider = new DockerSandboxProvider();
         assertThat(provider.key()).isEqualTo("docker");
         assertThat(provider.config().path()).isEqualTo("sandbox.docker");

@@ -57,13 +57,15 @@ final class LaunchPlan {
     static final String LAUNCH_FILE = "launch";
     /**
      * Host-identifying files of /proc that read as empty inside (as Docker masks them): the host's boot
-     * arguments, its keys, timers and scheduler state. Only those this kernel has: a bind needs its target.
+     * arguments, its keys, timers and scheduler state, and its lock table (/proc/locks is the kernel's one table:
+     * device and inode of locks held outside, OFD locks of any process; it also showed a concurrent run's lock on
+     * a shared /usr file). Only those this kernel has: a bind needs its target.
      * What stays visible: the kernel version (/proc/version, uname), CPU and memory totals (/proc/cpuinfo,
      * /proc/meminfo), load and uptime; the pid namespace hides every host process.
      */
     static final List<String> MASKED_PROC = java.util.stream.Stream.of("/proc/cmdline", "/proc/keys", "/proc/timer_list",
             "/proc/sched_debug", "/proc/latency_stats", "/proc/kallsyms", "/proc/modules", "/proc/config.gz",
-            "/proc/bootconfig").filter(f -> Files.exists(Path.of(f))).toList();
+            "/proc/bootconfig", "/proc/locks").filter(f -> Files.exists(Path.of(f))).toList();
     static final String TIME_FORMAT = "%e %U %S %M";
 
     private final Mode mode;

@@ -185,8 +185,9 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
                 throw new SandboxUnavailableException("sandbox.isolation is strict but the process sandbox cannot provide "
                         + missing.stream().map(IsolationFeature::wireName).collect(Collectors.joining(", "))
                         + " on this host (" + chosen.why() + (why.isEmpty() ? "" : "; " + String.join("; ", why))
-                        + "); install bubblewrap, run as root "
-                        + "with user namespaces enabled, or set sandbox.isolation: best-effort");
+                        + "); install bubblewrap, run as root with user namespaces enabled and control groups (v1, or"
+                        + " a delegated v2 subtree), or to run without them anyway: --set sandbox.isolation=best-effort"
+                        + " (or CODEAGENT_SANDBOX_ISOLATION)");
             }
             this.isolation = Isolation.of(TIER, features, missing);
             this.isolationWithNetwork = isolation.without(IsolationFeature.NETWORK_NONE);

@@ -23,8 +23,14 @@ import java.util.stream.Stream;
  * the memory and pids controllers and be free to hand them down, i.e. hold no processes itself (systemd:
  * {@code Delegate=yes} and the service in a leaf below it).
  *
- * <p>Groups are named {@code run-<jvm pid>-<n>}, so another sandbox process sharing the parent is left
- * alone and the groups of a dead one are recognised as stale and removed at start.
+ * <p>Groups are named {@code run-<pid namespace>-<jvm pid>-<n>}: a pid means something only in its own pid
+ * namespace, and sandbox processes in several namespaces (containers, {@code unshare -p}) share one hierarchy.
+ * A group of this namespace whose JVM is gone is stale: its processes are killed and it is removed at start. A
+ * group of another namespace (or named as before namespaces counted) is never killed from here, since its pid
+ * cannot be checked: it is removed only once it is empty and has been for a while. A group that cannot be removed
+ * is left, and never stops this sandbox from making its own: once, one that could not be removed (a live run of a
+ * JVM in another pid namespace, whose processes this namespace cannot see) made the whole tier run without
+ * control groups.
  */
 final class RunGroups {
 
@@ -51,6 +57,11 @@ final class RunGroups {
     /** v1: controller -> the parent's directory in that controller's hierarchy; v2: "" -> the parent. */
     private final Map<String, Path> parents;
     private final long owner = ProcessHandle.current().pid();
+    /** This JVM's pid namespace, which gives {@link #owner} its meaning. */
+    private final String namespace = pidNamespace();
+    /** A foreign group younger than this may be one its JVM made and is about to join: left alone. */
+    static final java.time.Duration FOREIGN_GRACE = java.time.Duration.ofMinutes(2);
+    private static final Path PID_NAMESPACE = Path.of("/proc/self/ns/pid");
     /**
      * One counter per JVM, not per instance: several sandboxes in one JVM share the parent, so their group names
      * must not collide, and one's stale-group sweep must not take another's live groups for an earlier
@@ -77,6 +88,7 @@ final class RunGroups {
         }
         Map<String, Path> v1 = new HashMap<>();
         Path v2 = null;
+        String v2Root = "/";
         for (String line : lines(MOUNTINFO)) {
             // id parent dev root mountpoint options [optional...] - fstype source superoptions
             String[] f = line.split(" ");
@@ -92,13 +104,14 @@ final class RunGroups {
                 }
             } else if (type.equals("cgroup2") && v2 == null) {
                 v2 = mount;
+                v2Root = f[3];
             }
         }
         RunGroups groups;
         if (v1.containsKey("memory")) {
             groups = openV1(name, v1);
         } else if (v2 != null) {
-            groups = openV2(name, delegatedV2 != null ? delegatedV2 : ownV2Group(v2));
+            groups = openV2(name, delegatedV2 != null ? delegatedV2 : ownV2Group(v2, v2Root, lines(SELF_CGROUP)));
         } else {
             throw new Unavailable("no cgroup filesystem is mounted (looked in " + MOUNTINFO + ")");
         }
@@ -155,11 +168,29 @@ final class RunGroups {
         }
     }
 
-    /** The JVM's own group on the v2 hierarchy, from the "0::/path" line of /proc/self/cgroup. */
-    private static Path ownV2Group(Path mount) throws Unavailable {
-        for (String line : lines(SELF_CGROUP)) {
+    /**
+     * The JVM's own group on the v2 hierarchy, from the "0::/path" line of /proc/self/cgroup. That path is from the
+     * root of the hierarchy as this process's cgroup namespace sees it, and the mount may show only a subtree of it
+     * ({@code root}, the fourth field of mountinfo): a container without a cgroup namespace sees
+     * {@code 0::/docker/<id>} with that very group mounted at /sys/fs/cgroup, so the group is the mount itself.
+     *
+     * @param mount where the v2 hierarchy is mounted
+     * @param root the group of the hierarchy that is mounted there ("/" for the whole of it)
+     * @param selfCgroup the lines of /proc/self/cgroup
+     */
+    static Path ownV2Group(Path mount, String root, List<String> selfCgroup) throws Unavailable {
+        for (String line : selfCgroup) {
             if (line.startsWith("0::")) {
-                return mount.resolve(line.substring(3).replaceFirst("^/", ""));
+                String own = line.substring(3);
+                String base = root.endsWith("/") ? root : root + "/";
+                if (own.equals(root)) {
+                    return mount;
+                }
+                if (!own.startsWith(base) || own.contains("/../") || own.endsWith("/..")) {
+                    throw new Unavailable("cgroup v2: this process's group " + own + " is outside the hierarchy mounted at "
+                            + mount + " (which shows " + root + "); mount the hierarchy or the group's ancestor there");
+                }
+                return mount.resolve(own.substring(base.length()));
             }
         }
         throw new Unavailable("cgroup v2: " + SELF_CGROUP + " names no v2 group for this process");
@@ -195,7 +226,7 @@ final class RunGroups {
      * @param maxProcesses processes and threads of the run together
      */
     RunGroup create(long memoryBytes, int maxProcesses) throws IOException {
-        String leaf = "run-" + owner + "-" + NEXT.incrementAndGet();
+        String leaf = leafName(namespace, owner, NEXT.incrementAndGet());
         if (version == Version.V2) {
             return CgroupV2Group.create(parents.get("").resolve(leaf), memoryBytes, maxProcesses);
         }
@@ -205,8 +236,55 @@ final class RunGroups {
                 memoryBytes, maxProcesses);
     }
 
+    /** {@code run-4026531836-812-3}: the JVM's pid namespace (its inode), its pid there, and a number of its own. */
+    static String leafName(String namespace, long pid, long n) {
+        return "run-" + namespace + "-" + pid + "-" + n;
+    }
+
+    /** What a group's name says of the JVM that made it. */
+    enum Owner {
+        /** Not a run group's name: not ours to touch. */
+        NONE,
+        /** This JVM's, live or about to be. */
+        SELF,
+        /** Another live JVM of this pid namespace. */
+        ALIVE,
+        /** A JVM of this pid namespace that is gone: its group is stale. */
+        DEAD,
+        /** A JVM of another pid namespace, or a name from before namespaces were counted: cannot be checked. */
+        FOREIGN
+    }
+
     /**
-     * Kills and removes the groups left by sandbox processes that are gone (a crash, a kill -9).
+     * Whose a group named {@code leaf} is, as seen from JVM {@code self} in pid namespace {@code namespace}.
+     *
+     * @param alive whether a pid of this namespace names a live process
+     * @param issued the highest number this JVM has given a group so far
+     */
+    static Owner owner(String leaf, String namespace, long self, long issued, java.util.function.LongPredicate alive) {
+        String[] parts = leaf.split("-");
+        if (parts.length == 3 && parts[0].equals("run") && parts[1].matches("\\d{1,18}") && parts[2].matches("\\d{1,18}")) {
+            return Owner.FOREIGN;
+        }
+        if (parts.length != 4 || !parts[0].equals("run") || !parts[1].matches("\\d{1,18}") || !parts[2].matches("\\d{1,18}")
+                || !parts[3].matches("\\d{1,18}")) {
+            return Owner.NONE;
+        }
+        if (!parts[1].equals(namespace)) {
+            return Owner.FOREIGN;
+        }
+        long pid = Long.parseLong(parts[2]);
+        if (pid == self) {
+            // our own pid on a group we did not make: left by an earlier process that had this pid
+            return Long.parseLong(parts[3]) <= issued ? Owner.SELF : Owner.DEAD;
+        }
+        return alive.test(pid) ? Owner.ALIVE : Owner.DEAD;
+    }
+
+    /**
+     * Kills and removes the groups left by sandbox processes of this pid namespace that are gone (a crash, a kill
+     * -9), and removes empty groups of other namespaces that have been left for {@link #FOREIGN_GRACE}. A group
+     * that will not go is left where it is (logged), never an error: it is someone else's, not this sandbox's.
      *
      * @return how many groups were removed
      */
@@ -214,27 +292,44 @@ final class RunGroups {
         int removed = 0;
         for (Path parent : parents.values()) {
             for (Path g : children(parent)) {
-                String[] parts = g.getFileName().toString().split("-");
-                if (parts.length != 3 || !parts[0].equals("run") || !parts[1].matches("\\d+")) {
-                    continue;
-                }
-                long pid = Long.parseLong(parts[1]);
-                if (pid != owner && ProcessHandle.of(pid).isPresent()) {
-                    continue;
-                }
-                if (pid == owner) {
-                    // our own pid on a group we did not make: left by an earlier process that had this pid
-                    long n = Long.parseLong(parts[2]);
-                    if (n <= NEXT.get()) {
-                        continue;
+                Owner whose = owner(g.getFileName().toString(), namespace, owner, NEXT.get(),
+                        pid -> ProcessHandle.of(pid).isPresent());
+                try {
+                    if (whose == Owner.DEAD) {
+                        CgroupFiles.killUntilEmpty(() -> CgroupFiles.pids(List.of(g.resolve("cgroup.procs"))));
+                        CgroupFiles.removeDir(g);
+                        removed++;
+                    } else if (whose == Owner.FOREIGN && olderThan(g, FOREIGN_GRACE)
+                            && CgroupFiles.pids(List.of(g.resolve("cgroup.procs"))).isEmpty()) {
+                        // rmdir itself refuses a group that still holds processes, also ones this namespace cannot see
+                        Files.delete(g);
+                        removed++;
                     }
+                } catch (IOException | RuntimeException e) {
+                    LoggerHolder.LOG.debug("process sandbox: left control group {} ({})", g, e.toString());
                 }
-                CgroupFiles.killUntilEmpty(() -> CgroupFiles.pids(List.of(g.resolve("cgroup.procs"))));
-                CgroupFiles.removeDir(g);
-                removed++;
             }
         }
         return removed;
+    }
+
+    private static boolean olderThan(Path dir, java.time.Duration age) throws IOException {
+        return Files.getLastModifiedTime(dir).toInstant().isBefore(java.time.Instant.now().minus(age));
+    }
+
+    /** The inode of this process's pid namespace ({@code pid:[4026531836]}), or "0" where it cannot be read. */
+    static String pidNamespace() {
+        try {
+            String link = Files.readSymbolicLink(PID_NAMESPACE).toString();
+            String digits = link.replaceAll("[^0-9]", "");
+            return digits.isEmpty() ? "0" : digits;
+        } catch (IOException | UnsupportedOperationException e) {
+            return "0";
+        }
+    }
+
+    private static final class LoggerHolder {
+        static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RunGroups.class);
     }
 
     private static List<Path> children(Path parent) {

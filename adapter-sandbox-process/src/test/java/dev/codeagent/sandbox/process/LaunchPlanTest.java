@@ -67,7 +67,7 @@ class LaunchPlanTest {
             assertThat(Collections.indexOfSubList(cmd, List.of("--ro-bind", state.resolve(LaunchPlan.EMPTY_FILE).toString(), masked)))
                     .isPositive();
         }
-        assertThat(LaunchPlan.MASKED_PROC).contains("/proc/cmdline");
+        assertThat(LaunchPlan.MASKED_PROC).contains("/proc/cmdline", "/proc/locks");
         int sep = cmd.lastIndexOf("--");
         assertThat(cmd.subList(sep + 1, cmd.size())).containsExactly("/.supervisor");
         // the execute-only binary is the one thing of the host bound in

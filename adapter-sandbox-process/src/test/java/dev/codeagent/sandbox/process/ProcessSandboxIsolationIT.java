@@ -68,6 +68,18 @@ class ProcessSandboxIsolationIT {
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     }
 
+    /** Without a group nothing the program cannot write measures its CPU time: its own SIGXCPU is not the limit. */
+    @Test
+    void withoutControlGroupsASigxcpuTheProgramSendsItselfIsARuntimeError() {
+        assumeThat(capableHost()).as("root with bubblewrap, setpriv and prlimit").isTrue();
+        try (ProcessSandbox s = new ProcessSandbox(CONFIG, IsolationMode.BEST_EFFORT, HOST.withoutCgroups())) {
+            Execution e = s.execute(ExecutionRequest.of(Language.PYTHON, "import os\nos.kill(os.getpid(), 24)"));
+            assertThat(e.signal()).as(String.valueOf(e.detail())).isEqualTo(24);
+            assertThat(e.outcome()).isEqualTo(Outcome.RUNTIME_ERROR);
+            assertThat(e.detail()).contains("SIGXCPU").contains("not the limit");
+        }
+    }
+
     @Test
     void withoutControlGroupsBestEffortSaysSoAndStillRuns() {
         assumeThat(capableHost()).as("root with bubblewrap, setpriv and prlimit").isTrue();

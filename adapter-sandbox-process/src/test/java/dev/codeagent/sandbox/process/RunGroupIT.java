@@ -217,7 +217,7 @@ class RunGroupIT {
         long deadPid = gone.pid();
         List<Path> stale = new ArrayList<>();
         for (Path parent : groups.parents()) {
-            Path d = parent.resolve("run-" + deadPid + "-1");
+            Path d = parent.resolve(RunGroups.leafName(RunGroups.pidNamespace(), deadPid, 1));
             Files.createDirectory(d);
             stale.add(d);
         }
@@ -239,6 +239,47 @@ class RunGroupIT {
             assertThat(sleeper.exitValue()).isEqualTo(128 + 9);
         } finally {
             sleeper.destroyForcibly();
+        }
+    }
+
+    /**
+     * A JVM in a pid namespace of its own (a container, {@code unshare -p -f --mount-proc}) shares the hierarchy with
+     * the host's: the host's live run groups name pids it cannot see, and its own name pids that mean other processes
+     * on the host. Once the sweep of one took the other's live group for a dead one's: it could not remove it (its
+     * processes invisible), and the whole tier then ran without control groups; the other way round it would have
+     * killed a live run. Now a group of another namespace is left alone while it holds a process.
+     */
+    @Test
+    void aLiveGroupOfAnotherPidNamespaceIsNeitherKilledNorInTheWay() throws Exception {
+        String otherNamespace = RunGroups.pidNamespace().equals("1") ? "2" : "1";
+        List<Path> foreign = new ArrayList<>();
+        for (Path parent : groups.parents()) {
+            // pid 1 in that namespace, dead or alive here: a pid of another namespace says nothing here
+            Path d = parent.resolve(RunGroups.leafName(otherNamespace, 1, 1));
+            Files.createDirectory(d);
+            foreign.add(d);
+        }
+        Process sleeper = new ProcessBuilder(LaunchWrapper.argv(null,
+                foreign.stream().map(d -> d.resolve("cgroup.procs")).toList(), List.of("sleep", "600")))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+        try {
+            long deadline = System.currentTimeMillis() + 5_000;
+            while (CgroupFiles.pids(List.of(foreign.get(0).resolve("cgroup.procs"))).isEmpty()
+                    && System.currentTimeMillis() < deadline) {
+                Thread.sleep(10);
+            }
+            RunGroups again = HostSupport.runGroups();
+
+            assertThat(again.removeStale()).isZero();
+            assertThat(foreign).allSatisfy(d -> assertThat(d).isDirectory());
+            assertThat(sleeper.isAlive()).as("the other namespace's run was not killed").isTrue();
+            RunGroup mine = again.create(64 * MIB, 8);
+            closeAndCheck(mine, List.of());
+        } finally {
+            sleeper.destroyForcibly().waitFor();
+            for (Path d : foreign) {
+                CgroupFiles.removeDir(d);
+            }
         }
     }
 

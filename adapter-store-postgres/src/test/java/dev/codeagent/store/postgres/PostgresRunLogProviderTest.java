@@ -7,7 +7,7 @@ import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
-import dev.codeagent.application.spi.RunLogProvider;
+import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.testing.SandboxProviders;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,8 +22,8 @@ class PostgresRunLogProviderTest {
     @Test
     void isFoundOnTheClasspath() {
         List<Class<?>> found = new ArrayList<>();
-        ServiceLoader.load(RunLogProvider.class).forEach(m -> found.add(m.getClass()));
-        assertThat(found).contains(PostgresRunLogProvider.class);
+        ServiceLoader.load(AdapterModule.class).forEach(m -> found.add(m.getClass()));
+        assertThat(found).contains(PostgresStoreModule.class);
     }
 
     @Test

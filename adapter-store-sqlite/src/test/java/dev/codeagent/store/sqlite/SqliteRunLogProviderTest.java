@@ -7,7 +7,7 @@ import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
-import dev.codeagent.application.spi.RunLogProvider;
+import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.testing.SandboxProviders;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunLog;
@@ -29,8 +29,8 @@ class SqliteRunLogProviderTest {
     @Test
     void isFoundOnTheClasspath() {
         List<Class<?>> found = new ArrayList<>();
-        ServiceLoader.load(RunLogProvider.class).forEach(m -> found.add(m.getClass()));
-        assertThat(found).contains(SqliteRunLogProvider.class);
+        ServiceLoader.load(AdapterModule.class).forEach(m -> found.add(m.getClass()));
+        assertThat(found).contains(SqliteStoreModule.class);
     }
 
     @Test

@@ -115,7 +115,9 @@ public final class ConfigLoader {
         parts.add(new Part(new ConfigSection<>("solve", SolveConfig.class, SolveConfig.defaults()), CodeAgentConfig::solve));
         parts.add(new Part(new ConfigSection<>("store", StoreConfig.class, StoreConfig.defaults())
                 .withEnvAlias("CODEAGENT_STORE", "kind"), CodeAgentConfig::store));
-        adapterSections.stream().filter(s -> !s.isNone())
+        // the application's own settings that are not part of the record: kept in its sections map like an adapter's
+        java.util.stream.Stream.concat(java.util.stream.Stream.of(ResilienceConfig.SECTION), adapterSections.stream())
+                .filter(s -> !s.isNone())
                 .sorted(java.util.Comparator.comparing(ConfigSection::path))
                 .forEach(s -> parts.add(new Part(s, c -> c.section(s))));
         this.defaults = JsonNodeFactory.instance.objectNode();
@@ -203,9 +205,36 @@ public final class ConfigLoader {
      * @throws ConfigException naming what is wrong
      */
     public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides, Path base) {
+        return load(file, env, overrides, base, Map.of());
+    }
+
+    /**
+     * The defaults of a door that serves others ({@code serve}, {@code worker}, the Jupyter kernel): strict isolation,
+     * so a host that cannot give every guarantee refuses to start instead of running other people's code with less.
+     * The command line keeps best-effort and warns on every run that lacks one.
+     */
+    public static final Map<String, String> SERVICE_DEFAULTS = Map.of("sandbox.isolation", "strict");
+
+    /** Loads the configuration with a door's own defaults, relative paths against this process's directory. */
+    public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides,
+            Map<String, String> doorDefaults) {
+        return load(file, env, overrides, Path.of("").toAbsolutePath(), doorDefaults);
+    }
+
+    /**
+     * Loads the configuration with a door's own defaults.
+     *
+     * @param base as in {@link #load(Optional, Map, Map, Path)}
+     * @param doorDefaults dotted key to value: the door's defaults, in place of the built-in ones; the config file,
+     *     the environment and {@code overrides} still win over them
+     * @throws ConfigException naming what is wrong
+     */
+    public CodeAgentConfig load(Optional<Path> file, Map<String, String> env, Map<String, String> overrides, Path base,
+            Map<String, String> doorDefaults) {
         Path dir = base.toAbsolutePath();
         ObjectNode tree = defaults.deepCopy();
         Map<String, JsonNode> leaves = leaves(tree);
+        doorDefaults.forEach((path, value) -> set(tree, path, value, leaves, "default"));
 
         Optional<Path> chosen = (file.isPresent() ? file : defaultFile(env)).map(f -> dir.resolve(f).normalize());
         if (chosen.isPresent()) {

@@ -8,11 +8,15 @@ import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.execution.UnsupportedLanguageException;
 import dev.codeagent.domain.policy.CodePolicy;
+import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.config.ResilienceConfig;
 import io.github.resilience4j.bulkhead.Bulkhead;
 import io.github.resilience4j.bulkhead.BulkheadConfig;
 import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
+import io.github.resilience4j.retry.RetryRegistry;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.Objects;
 import org.slf4j.Logger;
@@ -37,6 +41,22 @@ public final class ExecuteCode {
     private final Retry retry;
     private final ResourceLimits compileLimits;
 
+    /** The executor a composition makes: over its sandbox, with the config's policy, size, places and compile limits. */
+    @Inject
+    public ExecuteCode(Sandbox sandbox, CodeAgentConfig config, RetryRegistry retries) {
+        this(sandbox, config, config.sandbox().maxConcurrent(), retries);
+    }
+
+    /**
+     * As configured, but with {@code places} executions at once (an executor over the workers' queue).
+     *
+     * @param retries whose default configuration says how often and how far apart a failed sandbox is tried again
+     */
+    public ExecuteCode(Sandbox sandbox, CodeAgentConfig config, int places, RetryRegistry retries) {
+        this(sandbox, config.policy().toPolicy(), config.sandbox().maxSourceBytes().bytes(), places,
+                config.sandbox().maxQueueWait(), config.limits().compileLimits(), retries.getDefaultConfig());
+    }
+
     public ExecuteCode(Sandbox sandbox, CodePolicy policy, long maxSourceBytes, int maxConcurrent, Duration maxQueueWait) {
         this(sandbox, policy, maxSourceBytes, maxConcurrent, maxQueueWait, ResourceLimits.compileDefaults());
     }
@@ -46,6 +66,12 @@ public final class ExecuteCode {
      */
     public ExecuteCode(Sandbox sandbox, CodePolicy policy, long maxSourceBytes, int maxConcurrent, Duration maxQueueWait,
             ResourceLimits compileLimits) {
+        this(sandbox, policy, maxSourceBytes, maxConcurrent, maxQueueWait, compileLimits,
+                ResilienceConfig.defaults().retries().getDefaultConfig());
+    }
+
+    private ExecuteCode(Sandbox sandbox, CodePolicy policy, long maxSourceBytes, int maxConcurrent, Duration maxQueueWait,
+            ResourceLimits compileLimits, RetryConfig retrySettings) {
         this.compileLimits = Objects.requireNonNull(compileLimits, "compileLimits");
         this.sandbox = Objects.requireNonNull(sandbox, "sandbox");
         this.policy = Objects.requireNonNull(policy, "policy");
@@ -54,9 +80,7 @@ public final class ExecuteCode {
                 .maxConcurrentCalls(maxConcurrent)
                 .maxWaitDuration(maxQueueWait)
                 .build());
-        this.retry = Retry.of("sandbox-" + sandbox.tier(), RetryConfig.<Execution>custom()
-                .maxAttempts(3)
-                .waitDuration(Duration.ofMillis(200))
+        this.retry = Retry.of("sandbox-" + sandbox.tier(), RetryConfig.<Execution>from(retrySettings)
                 .retryOnResult(e -> e.outcome() == Outcome.SANDBOX_ERROR)
                 // an exception (cancellation, bad request) is never the sandbox hiccuping: do not run again
                 .retryOnException(e -> false)

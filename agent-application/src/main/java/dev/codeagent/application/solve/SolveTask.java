@@ -1,5 +1,6 @@
 package dev.codeagent.application.solve;
 
+import dev.codeagent.application.config.ResilienceConfig;
 import dev.codeagent.application.config.SolveConfig;
 import dev.codeagent.application.config.Units;
 import dev.codeagent.application.execute.ExecuteCode;
@@ -28,11 +29,13 @@ import dev.codeagent.domain.solving.Verdict;
 import io.github.resilience4j.circuitbreaker.CallNotPermittedException;
 import io.github.resilience4j.circuitbreaker.CircuitBreaker;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.core.functions.Either;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import java.security.SecureRandom;
+import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -74,6 +77,16 @@ public final class SolveTask {
     private final CircuitBreaker circuitBreaker;
 
     public SolveTask(CodeGenerator generator, ExecuteCode executeCode, RunLog runLog, SolveConfig config, Clock clock) {
+        this(generator, executeCode, runLog, config, clock, ResilienceConfig.defaults().circuitBreakers());
+    }
+
+    /**
+     * @param breakers whose default configuration sets the model endpoint's circuit breaker (this task gets one of its
+     *     own, so that a benchmark's samples do not trip the breaker of the runs people wait for)
+     */
+    @Inject
+    public SolveTask(CodeGenerator generator, ExecuteCode executeCode, RunLog runLog, SolveConfig config, Clock clock,
+            CircuitBreakerRegistry breakers) {
         this.generator = Objects.requireNonNull(generator, "generator");
         this.executeCode = Objects.requireNonNull(executeCode, "executeCode");
         this.runLog = Objects.requireNonNull(runLog, "runLog");
@@ -87,11 +100,7 @@ public final class SolveTask {
         retry.getEventPublisher().onRetry(e -> log.warn("generator failed ({}), retry {} in {} ms",
                 e.getLastThrowable() == null ? "?" : e.getLastThrowable().getMessage(),
                 e.getNumberOfRetryAttempts(), e.getWaitInterval().toMillis()));
-        this.circuitBreaker = CircuitBreaker.of("llm", CircuitBreakerConfig.custom()
-                .slidingWindowSize(10)
-                .minimumNumberOfCalls(5)
-                .failureRateThreshold(50)
-                .waitDurationInOpenState(Duration.ofSeconds(30))
+        this.circuitBreaker = CircuitBreaker.of("llm", CircuitBreakerConfig.from(breakers.getDefaultConfig())
                 .recordException(SolveTask::isTransient)
                 .build());
     }

@@ -2,50 +2,37 @@ package dev.codeagent.application.spi;
 
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
-import java.util.function.Function;
 
 /**
- * The adapters a distribution contains: whatever {@link ServiceLoader} finds on the class path. The
- * config loader reads their sections from here, the composed application their factories.
+ * The adapters a distribution contains: whatever {@link ServiceLoader} finds on the class path. The config loader
+ * reads their sections from here (before any injector exists), the composition root installs their modules.
+ *
+ * @param modules the adapter modules (sandbox tiers, generators, stores), each registering under its keys
+ * @param frontDoors the front doors that own a config section but fill no port
  */
-public record Adapters(
-        List<SandboxProvider<?>> sandboxes,
-        List<GeneratorProvider<?>> generators,
-        List<RunLogProvider<?>> runLogs,
-        List<FrontDoorProvider<?>> frontDoors) {
+public record Adapters(List<AdapterModule> modules, List<FrontDoorProvider<?>> frontDoors) {
 
     public Adapters {
-        sandboxes = List.copyOf(sandboxes);
-        generators = List.copyOf(generators);
-        runLogs = List.copyOf(runLogs);
+        modules = List.copyOf(modules);
         frontDoors = List.copyOf(frontDoors);
-        unique("sandbox", sandboxes, SandboxProvider::key);
-        unique("generator", generators, GeneratorProvider::key);
-        unique("store", runLogs, RunLogProvider::key);
     }
 
-    /**
-     * What the thread's context class loader can see.
-     *
-     * @throws IllegalStateException when two adapters of one port claim the same key (a packaging mistake)
-     */
+    /** What the thread's context class loader can see. */
     public static Adapters discover() {
         return discover(Thread.currentThread().getContextClassLoader());
     }
 
     /**
      * What the given class loader can see. Looked up once per class loader: a class path does not change under a
-     * running JVM, the providers are stateless, and a background process serving many commands would otherwise scan
-     * every jar's service files for each of them.
+     * running JVM, the modules hold no state of their own (a composition's state is in its injector), and a
+     * background process serving many commands would otherwise scan every jar's service files for each of them.
      */
     public static Adapters discover(ClassLoader loader) {
         synchronized (DISCOVERED) {
-            return DISCOVERED.computeIfAbsent(loader, l -> new Adapters(load(SandboxProvider.class, l),
-                    load(GeneratorProvider.class, l), load(RunLogProvider.class, l), load(FrontDoorProvider.class, l)));
+            return DISCOVERED.computeIfAbsent(loader, l -> new Adapters(load(AdapterModule.class, l), load(FrontDoorProvider.class, l)));
         }
     }
 
@@ -54,9 +41,7 @@ public record Adapters(
     /** Every config section the adapters own, sorted by path; none for adapters without settings. */
     public List<ConfigSection<?>> sections() {
         List<ConfigSection<?>> all = new ArrayList<>();
-        sandboxes.forEach(p -> all.add(p.config()));
-        generators.forEach(p -> all.add(p.config()));
-        runLogs.forEach(p -> all.add(p.config()));
+        modules.forEach(m -> all.addAll(m.sections()));
         frontDoors.forEach(p -> all.add(p.config()));
         all.removeIf(ConfigSection::isNone);
         all.sort(Comparator.comparing(ConfigSection::path));
@@ -74,16 +59,5 @@ public record Adapters(
         }
         found.sort(Comparator.comparing(p -> p.getClass().getName()));
         return found;
-    }
-
-    private static <T> void unique(String port, List<T> providers, Function<T, String> key) {
-        Map<String, T> seen = new LinkedHashMap<>();
-        for (T p : providers) {
-            T before = seen.putIfAbsent(key.apply(p), p);
-            if (before != null && before.getClass() != p.getClass()) {
-                throw new IllegalStateException("two " + port + " adapters claim the key '" + key.apply(p) + "': "
-                        + before.getClass().getName() + " and " + p.getClass().getName());
-            }
-        }
     }
 }

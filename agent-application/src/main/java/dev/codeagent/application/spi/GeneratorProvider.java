@@ -3,10 +3,10 @@ package dev.codeagent.application.spi;
 import dev.codeagent.domain.solving.CodeGenerator;
 
 /**
- * A code generator a distribution may contain, chosen by {@code generator.kind}. Found with
- * {@link java.util.ServiceLoader}: list the class in
- * {@code META-INF/services/dev.codeagent.application.spi.GeneratorProvider}; public no-argument
- * constructor, no I/O until {@link #create}.
+ * A code generator as a factory: its key ({@code generator.kind}), its own config section, and how it is built. An adapter module's
+ * {@link AdapterModule} builds its implementation through its provider, and a plain-Java embedder adds one with
+ * {@code CodeAgent.builder(config).provider(...)} (it wins over a discovered adapter of the same key). Adapters on
+ * the class path are found as {@link AdapterModule}s, not as providers. No I/O until {@code create}.
  *
  * @param <C> the type of the generator's own config section
  */

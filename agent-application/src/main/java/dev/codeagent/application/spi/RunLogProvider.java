@@ -3,11 +3,10 @@ package dev.codeagent.application.spi;
 import dev.codeagent.domain.solving.RunLog;
 
 /**
- * A run store a distribution may contain, chosen by {@code store.kind}. Found with
- * {@link java.util.ServiceLoader}: list the class in
- * {@code META-INF/services/dev.codeagent.application.spi.RunLogProvider}; public no-argument
- * constructor, no I/O until {@link #create}. A run log that is {@link AutoCloseable} is closed with the
- * application.
+ * A run store as a factory: its key ({@code store.kind}), its own config section, and how it is built. An adapter module's
+ * {@link AdapterModule} builds its implementation through its provider, and a plain-Java embedder adds one with
+ * {@code CodeAgent.builder(config).provider(...)} (it wins over a discovered adapter of the same key). Adapters on
+ * the class path are found as {@link AdapterModule}s, not as providers. No I/O until {@code create}.
  *
  * @param <C> the type of the store's own config section
  */

@@ -3,11 +3,10 @@ package dev.codeagent.application.spi;
 import dev.codeagent.domain.execution.Sandbox;
 
 /**
- * A sandbox tier a distribution may contain, chosen by {@code sandbox.kind}. Found with
- * {@link java.util.ServiceLoader}: list the implementing class in
- * {@code META-INF/services/dev.codeagent.application.spi.SandboxProvider}; it needs a public no-argument
- * constructor and must do no I/O until {@link #create} — a provider is loaded even when another tier
- * is configured.
+ * A sandbox tier as a factory: its key ({@code sandbox.kind}), its own config section, and how it is built. An adapter module's
+ * {@link AdapterModule} builds its implementation through its provider, and a plain-Java embedder adds one with
+ * {@code CodeAgent.builder(config).provider(...)} (it wins over a discovered adapter of the same key). Adapters on
+ * the class path are found as {@link AdapterModule}s, not as providers. No I/O until {@code create}.
  *
  * @param <C> the type of the tier's own config section
  */

@@ -6,6 +6,8 @@ import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.application.config.ConfigException;
+import dev.codeagent.domain.solving.RunLog;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -52,6 +54,19 @@ public final class QueuedSandbox implements Sandbox {
         this.collector = new Thread(this::collect, "codeagent-queued-results");
         collector.setDaemon(true);
         collector.start();
+    }
+
+    /**
+     * A sandbox over {@code store}'s execution queue: {@code sandbox.kind: queue}.
+     *
+     * @throws ConfigException when the store keeps no queue other processes can work (only PostgreSQL does)
+     */
+    public static QueuedSandbox over(RunLog store, String storeKind) {
+        if (store instanceof ExecutionQueue queue) {
+            return new QueuedSandbox(queue);
+        }
+        throw new ConfigException("sandbox.kind: queue runs programs on workers, which needs a store they share; store.kind '"
+                + storeKind + "' keeps no queue for other processes; set store.kind: postgres");
     }
 
     @Override

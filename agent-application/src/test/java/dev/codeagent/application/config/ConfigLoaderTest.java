@@ -1,5 +1,7 @@
 package dev.codeagent.application.config;
 
+import dev.codeagent.application.spi.IsolationMode;
+
 import dev.codeagent.domain.execution.ResourceLimits;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -66,6 +68,22 @@ class ConfigLoaderTest {
         assertThat(c.section(OPENAI).model()).isEqualTo("llama3");
         assertThat(c.limits().timeout()).isEqualTo(Duration.ofMillis(500));
         assertThat(c.limits().memory().bytes()).isEqualTo(128L << 20);
+    }
+
+    @Test
+    void aServiceDoorIsStrictByDefaultAndEveryExplicitSourceStillWins() throws Exception {
+        assertThat(loader.load(Optional.empty(), Map.of(), Map.of()).sandbox().isolation())
+                .as("the command line's default").isEqualTo(IsolationMode.BEST_EFFORT);
+        assertThat(loader.load(Optional.empty(), Map.of(), Map.of(), ConfigLoader.SERVICE_DEFAULTS).sandbox().isolation())
+                .isEqualTo(IsolationMode.STRICT);
+        Path file = dir.resolve("s.yaml");
+        Files.writeString(file, "sandbox:\n  isolation: best-effort\n");
+        assertThat(loader.load(Optional.of(file), Map.of(), Map.of(), ConfigLoader.SERVICE_DEFAULTS).sandbox().isolation())
+                .as("a config file").isEqualTo(IsolationMode.BEST_EFFORT);
+        assertThat(loader.load(Optional.empty(), Map.of("CODEAGENT_SANDBOX_ISOLATION", "best-effort"), Map.of(),
+                ConfigLoader.SERVICE_DEFAULTS).sandbox().isolation()).as("the environment").isEqualTo(IsolationMode.BEST_EFFORT);
+        assertThat(loader.load(Optional.empty(), Map.of(), Map.of("sandbox.isolation", "best-effort"),
+                ConfigLoader.SERVICE_DEFAULTS).sandbox().isolation()).as("--set").isEqualTo(IsolationMode.BEST_EFFORT);
     }
 
     @Test

@@ -134,6 +134,13 @@ public final class OutcomeClassifier {
             return new Classification(Outcome.MEMORY_LIMIT, "killed by the memory limit of " + bytes(limits.memoryBytes()));
         }
         boolean cpuAtLimit = t.cpuTime() != null && t.cpuTime().plus(CPU_SLACK).compareTo(limits.cpuTime()) >= 0;
+        if (signal != null && signal == SIGXCPU && !sigxcpuAtLimit(t.cpuTime(), limits)) {
+            // any process may send itself SIGXCPU: only CPU time measured where the program cannot write makes it the
+            // kernel's (RLIMIT_CPU signals only past the limit); a sandbox without such a measure has none to show
+            return new Classification(Outcome.RUNTIME_ERROR, "killed by signal " + SIGXCPU + " (SIGXCPU) at "
+                    + (t.cpuTime() == null ? "an unmeasured CPU time" : duration(t.cpuTime()) + " of CPU time")
+                    + ", short of the CPU-time limit of " + duration(limits.cpuTime()) + ": not the limit's doing");
+        }
         if (signal != null && (signal == SIGXCPU || signal == SIGKILL && cpuAtLimit)) {
             if (outOfMemory(t.language(), tail(t.stderr()))) {
                 return new Classification(Outcome.MEMORY_LIMIT, "ran out of its memory limit of " + bytes(limits.memoryBytes())
@@ -159,6 +166,19 @@ public final class OutcomeClassifier {
             return new Classification(Outcome.RUNTIME_ERROR, "killed by signal " + signal);
         }
         return new Classification(Outcome.RUNTIME_ERROR, t.exitCode() == null ? "failed" : "exited with status " + t.exitCode());
+    }
+
+    /**
+     * Whether a SIGXCPU can be the kernel's: the CPU time measured reaches the limit, within a tenth of it (the kernel
+     * checks RLIMIT_CPU against tick-sampled time, which can run ahead of an exact figure: SIGXCPU came at 0.98 s of a
+     * control group's CPU under a 1 s limit).
+     */
+    private static boolean sigxcpuAtLimit(Duration cpu, ResourceLimits limits) {
+        if (cpu == null) {
+            return false;
+        }
+        Duration tolerance = limits.cpuTime().dividedBy(10);
+        return cpu.plus(tolerance.compareTo(CPU_SLACK) > 0 ? tolerance : CPU_SLACK).compareTo(limits.cpuTime()) >= 0;
     }
 
     /** Its own runtime's words first; any other profile's too, since a program may run another interpreter as a child. */
