@@ -75,8 +75,19 @@ time.sleep(2)
 results["after_peer_left"] = one_plus_one(60) if km.is_alive() else "dead"
 results["kernel_alive_after_peer_left"] = km.is_alive()
 print(json.dumps(results), flush=True)
+# a wedged kernel answers no shutdown_request: end its process (SIGTERM lets it end its sandboxes), then make sure
+pid = km.provisioner.process.pid if getattr(km, "provisioner", None) and km.provisioner.process else None
 try:
     kc.stop_channels()
     km.shutdown_kernel(now=True)
 except Exception:  # noqa: BLE001
     pass
+if pid is not None:
+    try:
+        os.kill(pid, 15)
+        for _ in range(100):
+            os.kill(pid, 0)
+            time.sleep(0.1)
+        os.kill(pid, 9)
+    except ProcessLookupError:
+        pass
