@@ -13,8 +13,10 @@ cd "$root"
 data="${CODEAGENT_DATA:-$root/../shared/data}/HumanEval.jsonl"
 [[ -f "$data" ]] || { echo "judged-eval: $data not found (set CODEAGENT_DATA)" >&2; exit 2; }
 if [[ "${SKIP_BUILD:-}" != 1 ]]; then
-  mvn -B -q -pl benchmarks -am package -DskipTests >/tmp/codeagent-bench-build.log 2>&1 \
-    || { echo "judged-eval: build failed, see /tmp/codeagent-bench-build.log" >&2; exit 2; }
+  # a fresh file: a fixed name in /tmp could be another user's link, which a redirect as root would follow
+  build_log="$(mktemp "${TMPDIR:-/tmp}/codeagent-bench-build.XXXXXX")"
+  mvn -B -q -pl benchmarks -am package -DskipTests >"$build_log" 2>&1 \
+    || { echo "judged-eval: build failed, see $build_log" >&2; exit 2; }
 fi
 exec java -XX:+UseSerialGC -cp "benchmarks/target/benchmarks.jar:benchmarks/target/lib/*" \
   dev.codeagent.bench.JudgedEvalBench "$data" "${1:-3}" "${2:-4}"

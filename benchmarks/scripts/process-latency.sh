@@ -11,8 +11,10 @@ set -euo pipefail
 root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 cd "$root"
 if [[ "${SKIP_BUILD:-}" != 1 ]]; then
-  mvn -B -q -pl benchmarks -am package -DskipTests >/tmp/codeagent-bench-build.log 2>&1 \
-    || { echo "process-latency: build failed, see /tmp/codeagent-bench-build.log" >&2; exit 2; }
+  # a fresh file: a fixed name in /tmp could be another user's link, which a redirect as root would follow
+  build_log="$(mktemp "${TMPDIR:-/tmp}/codeagent-bench-build.XXXXXX")"
+  mvn -B -q -pl benchmarks -am package -DskipTests >"$build_log" 2>&1 \
+    || { echo "process-latency: build failed, see $build_log" >&2; exit 2; }
 fi
 # benchmarks/src/main/resources/logback.xml keeps the log to warnings on stderr
 exec java -XX:+UseSerialGC -cp "benchmarks/target/benchmarks.jar:benchmarks/target/lib/*" \

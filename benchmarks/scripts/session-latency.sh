@@ -11,8 +11,10 @@ root="$(cd "$(dirname "$(readlink -f "${BASH_SOURCE[0]}")")/../.." && pwd)"
 cd "$root"
 rounds="${1:-5}"; cells="${2:-50}"; tiers="${3:-process,docker}"
 if [[ "${SKIP_BUILD:-}" != 1 ]]; then
-  mvn -B -q -pl benchmarks -am package -DskipTests >/tmp/codeagent-bench-build.log 2>&1 \
-    || { echo "session-latency: build failed, see /tmp/codeagent-bench-build.log" >&2; exit 2; }
+  # a fresh file: a fixed name in /tmp could be another user's link, which a redirect as root would follow
+  build_log="$(mktemp "${TMPDIR:-/tmp}/codeagent-bench-build.XXXXXX")"
+  mvn -B -q -pl benchmarks -am package -DskipTests >"$build_log" 2>&1 \
+    || { echo "session-latency: build failed, see $build_log" >&2; exit 2; }
 fi
 ref="$(/usr/bin/python3 "$root/benchmarks/scripts/session_reference.py" "$rounds" "$cells" 2>/dev/null)" \
   || { echo "session-latency: the reference needs /usr/bin/python3 with python3-ipykernel" >&2; exit 2; }

@@ -45,7 +45,8 @@ final class EvalResultsFile {
         }
         Path beside = besides(samples);
         try {
-            return ResultLines.open(beside);
+            // a name anyone can predict, maybe in /tmp: replaced by a file of ours, never written through
+            return ResultLines.replace(beside);
         } catch (EvaluationException e) {
             err.println("codeagent: cannot write the results beside the samples (" + beside + ": "
                     + e.getCause().getMessage() + "); give --out FILE to keep them");

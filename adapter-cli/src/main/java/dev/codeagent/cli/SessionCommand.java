@@ -240,11 +240,25 @@ final class SessionCommand implements Callable<Integer> {
             String base64 = data.data().get(image.getKey());
             if (base64 != null) {
                 Path target = dir.resolve("cell-" + cell + "-" + k + image.getValue());
+                // a fresh file of ours renamed over the name, never a write to what the name is now: the name is
+                // predictable, and in a directory others can write (a REPL in /tmp) it may be their link to our files
+                Path tmp = null;
                 try {
-                    Files.write(target, java.util.Base64.getDecoder().decode(base64));
+                    tmp = Files.createTempFile(dir, ".codeagent-image-", ".tmp");
+                    Files.write(tmp, java.util.Base64.getDecoder().decode(base64));
+                    Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
                     return target;
                 } catch (IOException | IllegalArgumentException e) {
                     return null;
+                } finally {
+                    if (tmp != null) {
+                        try {
+                            Files.deleteIfExists(tmp);
+                        } catch (IOException ignored) {
+                            // a temp file left behind in the user's own directory
+                        }
+                    }
                 }
             }
         }

@@ -39,7 +39,8 @@ public final class ResultLines implements AutoCloseable {
     }
 
     /**
-     * Creates (or empties) the file.
+     * Creates (or empties) the file, as named by the user ({@code --out}): a link there is theirs to follow (say
+     * {@code /dev/stdout}).
      *
      * @throws EvaluationException when it cannot be written, with the I/O failure as its cause
      */
@@ -48,6 +49,43 @@ public final class ResultLines implements AutoCloseable {
             return new ResultLines(path, Files.newBufferedWriter(path, StandardCharsets.UTF_8));
         } catch (IOException e) {
             throw new EvaluationException(path + ": cannot write: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Creates the file at a name the program chose, replacing one of that name, never through what the name is now: a
+     * fresh file of ours is made beside it and renamed over the name, and the lines go on into that file. A default
+     * name is predictable ({@code samples.jsonl_results.jsonl}) and often in a directory others can write
+     * ({@code /tmp}), where it may be another user's link to a file of ours; there a user who is not root is refused
+     * (the directory is sticky) and root replaces the link.
+     *
+     * @throws EvaluationException when it cannot be written, with the I/O failure as its cause
+     */
+    public static ResultLines replace(Path path) {
+        Path tmp = null;
+        try {
+            Path abs = path.toAbsolutePath();
+            tmp = Files.createTempFile(abs.getParent(), "." + abs.getFileName() + ".", ".tmp");
+            BufferedWriter writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8);
+            try {
+                Files.move(tmp, abs, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            } catch (IOException e) {
+                writer.close();
+                throw e;
+            }
+            tmp = null;
+            return new ResultLines(path, writer);
+        } catch (IOException e) {
+            throw new EvaluationException(path + ": cannot write: " + e.getMessage(), e);
+        } finally {
+            if (tmp != null) {
+                try {
+                    Files.deleteIfExists(tmp);
+                } catch (IOException ignored) {
+                    // a temp file left beside the results
+                }
+            }
         }
     }
 
