@@ -124,10 +124,10 @@ class PostgresRunLogTest {
     void readsRowsFromBeforeOwnersWereKeptAsBelongingToNoOne() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
         // the schema as the previous release left it, with a run in it
-        org.flywaydb.core.Flyway.configure().dataSource(config.jdbcUrl(), config.user(), "")
+        org.flywaydb.core.Flyway.configure().dataSource(config.jdbcUrl(), config.user(), config.password())
                 .locations("classpath:db/codeagent-postgres").table("codeagent_schema_history").target("4").load().migrate();
         String task = new dev.codeagent.application.store.RunJson().write(Task.of("from before"));
-        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), "");
+        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
              PreparedStatement s = c.prepareStatement("INSERT INTO runs (id, prompt, language, task, status, started_at, ended_at)"
                      + " VALUES ('before', 'from before', 'python', ?, 'SOLVED', 1741064767.123456789, 1741064768)")) {
             s.setString(1, task);
@@ -142,7 +142,7 @@ class PostgresRunLogTest {
             assertThat(log.recentOwnedBy("key:alice", 10, null)).extracting(Run::id).containsExactly("after");
             assertThat(log.recent(10, null)).extracting(Run::id).containsExactlyInAnyOrder("before", "after");
         }
-        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), "");
+        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
              PreparedStatement s = c.prepareStatement("SELECT id, started_by FROM runs ORDER BY id");
              ResultSet r = s.executeQuery()) {
             assertThat(r.next()).isTrue();
