@@ -206,9 +206,11 @@ public final class EvalCommand implements Callable<Integer> {
                 // the workers' sandboxes are theirs to report (a worker is strict by default)
                 IsolationWarning.print(err, java.util.List.of(executeCode.sandbox().isolation()));
             }
+            boolean brokenProblems = reportProblemErrors(r.report(), err);
             out.flush();
             err.flush();
-            return command.checksReferences() && r.report().passed() < r.report().total() ? ExitStatus.FAILURE : ExitStatus.OK;
+            return brokenProblems || command.checksReferences() && r.report().passed() < r.report().total() ? ExitStatus.FAILURE
+                    : ExitStatus.OK;
         }
     }
 
@@ -383,6 +385,8 @@ public final class EvalCommand implements Callable<Integer> {
         o.put("workers", report.workers());
         o.put("sandbox", sandbox);
         o.put("skippedLines", skipped);
+        o.put("notJudged", report.notJudged());
+        report.problemErrors().forEach(o.putObject("problemErrors")::put);
         if (before != null) {
             o.set("passAtKBeforeRepair", passAtK(before));
         }
@@ -491,6 +495,13 @@ public final class EvalCommand implements Callable<Integer> {
             err.println("codeagent: " + broken + " of " + r.total() + " samples could not be run because the sandbox failed;"
                     + " they count as failed (INTERNAL_ERROR)");
         }
+    }
+
+    /** One line per problem whose tests cannot load (the problem file's fault); whether there was one. */
+    private boolean reportProblemErrors(EvaluationReport r, PrintWriter err) {
+        r.problemErrors().forEach((task, why) -> err.println("codeagent: problem '" + task + "' in " + problemsFile
+                + ": its tests cannot load, so its samples were not judged (fix the problem file): " + why));
+        return !r.problemErrors().isEmpty();
     }
 
     private static String percent(double v) {

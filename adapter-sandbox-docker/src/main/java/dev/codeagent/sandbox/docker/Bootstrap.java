@@ -200,6 +200,8 @@ final class Bootstrap {
         judge.put("tests", job.tests());
         judge.put("prelude", job.prelude());
         judge.put("entries", job.entryPoints());
+        // the judge's CPU reading the sample's replies counts against the sample's own limit
+        judge.put("cpu", request.limits().cpuTime().toMillis() / 1000.0);
         return judge;
     }
 }

@@ -138,10 +138,14 @@ if jg:
       for f in (c2j[0],j2c[1]):os.set_inheritable(f,True)
       os.chdir(jd)
       for g in (signal.SIGPIPE,signal.SIGXFSZ):signal.signal(g,signal.SIG_DFL)
+      # the judge counts its CPU on the sample's replies against the sample's limit itself (and says so in its
+      # verdict); its RLIMIT_CPU is a backstop past that, so a flood ends with a verdict, not a judge killed mute
       for n0,(s0,h0) in r['rlimits'].items():
+        if n0=='RLIMIT_CPU':s0,h0=s0+3,h0+3
         if n0!='RLIMIT_FSIZE':resource.setrlimit(getattr(resource,n0),(s0,h0))
       os.execve(sys.executable,[sys.executable,'-I',jd+'/judge.py',str(c2j[0]),str(j2c[1]),'main.py','tests.py',
-        'prelude.py' if jg.get('prelude') is not None else '-',','.join(jg['entries'])],{'PATH':e['PATH'],'LANG':'C.UTF-8'})
+        'prelude.py' if jg.get('prelude') is not None else '-',','.join(jg['entries'])],
+        {'PATH':e['PATH'],'LANG':'C.UTF-8','CODEAGENT_JUDGE_CPU':str(jg.get('cpu',10))})
     except BaseException:pass
     os._exit(127)
   vr=vp[0];os.close(vp[1]);os.close(c2j[0]);os.close(j2c[1])

@@ -71,15 +71,17 @@ final class JudgeServer implements AutoCloseable {
      *
      * @param wall how long the job's child may live (it is killed at that time by its own alarm)
      * @param memory the job's child's address-space limit, in bytes
+     * @param sampleCpu the sample's own CPU limit: the judge's CPU spent reading the sample's replies counts against it
      * @param channel the job's channel directory's name under {@link #channels()}
      */
-    CompletableFuture<String> submit(String nonce, Duration wall, long memory, String channel, JudgeJob job, String code) {
+    CompletableFuture<String> submit(String nonce, Duration wall, long memory, Duration sampleCpu, String channel, JudgeJob job,
+            String code) {
         CompletableFuture<String> verdict = new CompletableFuture<>();
         pending.put(nonce, verdict);
         byte[] c = code.getBytes(StandardCharsets.UTF_8);
         byte[] t = job.tests().getBytes(StandardCharsets.UTF_8);
         byte[] p = job.prelude() == null ? null : job.prelude().getBytes(StandardCharsets.UTF_8);
-        String header = "J " + nonce + " " + Math.max(1, wall.toSeconds() + 1) + " " + memory + " " + JudgeChannel.SANDBOX_CHANNELS + "/"
+        String header = "J " + nonce + " " + Math.max(1, wall.toSeconds() + 1) + " " + memory + " " + Runner.seconds(sampleCpu) + " " + JudgeChannel.SANDBOX_CHANNELS + "/"
                 + channel + " " + (job.entryPoints().isEmpty() ? "-" : String.join(",", job.entryPoints())) + " " + c.length
                 + " " + t.length + " " + (p == null ? -1 : p.length) + "\n";
         try {

@@ -258,6 +258,8 @@ final class Runner {
             judgeDir = WorkDir.create(workRoot, judgeProgram, judgeUid);
             Map<String, String> env = new java.util.HashMap<>(plan.environment(judgeDir.path()));
             env.put("CODEAGENT_JUDGE_NONCE", verdictNonce);
+            // the judge's CPU reading the sample's replies is the sample's: a flood of large values ends at its limit
+            env.put("CODEAGENT_JUDGE_CPU", seconds(request.limits().cpuTime()));
             RunSpec judgeSpec = new RunSpec(judgeUid, judgeDir.path(), judgeDir.files(), judgeArgv(judgeRequest, job, binary, scripts),
                     env, judgeLimits, true, null, true, judgeGroup, false).withBinds(binds);
             Run jr = new Run(Launch.start(judgeSpec, plan.command(judgeSpec), threads), new byte[0], judgeRequest, isolation,
@@ -310,7 +312,7 @@ final class Runner {
             List<RunSpec.Bind> binds = JudgeChannel.binds(channel, scripts);
             candidateGroup = newGroup(request.limits());
             ResourceLimits judgeLimits = judgeLimits(request.limits());
-            verdict = server.submit(verdictNonce, judgeLimits.wallTime(), judgeLimits.memoryBytes(),
+            verdict = server.submit(verdictNonce, judgeLimits.wallTime(), judgeLimits.memoryBytes(), request.limits().cpuTime(),
                     channel.getFileName().toString(), request.judging(), request.program().source());
             run(startRun(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds,
                     server.channels().getFileName() + "/" + channel.getFileName(), zygote, isolation), result);
@@ -766,7 +768,12 @@ final class Runner {
         return argv;
     }
 
-    private static final List<String> JUDGE_FLAGS = List.of("-I", "-S", "-B", "-u");
+    /** {@code d} in seconds, as the judge scripts read a CPU limit. */
+    static String seconds(Duration d) {
+        return String.format(java.util.Locale.ROOT, "%.3f", d.toMillis() / 1000.0);
+    }
+
+        private static final List<String> JUDGE_FLAGS = List.of("-I", "-S", "-B", "-u");
     private static final String JUDGE_TESTS = "tests.py";
     private static final String JUDGE_PRELUDE = "prelude.py";
 

@@ -7,6 +7,7 @@ import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.JudgeReport;
 import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
@@ -118,6 +119,8 @@ public final class EvaluateSamples {
         Tally tally = new Tally(n, start, listener);
         AtomicInteger next = new AtomicInteger();
         AtomicBoolean stop = new AtomicBoolean();
+        // task id -> why its tests cannot load: found by the first sample judged, so the rest are not run at all
+        Map<String, String> broken = new java.util.concurrent.ConcurrentHashMap<>();
         int threads = Math.max(1, Math.min(workers, n));
         ExecutorService pool = Executors.newFixedThreadPool(threads, namedDaemons());
         try {
@@ -127,7 +130,7 @@ public final class EvaluateSamples {
                     // pull the next sample in input order; no per-sample future, so 30 000 samples cost nothing to queue
                     for (int i = next.getAndIncrement(); i < n && !stop.get(); i = next.getAndIncrement()) {
                         Sample s = samples.get(i);
-                        results[i] = check(byId.get(s.taskId()), tasks.get(s.taskId()), jobs.get(s.taskId()), s);
+                        results[i] = check(byId.get(s.taskId()), tasks.get(s.taskId()), jobs.get(s.taskId()), s, broken);
                         tally.add(results[i]);
                     }
                     return null;
@@ -152,14 +155,22 @@ public final class EvaluateSamples {
             pool.shutdownNow();
         }
         long wallMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
-        return report(samples, List.of(results), wallMs);
+        return report(samples, List.of(results), wallMs, broken);
     }
 
-    private EvaluationReport report(List<Sample> samples, List<SampleResult> results, long wallMs) {
+    private EvaluationReport report(List<Sample> samples, List<SampleResult> results, long wallMs, Map<String, String> broken) {
         Map<String, int[]> counts = new LinkedHashMap<>();
         Map<Verdict.Kind, Integer> verdicts = new EnumMap<>(Verdict.Kind.class);
         int passed = 0;
+        List<SampleResult> all = new ArrayList<>(results.size());
         for (SampleResult r : results) {
+            if (broken.containsKey(r.taskId())) {
+                // judged before the problem was found broken (or ending earlier, e.g. on the code's own syntax
+                // error): still not a verdict on the sample, since no sample of it could have passed
+                all.add(notJudged(r.taskId(), r.sampleIndex(), broken.get(r.taskId()), r.wallMs()));
+                continue;
+            }
+            all.add(r);
             int[] nc = counts.computeIfAbsent(r.taskId(), k -> new int[2]);
             nc[0]++;
             if (r.passed()) {
@@ -169,11 +180,22 @@ public final class EvaluateSamples {
             verdicts.merge(r.verdict(), 1, Integer::sum);
         }
         List<PassAtK.Counts> perProblem = counts.values().stream().map(nc -> new PassAtK.Counts(nc[0], nc[1])).toList();
-        return new EvaluationReport(counts.size(), samples.size(), passed, PassAtK.standard(perProblem), verdicts, results,
-                wallMs, workers);
+        return new EvaluationReport(counts.size(), samples.size(), passed, PassAtK.standard(perProblem), verdicts, all,
+                wallMs, workers, new java.util.TreeMap<>(broken));
     }
 
-    private SampleResult check(Problem problem, Task task, JudgeJob job, Sample sample) {
+    private static final String NOT_JUDGED = "not judged: ";
+
+    /** A sample of a problem whose tests cannot load: the problem file's fault, reported once per problem. */
+    private static SampleResult notJudged(String taskId, int index, String reason, long wallMs) {
+        return new SampleResult(taskId, index, Verdict.Kind.INTERNAL_ERROR, NOT_JUDGED + reason, null, null, wallMs);
+    }
+
+    private SampleResult check(Problem problem, Task task, JudgeJob job, Sample sample, Map<String, String> broken) {
+        String known = broken.get(sample.taskId());
+        if (known != null) {
+            return notJudged(sample.taskId(), sample.index(), known, 0);
+        }
         if (sample.generationError() != null) {
             return new SampleResult(sample.taskId(), sample.index(), Verdict.Kind.INTERNAL_ERROR,
                     "no completion: " + sample.generationError(), null, null, 0);
@@ -191,6 +213,12 @@ public final class EvaluateSamples {
                     elapsedMs(t0));
         }
         Execution execution = execute(submission);
+        if (execution.judgement() != null && execution.judgement().outcome() == JudgeReport.Outcome.TESTS) {
+            // the judge found the tests unloadable before judging the code: the same for every sample of the problem
+            String reason = execution.judgement().message();
+            broken.putIfAbsent(sample.taskId(), reason);
+            return notJudged(sample.taskId(), sample.index(), reason, elapsedMs(t0));
+        }
         Verdict verdict = judge.judge(task, submission, execution);
         return new SampleResult(sample.taskId(), sample.index(), verdict.kind(), verdict.message(), verdict.error(),
                 execution.outcome(), elapsedMs(t0));

@@ -75,6 +75,36 @@ class EvaluateSamplesTest {
     }
 
     @Test
+    void aProblemWhoseTestsCannotLoadIsRunOnceAndNotJudgedNorCountedInPassAtK() {
+        Problem broken = new Problem("Broken/0", ProblemFormat.HUMANEVAL, "def inc(x):\n", "    return x + 1\n",
+                "def check(candidate):\n    assert candidate(1) == = 2\n", List.of(), "inc");
+        ScriptedSandbox sandbox = new ScriptedSandbox(r -> r.judging() != null && r.judging().tests().contains("== =")
+                ? ScriptedSandbox.exited(0, "", "").withJudgement(ScriptedSandbox.judged(JudgeReport.Outcome.TESTS,
+                        "the tests do not compile (the problem's fault, not the code's): SyntaxError: invalid syntax"))
+                : python(r));
+        List<Sample> samples = List.of(
+                new Sample("Broken/0", 0, "    return x + 1\n"),
+                new Sample("HumanEval/0", 0, "    return x + 1\n"),
+                new Sample("Broken/0", 1, "    return x\n"),
+                new Sample("HumanEval/0", 1, "    return x\n"),
+                new Sample("Broken/0", 2, "    return x + 1\n"));
+        EvaluationReport report = evaluator(sandbox, 1).evaluate(List.of(broken, INC), samples, EvaluationListener.NONE);
+
+        assertThat(sandbox.requests()).as("the broken problem's tests are tried once, by its first sample").hasSize(3);
+        assertThat(report.problemErrors()).containsOnlyKeys("Broken/0");
+        assertThat(report.problemErrors().get("Broken/0")).contains("SyntaxError");
+        assertThat(report.total()).isEqualTo(5);
+        assertThat(report.notJudged()).isEqualTo(3);
+        assertThat(report.problems()).as("problems that could be judged").isEqualTo(1);
+        assertThat(report.passed()).isEqualTo(1);
+        assertThat(report.passAtK().get(1)).as("over the good problem only").isCloseTo(0.5, within(1e-12));
+        assertThat(report.verdicts()).containsOnlyKeys(Verdict.Kind.ACCEPTED, Verdict.Kind.WRONG_ANSWER);
+        assertThat(report.failures()).extracting(SampleResult::taskId).containsExactly("HumanEval/0");
+        assertThat(report.results()).filteredOn(r -> r.taskId().equals("Broken/0"))
+                .allSatisfy(r -> assertThat(r.message()).startsWith("not judged: the tests do not compile"));
+    }
+
+    @Test
     void runsTheDatasetsProgramForEachSample() {
         ScriptedSandbox sandbox = new ScriptedSandbox(EvaluateSamplesTest::python);
         ResourceLimits limits = ResourceLimits.defaults().withWallTime(Duration.ofSeconds(3));

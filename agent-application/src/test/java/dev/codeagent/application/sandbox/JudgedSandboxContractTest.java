@@ -141,6 +141,58 @@ public abstract class JudgedSandboxContractTest {
         assertThat(e.judgement()).as(why(e)).satisfiesAnyOf(r -> assertThat(r).isNull(), r -> assertThat(r.passed()).isFalse());
     }
 
+    /** A large data global (told to the judge as the code's state) is the code's right: it must not fail the tests. */
+    @Test
+    void codeHoldingAMegabytesStringGlobalIsJudgedOnItsAnswers() {
+        Execution e = judge("DATA = 'x' * 3000000\ndef f():\n    return len(DATA)\n",
+                new JudgeJob("assert f() == 3000000\nassert len(DATA) == 3000000\n", null, List.of("f")));
+        assertThat(e.judgement()).as(why(e)).isNotNull();
+        assertThat(e.judgement().outcome()).as(why(e)).isEqualTo(JudgeReport.Outcome.PASSED);
+    }
+
+    /**
+     * The judge's CPU reading a sample's replies is the sample's: code that answers every call with one large but
+     * legal reply, encoded once (its own cost per call is a write), makes the judge parse megabytes per call; under a
+     * 1 s CPU limit that ends as a failure naming that limit (not the judge's default 10 s), well before the wall
+     * time, never as a judge killed mute.
+     */
+    @Test
+    void repliesThatCostTheJudgeMoreThanTheSamplesCpuLimitEndTheSample() {
+        String code = "import os, sys\n"
+                + "def f():\n"
+                + "    return 0\n"
+                + "_body = ('[\"ok\",[' + ','.join(['1234567'] * 400000) + '],[],[]]').encode()\n"
+                + "_frame = b'%d\\n' % len(_body) + _body\n"
+                + "for _m in list(sys.modules.values()):\n"
+                + "    if hasattr(_m, 'write_frame') and hasattr(_m, 'MAX_FRAME'):\n"
+                + "        def _wf(fd, message, orig=_m.write_frame):\n"
+                + "            if message[0] != 'ok':\n"
+                + "                return orig(fd, message)\n"
+                + "            data = memoryview(_frame)\n"
+                + "            while data:\n"
+                + "                data = data[os.write(fd, data):]\n"
+                + "        _m.write_frame = _wf\n";
+        long start = System.nanoTime();
+        Execution e = sandbox().execute(new ExecutionRequest(new Program(Language.PYTHON, code), "", List.of(),
+                limits().withWallTime(Duration.ofSeconds(30)).withCpuTime(Duration.ofSeconds(1)),
+                new JudgeJob("for _ in range(5000):\n    f()\n", null, List.of("f"))));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        // the judge stops reading at the sample's limit and says so; where the tier counts the judge's CPU with the
+        // sample's (docker: the container's control group), the run is killed at that limit first
+        assertThat(e).as(why(e)).satisfiesAnyOf(
+                x -> {
+                    assertThat(x.judgement()).isNotNull();
+                    assertThat(x.judgement().outcome()).isEqualTo(JudgeReport.Outcome.PROTOCOL);
+                    assertThat(x.judgement().message()).contains("more than 1 s of CPU").contains("time limit");
+                },
+                x -> {
+                    assertThat(x.outcome()).isEqualTo(Outcome.TIME_LIMIT);
+                    assertThat(x.detail()).contains("CPU-time limit of 1s");
+                    assertThat(x.judgement() == null || !x.judgement().passed()).isTrue();
+                });
+        assertThat(took).as("bounded well under the 30 s wall time").isLessThan(Duration.ofSeconds(20));
+    }
+
     @Test
     void noAttackOfTheCorpusIsPassed() throws IOException {
         Map<String, JsonNode> humanEval = humanEval();

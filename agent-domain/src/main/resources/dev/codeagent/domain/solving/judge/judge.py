@@ -59,7 +59,7 @@ class CandidateRaised(BaseException):
 
 
 class Judge:
-    def __init__(self, rfd, wfd):
+    def __init__(self, rfd, wfd, cpu_limit=None):
         self.rfd, self.wfd = rfd, wfd
         self.failure = None
         self.calls = []
@@ -68,7 +68,7 @@ class Judge:
         self.shadowing = set()  # names the code's globals may not take in the tests' namespace
         self.globals = {}  # name -> the tests' copy of a data global of the code, kept as the code changes it
         self.cpu = 0.0  # CPU seconds this judge spent reading the candidate's replies
-        self.cpu_limit = _cpu_limit()
+        self.cpu_limit = _cpu_limit() if cpu_limit is None else cpu_limit
 
     # ------------------------------------------------------------ the channel
 
@@ -562,9 +562,10 @@ def verdict_json(verdict):
 
 def _cpu_limit():
     try:
-        return float(os.environ.get("CODEAGENT_JUDGE_CPU", _DEFAULT_CPU_LIMIT))
+        limit = float(os.environ.get("CODEAGENT_JUDGE_CPU", _DEFAULT_CPU_LIMIT))
     except ValueError:
         return _DEFAULT_CPU_LIMIT
+    return limit if limit > 0 else _DEFAULT_CPU_LIMIT
 
 
 def _base(obj):
@@ -636,9 +637,11 @@ def _json(v):
     return _json(str(v))
 
 
-def judge_files(channel_in, channel_out, code_path, tests_path, prelude_path=None, entries=()):
+def judge_files(channel_in, channel_out, code_path, tests_path, prelude_path=None, entries=(), cpu_limit=None):
     """The verdict (a dict) of the tests in tests_path on the code in code_path, running in the candidate
-    across the channel; for judge.py run once, and for judge_server.py, once per forked job."""
+    across the channel; for judge.py run once, and for judge_server.py, once per forked job. cpu_limit: the
+    sample's own CPU limit in seconds, which the judge's reading of its replies counts against (default: the
+    environment's CODEAGENT_JUDGE_CPU, else 10 s)."""
     _SitePackages.install()
     if hasattr(sys, "set_int_max_str_digits"):
         # as in a plain interpreter; the wire sends larger integers in hexadecimal
@@ -646,7 +649,7 @@ def judge_files(channel_in, channel_out, code_path, tests_path, prelude_path=Non
     rfd, wfd = wire.open_channel(channel_in, channel_out, read_first=False)
     with open(tests_path, encoding="utf-8") as f:
         _tests_source[:] = f.read().splitlines()
-    return Judge(rfd, wfd).run(code_path, tests_path, prelude_path, entries)
+    return Judge(rfd, wfd, cpu_limit).run(code_path, tests_path, prelude_path, entries)
 
 
 def main(argv):

@@ -10,7 +10,7 @@ source may share a server (the sandbox never hands it a task's tests that came f
 code under test never runs here: it stays in its own sandbox under its own uid, reached through the job's
 channel only, exactly as with judge.py.
 
-A job line:   J <nonce> <wall seconds> <memory bytes> <channel dir> <entries, comma-separated or -> <lengths: code tests prelude>
+A job line:   J <nonce> <wall seconds> <memory bytes> <sample's CPU seconds> <channel dir> <entries, comma-separated or -> <lengths: code tests prelude>
               followed on stdin by exactly that many bytes of code, tests and prelude (UTF-8)
 A kill line:  K <nonce>
 A verdict:    <nonce><verdict JSON>     (or <nonce> alone: the job's child died without a verdict)
@@ -49,7 +49,7 @@ def _name(name):
         _LIBC.prctl(15, _ctypes.c_char_p(name), 0, 0, 0)
 
 
-def _child(job_dir, channel, entries, wall, memory, code, tests, prelude, verdict_w):
+def _child(job_dir, channel, entries, wall, memory, cpu, code, tests, prelude, verdict_w):
     import resource
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -65,7 +65,7 @@ def _child(job_dir, channel, entries, wall, memory, code, tests, prelude, verdic
             with open(paths[name], "w", encoding="utf-8") as f:
                 f.write(text)
     verdict = judge.judge_files(os.path.join(channel, "c2j"), os.path.join(channel, "j2c"), paths["main.py"],
-                                paths["tests.py"], paths.get("prelude.py"), entries)
+                                paths["tests.py"], paths.get("prelude.py"), entries, cpu)
     _write(verdict_w, judge.verdict_json(verdict).encode("ascii"))
 
 
@@ -110,7 +110,7 @@ def main():
                             os.kill(pid, signal.SIGKILL)
                     buf = rest
                     continue
-                _, nonce, wall, memory, channel, entries, n_code, n_tests, n_prelude = parts
+                _, nonce, wall, memory, cpu, channel, entries, n_code, n_tests, n_prelude = parts
                 sizes = (int(n_code), int(n_tests), int(n_prelude))
                 need = sum(max(0, n) for n in sizes)
                 while len(rest) < need:
@@ -130,7 +130,7 @@ def main():
                     os.close(r)
                     try:
                         _child(os.path.join(_SCRATCH, str(serial)), channel,
-                               [] if entries == "-" else entries.split(","), float(wall), int(memory), texts[0], texts[1],
+                               [] if entries == "-" else entries.split(","), float(wall), int(memory), float(cpu), texts[0], texts[1],
                                texts[2], w)
                     except BaseException as e:  # the verdict is then none: the sandbox reports INTERNAL_ERROR
                         try:
