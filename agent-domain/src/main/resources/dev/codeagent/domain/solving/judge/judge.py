@@ -503,6 +503,7 @@ def _test_statement(line):
     shown entire, not cut after its first line mid-expression. The line itself when the tests do not parse."""
     if not line or line > len(_tests_source):
         return None
+    import ast  # only on a failure: the judge's start stays without it
     try:
         tree = ast.parse("\n".join(_tests_source))
     except (SyntaxError, ValueError):
