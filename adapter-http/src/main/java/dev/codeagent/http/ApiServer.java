@@ -87,7 +87,7 @@ public final class ApiServer implements AutoCloseable {
             log.info("marked {} runs left unfinished by an earlier process as ERROR", interrupted);
         }
         this.runs = new RunService(new RunScheduler(agent.solveTask(), runLog, http.maxConcurrentRuns(), Clock.systemUTC()),
-                runLog, metrics, agent.workQueue().orElse(null), http.queuesRuns());
+                runLog, metrics, agent.workQueue().orElse(null), http.queuesRuns(), http.runsPerKey());
         this.streams = new EventStreams(eventStreamPlaces(), Duration.ofSeconds(15));
         this.health = new HealthCheck(executeCode, agent::runLog);
         registerGauges();
@@ -99,7 +99,8 @@ public final class ApiServer implements AutoCloseable {
         PistonApi piston = new PistonApi(executeCode, config);
         new ExecutionRoutes(executions, bodies, requests, piston).register(router);
         new RunRoutes(runs, streams, bodies, requests).register(router);
-        this.sessions = new SessionRoutes(executeCode.sandbox(), bodies, streams, http.maxSessions(), http.sessionPool(),
+        this.sessions = new SessionRoutes(executeCode.sandbox(), bodies, streams, http.maxSessions(), http.sessionsPerKey(),
+                http.sessionPool(),
                 http.sessionOutputBudget().bytes());
         sessions.register(router);
         new PistonRoutes(executions, bodies, piston).register(router);

@@ -8,8 +8,8 @@ import java.time.Duration;
 import java.util.function.BooleanSupplier;
 
 /**
- * {@code GET /health} (liveness and readiness, for anyone; why a check failed only for key holders) and
- * {@code GET /metrics} (Prometheus text).
+ * {@code GET /health} (liveness and readiness, for anyone; details and counts only for operators) and
+ * {@code GET /metrics} (Prometheus text; operators and keys naming the metrics group, see {@link RequestGuard}).
  */
 final class HealthRoutes {
 
@@ -42,8 +42,10 @@ final class HealthRoutes {
 
     private void health(Context ctx) throws InterruptedException {
         HealthCheck.Status s = health.current(Duration.ofSeconds(5));
-        // /health answers anyone; why a check failed (error texts that may name files and hosts) only key holders
-        boolean detailed = guard.trusted(ctx);
+        // /health answers anyone whether the server is up and ready, what a load balancer needs. The rest only an
+        // operator: why a check failed (error texts that may name files and hosts), and the counts of work in progress,
+        // which are every key's together: from them one tenant would learn when and how much another works
+        boolean operator = guard.operator(ctx);
         boolean shuttingDown = stopping.getAsBoolean();
         boolean ready = s.ready() && !shuttingDown;
         ObjectNode body = Views.MAPPER.createObjectNode();
@@ -54,22 +56,20 @@ final class HealthRoutes {
         ObjectNode sandbox = body.putObject("sandbox");
         sandbox.put("tier", executeCode.sandbox().tier());
         sandbox.put("ok", s.sandboxOk());
-        if (detailed) {
-            sandbox.put("detail", s.sandboxDetail());
-        }
-        sandbox.put("probeMs", s.probeMillis());
-        sandbox.put("checkedAt", s.checkedAt().toString());
-        sandbox.put("running", executeCode.running());
-        sandbox.put("maxConcurrent", executeCode.maxConcurrent());
         ObjectNode store = body.putObject("store");
         store.put("kind", storeKind);
         store.put("ok", s.storeOk());
-        if (detailed) {
+        if (operator) {
+            sandbox.put("detail", s.sandboxDetail());
+            sandbox.put("probeMs", s.probeMillis());
+            sandbox.put("checkedAt", s.checkedAt().toString());
+            sandbox.put("running", executeCode.running());
+            sandbox.put("maxConcurrent", executeCode.maxConcurrent());
             store.put("detail", s.storeDetail());
+            ObjectNode runsNode = body.putObject("runs");
+            runsNode.put("active", runs.active());
+            runsNode.put("max", runs.maxRuns());
         }
-        ObjectNode runsNode = body.putObject("runs");
-        runsNode.put("active", runs.active());
-        runsNode.put("max", runs.maxRuns());
         Router.json(ctx, ready ? 200 : 503, body);
     }
 }

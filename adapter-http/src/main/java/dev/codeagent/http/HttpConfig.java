@@ -47,6 +47,11 @@ import java.util.regex.Pattern;
  * @param executionsOn where {@code POST /v1/executions} and Piston's {@code /api/v2/execute} run a program: {@code here}
  *     (this server's sandbox) or {@code queue} (on a {@code codeagent worker} of the shared store; needs store.kind
  *     postgres). With {@code queue} this server hosts no sessions and no live Piston runs ({@code /api/v2/connect})
+ * @param maxSessionsPerKey sessions one key may hold at once, so that one key cannot take every place of
+ *     {@code maxSessions} from the others; 0 (the default): half of {@code maxSessions} (at least 1) when two or more
+ *     keys are configured, all of them with one key or auth off (see {@link #sessionsPerKey()})
+ * @param maxConcurrentRunsPerKey runs one key may have going at once, by the same rule against
+ *     {@code maxConcurrentRuns} (see {@link #runsPerKey()})
  */
 public record HttpConfig(
         String host,
@@ -68,7 +73,9 @@ public record HttpConfig(
         int sessionPool,
         ByteSize sessionOutputBudget,
         String runsOn,
-        String executionsOn) {
+        String executionsOn,
+        int maxSessionsPerKey,
+        int maxConcurrentRunsPerKey) {
 
     /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
     public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "sessions", "piston", "metrics");
@@ -115,6 +122,14 @@ public record HttpConfig(
         sessionOutputBudget = sessionOutputBudget == null ? ByteSize.ofMiB(8) : sessionOutputBudget;
         if (sessionOutputBudget.bytes() < 64 * 1024) {
             throw new IllegalArgumentException("http.sessionOutputBudget must be at least 64k, was " + sessionOutputBudget);
+        }
+        if (maxSessionsPerKey < 0) {
+            throw new IllegalArgumentException("http.maxSessionsPerKey must be 0 (half of http.maxSessions) or more, was "
+                    + maxSessionsPerKey);
+        }
+        if (maxConcurrentRunsPerKey < 0) {
+            throw new IllegalArgumentException("http.maxConcurrentRunsPerKey must be 0 (half of http.maxConcurrentRuns) or more,"
+                    + " was " + maxConcurrentRunsPerKey);
         }
         if (maxSessions < 0) {
             throw new IllegalArgumentException("http.maxSessions must not be negative (0 turns sessions off), was " + maxSessions);
@@ -165,6 +180,11 @@ public record HttpConfig(
     public record ApiKey(String name, String sha256, List<String> endpoints, Integer rateLimitPerMinute) {
 
         private static final Pattern HEX64 = Pattern.compile("[0-9a-fA-F]{64}");
+        /**
+         * The SHA-256 of the empty text: what hashing an unset variable gives. Only a key's hash is configured, so its
+         * length and randomness cannot be checked here; this one mistake can be.
+         */
+        private static final String EMPTY_KEY = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855";
 
         public ApiKey {
             if (name == null || name.isBlank()) {
@@ -181,6 +201,10 @@ public record HttpConfig(
                         + "' needs sha256 = the 64 hex digits of the key's SHA-256 (printf %s \"$KEY\" | sha256sum)");
             }
             sha256 = sha256.toLowerCase(Locale.ROOT);
+            if (sha256.equals(EMPTY_KEY)) {
+                throw new IllegalArgumentException("http.auth.keys: key '" + name + "' has the SHA-256 of an empty key (was"
+                        + " $KEY set when it was hashed?): make a random key (head -c 32 /dev/urandom | base64) and hash that");
+            }
             endpoints = endpoints == null ? List.of() : List.copyOf(endpoints);
             for (String group : endpoints) {
                 if (!ENDPOINT_GROUPS.contains(group) && !group.equals(OPERATOR_GROUP)) {
@@ -237,7 +261,27 @@ public record HttpConfig(
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 64, Duration.ofSeconds(60), 4, 64, Duration.ofSeconds(60),
-                ByteSize.ofMiB(1024), 4, 1, ByteSize.ofMiB(8), "here", "here");
+                ByteSize.ofMiB(1024), 4, 1, ByteSize.ofMiB(8), "here", "here", 0, 0);
+    }
+
+    /** Sessions one key may hold at once: {@code maxSessionsPerKey}, or its default share of {@code maxSessions}. */
+    public int sessionsPerKey() {
+        return perKey(maxSessionsPerKey, maxSessions);
+    }
+
+    /** Runs one key may have going at once: {@code maxConcurrentRunsPerKey}, or its default share of the places. */
+    public int runsPerKey() {
+        return perKey(maxConcurrentRunsPerKey, maxConcurrentRuns);
+    }
+
+    private int perKey(int configured, int places) {
+        if (configured > 0) {
+            return Math.min(configured, places);
+        }
+        // with one key (or none, auth off) there is no one else to keep a place for; with more, one key gets half
+        // the places, so that it cannot hold them all while another key waits
+        long names = auth.enabled() ? auth.keys().stream().map(ApiKey::name).distinct().count() : 1;
+        return names < 2 ? places : Math.max(1, places / 2);
     }
 
     /** Whether executions this server accepts run on the shared store's workers. */

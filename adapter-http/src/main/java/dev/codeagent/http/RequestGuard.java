@@ -87,9 +87,13 @@ final class RequestGuard {
     /** The group of API paths no group names: any unrestricted key may reach them (to get their 404). */
     static final String UNGROUPED = "ungrouped";
 
-    /** Whether the request carries a valid key, or needs none: who may see why a health check failed. */
-    boolean trusted(Context ctx) {
-        return !http.auth().enabled() || ApiKeys.presented(ctx.header("Authorization")).flatMap(keys::find).isPresent();
+    /**
+     * Whether the request comes from an operator (a key naming admin), or needs no key (auth off): who may see the
+     * health details — why a check failed, and the counts of work in progress, which are every key's together.
+     */
+    boolean operator(Context ctx) {
+        return !http.auth().enabled() || ApiKeys.presented(ctx.header("Authorization")).flatMap(keys::find)
+                .filter(HttpConfig.ApiKey::operator).isPresent();
     }
 
     void before(Context ctx) {
@@ -118,21 +122,29 @@ final class RequestGuard {
             ctx.attribute(CALLER, ANYONE);
             return;
         }
-        Optional<Duration> blocked = rateLimits.exhausted("auth-failures:" + address, AUTH_FAILURES_PER_MINUTE);
-        if (blocked.isPresent()) {
-            metrics.rejected("rate_limited");
-            throw ProblemException.retryLater(Type.RATE_LIMITED, "too many failed authentication attempts from this address",
-                    blocked.get());
-        }
+        // the key is checked before the address's failures: a valid key is never refused for what others sent from its
+        // address (behind a proxy or a NAT, a caller without a key would otherwise lock out every key holder there).
+        // The failure limit slows guessing and quiets the logs; what keeps a key from being guessed is its randomness
+        // (docs/http-api.md: a random key of 32 bytes)
         Optional<String> presented = ApiKeys.presented(ctx.header("Authorization"));
-        if (presented.isEmpty()) {
-            authFailed(address);
-            throw new ProblemException(Type.UNAUTHORIZED, "send an API key as 'Authorization: Bearer <key>'");
-        }
-        Optional<HttpConfig.ApiKey> key = keys.find(presented.get());
+        Optional<HttpConfig.ApiKey> key = presented.flatMap(keys::find);
         if (key.isEmpty()) {
+            Optional<Duration> blocked = rateLimits.exhausted("auth-failures:" + address, AUTH_FAILURES_PER_MINUTE);
+            if (blocked.isPresent()) {
+                metrics.rejected("rate_limited");
+                throw ProblemException.retryLater(Type.RATE_LIMITED, "too many failed authentication attempts from this"
+                        + " address", blocked.get());
+            }
             authFailed(address);
-            throw new ProblemException(Type.UNAUTHORIZED, "the API key is not valid");
+            throw new ProblemException(Type.UNAUTHORIZED, presented.isEmpty()
+                    ? "send an API key as 'Authorization: Bearer <key>'" : "the API key is not valid");
+        }
+        if (group.equals("metrics") && !key.get().operator() && !key.get().groups().contains("metrics")) {
+            // the counters are every key's together (runs started, sessions live): a tenant reading them would learn
+            // when and how much the other tenants work. An operator reads them, or a scraper's key naming metrics
+            metrics.rejected("forbidden");
+            throw new ProblemException(Type.FORBIDDEN, "the key '" + key.get().name() + "' may not read /metrics: it is for"
+                    + " operators (a key naming admin) and for a key naming the metrics group, as a Prometheus scraper's");
         }
         if (!key.get().allows(group)) {
             metrics.rejected("forbidden");

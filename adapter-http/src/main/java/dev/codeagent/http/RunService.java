@@ -51,12 +51,19 @@ final class RunService {
     /** Whether runs this server accepts are queued for workers instead of solved here (a front door only). */
     private final boolean queueRuns;
 
+    /** {@code http.maxConcurrentRunsPerKey} as it applies: runs one key may have going here at once. */
+    private final int perKey;
+    /** Runs going here, by owner ("" with auth off); guarded by itself. */
+    private final Map<String, Integer> going = new java.util.HashMap<>();
+
     RunService(RunScheduler scheduler, RunLog runLog, ApiMetrics metrics) {
-        this(scheduler, runLog, metrics, null, false);
+        this(scheduler, runLog, metrics, null, false, scheduler.maxRuns());
     }
 
+    /** @param perKey runs one key may have going here at once (a share of the scheduler's places) */
     RunService(RunScheduler scheduler, RunLog runLog, ApiMetrics metrics, dev.codeagent.application.work.WorkQueue queue,
-            boolean queueRuns) {
+            boolean queueRuns, int perKey) {
+        this.perKey = perKey;
         if (queueRuns && queue == null) {
             throw new IllegalArgumentException("queueing runs needs a shared store's queue");
         }
@@ -82,13 +89,26 @@ final class RunService {
             metrics.runStarted();
             return queued;
         }
+        String slot = owner == null ? "" : owner;
+        synchronized (going) {
+            // the key's own share first: without it one key could hold every run place while another key is refused
+            if (going.getOrDefault(slot, 0) >= perKey) {
+                metrics.rejected("overloaded");
+                throw ProblemException.retryLater(Type.OVERLOADED, "this key may have at most " + perKey
+                        + (perKey == 1 ? " run" : " runs") + " going at once (http.maxConcurrentRunsPerKey, a share of"
+                        + " http.maxConcurrentRuns); wait for one to finish", Duration.ofSeconds(5));
+            }
+            going.merge(slot, 1, Integer::sum);
+        }
         EventJournal journal = new EventJournal();
         live.put(id, journal);
         Run run;
+        boolean accepted = false;
         try {
             run = scheduler.start(id, task, owner, event -> {
                 journal.append(event);
                 if (event instanceof RunEvent.RunFinished) {
+                    release(slot);
                     metrics.runFinished(((RunEvent.RunFinished) event).status());
                     // recent before live goes: a reader must always find the journal somewhere
                     synchronized (recent) {
@@ -97,6 +117,7 @@ final class RunService {
                     live.remove(id);
                 }
             });
+            accepted = true;
         } catch (RunRefusedException e) {
             live.remove(id);
             if (e.why() == RunRefusedException.Why.STOPPING) {
@@ -105,9 +126,19 @@ final class RunService {
             metrics.rejected("overloaded");
             throw ProblemException.retryLater(Type.OVERLOADED, "all " + scheduler.maxRuns()
                     + " run places are busy (http.maxConcurrentRuns); try again later", Duration.ofSeconds(5));
+        } finally {
+            if (!accepted) {
+                release(slot);
+            }
         }
         metrics.runStarted();
         return run;
+    }
+
+    private void release(String slot) {
+        synchronized (going) {
+            going.computeIfPresent(slot, (k, n) -> n > 1 ? n - 1 : null);
+        }
     }
 
     /** The run, when the caller may see it: from the store, or as just accepted. */

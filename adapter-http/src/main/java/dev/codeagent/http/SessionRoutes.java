@@ -79,6 +79,8 @@ final class SessionRoutes implements AutoCloseable {
     });
     private final Map<String, Live> sessions = new ConcurrentHashMap<>();
     private final int maxSessions;
+    /** {@code http.maxSessionsPerKey} as it applies: what one key may hold of {@code maxSessions}. */
+    private final int perKey;
     /** {@code http.sessionOutputBudget}: what one session's notebook holds. */
     private final long outputBudget;
 
@@ -90,8 +92,10 @@ final class SessionRoutes implements AutoCloseable {
      * @param poolSize sessions (with the default limits) kept started ahead once sessions have been asked for:
      *     a kernel takes over a second to start; they do not count against {@code maxSessions}
      */
-    SessionRoutes(Sandbox sandbox, JsonBodies bodies, EventStreams streams, int maxSessions, int poolSize, long outputBudget) {
+    SessionRoutes(Sandbox sandbox, JsonBodies bodies, EventStreams streams, int maxSessions, int perKey, int poolSize,
+            long outputBudget) {
         this.sandbox = sandbox;
+        this.perKey = perKey;
         this.outputBudget = outputBudget;
         this.bodies = bodies;
         this.streams = streams;
@@ -131,10 +135,17 @@ final class SessionRoutes implements AutoCloseable {
         }
         synchronized (sessions) {
             sessions.values().removeIf(l -> l.session().endReason().isPresent());
+            String owner = caller(ctx);
+            // the key's own cap first, and a refusal that names only what the key holds: were the server's count in it,
+            // a key opening until refused would learn how many sessions the other keys hold
+            if (sessions.values().stream().filter(l -> l.owner().equals(owner)).count() >= perKey) {
+                throw new ProblemException(Type.OVERLOADED, "this key may hold at most " + perKey
+                        + (perKey == 1 ? " session" : " sessions") + " live at once (http.maxSessionsPerKey, a share of"
+                        + " http.maxSessions); end one first");
+            }
             if (sessions.size() >= maxSessions) {
-                throw new ProblemException(Type.OVERLOADED, "at most " + maxSessions + (maxSessions == 1 ? " session" : " sessions")
-                        + " live at once "
-                        + "(http.maxSessions); end one first");
+                throw ProblemException.retryLater(Type.OVERLOADED, "every session place is taken (http.maxSessions); try again"
+                        + " later", Duration.ofSeconds(5));
             }
             Session s;
             try {
@@ -142,7 +153,7 @@ final class SessionRoutes implements AutoCloseable {
             } catch (SandboxUnavailableException e) {
                 throw new ProblemException(Type.OVERLOADED, "cannot open a session: " + e.getMessage());
             }
-            sessions.put(s.id(), new Live(s, caller(ctx), outputBudget));
+            sessions.put(s.id(), new Live(s, owner, outputBudget));
             ctx.header("Location", "/v1/sessions/" + s.id());
             ObjectNode view = Views.MAPPER.createObjectNode();
             view.put("id", s.id());

@@ -123,7 +123,7 @@ class ExecutionsIT {
     void exposesPrometheusMetrics() {
         server.post("/v1/executions", TestServer.ADMIN_KEY, "{\"language\":\"python\",\"code\":\"print(1)\"}");
         server.post("/v1/executions", null, "{}");
-        HttpResponse<String> r = server.get("/metrics", TestServer.ADMIN_KEY);
+        HttpResponse<String> r = server.get("/metrics", TestServer.OPS_KEY);
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue("Content-Type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
         assertThat(r.body())

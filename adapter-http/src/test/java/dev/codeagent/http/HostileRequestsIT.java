@@ -121,8 +121,10 @@ class HostileRequestsIT {
         assertThat(anonymous.get("ready").asBoolean()).isTrue();
         assertThat(anonymous.get("sandbox").has("detail")).isFalse();
         assertThat(anonymous.get("store").has("detail")).isFalse();
-        JsonNode keyHolder = TestServer.json(server.get("/health", TestServer.EXEC_KEY));
-        assertThat(keyHolder.get("sandbox").get("detail").asText()).isEqualTo("ok");
+        JsonNode tenant = TestServer.json(server.get("/health", TestServer.EXEC_KEY));
+        assertThat(tenant.get("sandbox").has("detail")).as("a key that is not an operator's").isFalse();
+        JsonNode operator = TestServer.json(server.get("/health", TestServer.OPS_KEY));
+        assertThat(operator.get("sandbox").get("detail").asText()).isEqualTo("ok");
     }
 
     @Test
@@ -220,7 +222,7 @@ class HostileRequestsIT {
             RawHttp.send(server.base, ("M" + i + "X /probe HTTP/1.0\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1), 5000);
             server.get("/v1/runs/unknown" + i, TestServer.ADMIN_KEY);
         }
-        String scrape = server.get("/metrics", TestServer.ADMIN_KEY).body();
+        String scrape = server.get("/metrics", TestServer.OPS_KEY).body();
         List<String> series = scrape.lines().filter(l -> l.startsWith("codeagent_http_requests_seconds_count")).toList();
         assertThat(series).noneMatch(l -> l.contains("probe") || l.contains("unknown") || l.contains("M1X"));
         assertThat(series.size()).as(String.join("\n", series)).isLessThan(20);

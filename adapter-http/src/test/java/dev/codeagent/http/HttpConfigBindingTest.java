@@ -97,6 +97,39 @@ class HttpConfigBindingTest {
         assertThat(new ConfigLoader().keys()).contains("http.auth.keys", "http.maxBodyBytes", "http.shutdownGrace");
     }
 
+    @Test
+    void oneKeyGetsHalfTheSessionAndRunPlacesWhenThereAreOtherKeys() {
+        HttpConfig two = HttpConfig.from(new ConfigLoader().parse("http: {maxSessions: 5, maxConcurrentRuns: 4, auth: {keys: ["
+                + "{name: a, sha256: " + SHA + "}, {name: b, sha256: " + SHA + "}]}}"));
+        assertThat(two.sessionsPerKey()).isEqualTo(2);
+        assertThat(two.runsPerKey()).isEqualTo(2);
+        HttpConfig one = HttpConfig.from(new ConfigLoader().parse("http: {maxSessions: 5, auth: {keys: [{name: a, sha256: " + SHA
+                + "}, {name: a, sha256: " + ApiKeys.sha256Hex("rotated") + "}]}}"));
+        assertThat(one.sessionsPerKey()).as("two entries of one name are one key, being rotated").isEqualTo(5);
+        HttpConfig oneSeat = HttpConfig.from(new ConfigLoader().parse("http: {maxSessions: 1, auth: {keys: ["
+                + "{name: a, sha256: " + SHA + "}, {name: b, sha256: " + SHA + "}]}}"));
+        assertThat(oneSeat.sessionsPerKey()).isEqualTo(1);
+        HttpConfig set = HttpConfig.from(new ConfigLoader().parse("http: {maxSessions: 6, maxSessionsPerKey: 5,"
+                + " maxConcurrentRunsPerKey: 9, auth: {keys: [{name: a, sha256: " + SHA + "}, {name: b, sha256: " + SHA + "}]}}"));
+        assertThat(set.sessionsPerKey()).isEqualTo(5);
+        assertThat(set.runsPerKey()).as("never more than the places").isEqualTo(4);
+    }
+
+    @Test
+    void refusesANegativePerKeyCap() {
+        assertThatThrownBy(() -> new ConfigLoader().parse("http: {maxSessionsPerKey: -1}"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("http.maxSessionsPerKey");
+    }
+
+    @Test
+    void refusesTheHashOfAnEmptyKeyNamingTheEntry() {
+        // what `printf %s "$KEY" | sha256sum` gives when KEY was never set
+        assertThatThrownBy(() -> new ConfigLoader().parse("http: {auth: {keys: [{name: ci, sha256: " + ApiKeys.sha256Hex("")
+                + "}]}}"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("'ci'").hasMessageContaining("empty key");
+    }
+
     private String emptyFile() {
         try {
             Path f = dir.resolve("empty.yaml");

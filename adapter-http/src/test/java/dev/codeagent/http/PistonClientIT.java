@@ -127,7 +127,7 @@ class PistonClientIT {
                 assertThat(run.get("stdout").asText()).isEqualTo(i + "\n");
                 assertThat(run.get("code").asInt()).isZero();
             }
-            assertThat(busy.get("/metrics", TestServer.ADMIN_KEY).body())
+            assertThat(busy.get("/metrics", TestServer.OPS_KEY).body())
                     .doesNotContain("codeagent_http_rejected_total{reason=\"overloaded\"}");
         }
     }
@@ -167,7 +167,7 @@ class PistonClientIT {
 
     private static void waitForGauge(TestServer s, String gauge, int value) throws InterruptedException {
         for (int i = 0; i < 200; i++) {
-            if (s.get("/metrics", TestServer.ADMIN_KEY).body().lines().anyMatch(l -> l.startsWith(gauge) && l.endsWith(" " + value + ".0"))) {
+            if (s.get("/metrics", TestServer.OPS_KEY).body().lines().anyMatch(l -> l.startsWith(gauge) && l.endsWith(" " + value + ".0"))) {
                 return;
             }
             Thread.sleep(25);

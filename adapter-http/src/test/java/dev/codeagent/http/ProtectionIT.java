@@ -37,7 +37,7 @@ class ProtectionIT {
 
             assertThat(s.post("/v1/executions", TestServer.EXEC_KEY, PRINT).statusCode()).isEqualTo(200);
             assertThat(s.get("/v1/runs", TestServer.ADMIN_KEY).statusCode()).isEqualTo(200);
-            assertThat(s.get("/metrics", TestServer.ADMIN_KEY).statusCode()).isEqualTo(200);
+            assertThat(s.get("/metrics", TestServer.OPS_KEY).statusCode()).isEqualTo(200);
 
             String basic = Base64.getEncoder().encodeToString(("piston:" + TestServer.ADMIN_KEY).getBytes(StandardCharsets.UTF_8));
             HttpResponse<String> viaBasic = s.send(s.request("/v1/runs").header("Authorization", "Basic " + basic).GET().build());
@@ -45,6 +45,33 @@ class ProtectionIT {
 
             // liveness probes need no key
             assertThat(s.get("/health", null).statusCode()).isEqualTo(200);
+        }
+    }
+
+    @Test
+    void letsOnlyOperatorsAndScrapersReadTheMetricsAndOnlyOperatorsTheHealthDetails() {
+        String scraper = "prometheus-scraper-test-key-1357924680";
+        try (TestServer s = TestServer.builder().set("http.auth.keys", "app:" + ApiKeys.sha256Hex(TestServer.ADMIN_KEY)
+                + ",prom:" + ApiKeys.sha256Hex(scraper) + ":metrics,ops:" + ApiKeys.sha256Hex(TestServer.OPS_KEY) + ":admin")
+                .start()) {
+            // a key naming no groups may use every endpoint group but this one: the counters are every key's together
+            HttpResponse<String> app = s.get("/metrics", TestServer.ADMIN_KEY);
+            assertThat(app.statusCode()).isEqualTo(403);
+            assertThat(TestServer.json(app).get("detail").asText()).contains("'app'", "admin", "metrics");
+            assertThat(s.get("/v1/runs", TestServer.ADMIN_KEY).statusCode()).isEqualTo(200);
+            assertThat(s.get("/metrics", scraper).statusCode()).isEqualTo(200);
+            assertThat(s.get("/v1/runs", scraper).statusCode()).as("the scraper's key opens nothing else").isEqualTo(403);
+            assertThat(s.get("/metrics", TestServer.OPS_KEY).body()).contains("codeagent_runs_active");
+
+            for (String key : new String[] {null, TestServer.ADMIN_KEY, scraper}) {
+                com.fasterxml.jackson.databind.JsonNode h = TestServer.json(s.get("/health", key));
+                assertThat(h.get("ready").asBoolean()).isTrue();
+                assertThat(h.has("runs")).as("runs at /health for key " + key).isFalse();
+                assertThat(h.get("sandbox").has("running")).as("sandbox.running for key " + key).isFalse();
+            }
+            com.fasterxml.jackson.databind.JsonNode ops = TestServer.json(s.get("/health", TestServer.OPS_KEY));
+            assertThat(ops.get("runs").get("active").asInt()).isZero();
+            assertThat(ops.get("sandbox").get("running").isInt()).isTrue();
         }
     }
 
@@ -97,7 +124,7 @@ class ProtectionIT {
             assertThat(first.statusCode()).isEqualTo(200);
             assertThat(TestServer.json(first).get("stdout").asText()).isEqualTo("done\n");
             assertThat(s.post("/v1/executions", TestServer.ADMIN_KEY, PRINT).statusCode()).isEqualTo(200);
-            assertThat(s.get("/metrics", TestServer.ADMIN_KEY).body()).contains("codeagent_http_rejected_total{reason=\"overloaded\"}");
+            assertThat(s.get("/metrics", TestServer.OPS_KEY).body()).contains("codeagent_http_rejected_total{reason=\"overloaded\"}");
         }
     }
 
@@ -138,7 +165,7 @@ class ProtectionIT {
 
     static void waitUntilInFlight(TestServer s) throws InterruptedException {
         for (int i = 0; i < 200; i++) {
-            String metrics = s.get("/metrics", TestServer.ADMIN_KEY).body();
+            String metrics = s.get("/metrics", TestServer.OPS_KEY).body();
             if (metrics.contains("codeagent_http_executions_inflight 1.0")) {
                 return;
             }

@@ -45,7 +45,7 @@ class QueueMetricsIT {
     }
 
     private static double gauge(TestServer server, Pattern gauge) {
-        String scrape = server.get("/metrics", TestServer.ADMIN_KEY).body();
+        String scrape = server.get("/metrics", TestServer.OPS_KEY).body();
         Matcher m = gauge.matcher(scrape);
         assertThat(m.find()).as(gauge + " in\n" + scrape).isTrue();
         return Double.parseDouble(m.group(1));

@@ -50,7 +50,8 @@ class SessionOutputBudgetIT {
         Process probe = new ProcessBuilder("/usr/bin/python3", "-I", "-c", "import ipykernel, jupyter_client, nbformat").start();
         assumeTrue(probe.waitFor(30, TimeUnit.SECONDS) && probe.exitValue() == 0,
                 "needs /usr/bin/python3 with python3-ipykernel, python3-jupyter-client and python3-nbformat");
-        try (TestServer server = TestServer.builder().set("http.sessionPool", "0").start()) {
+        // every place to one key (the default share would be 2 of 4): the heap bound is the server's, whoever holds them
+        try (TestServer server = TestServer.builder().set("http.sessionPool", "0").set("http.maxSessionsPerKey", "4").start()) {
             List<String> ids = new ArrayList<>();
             for (int i = 0; i < SESSIONS; i++) {
                 HttpResponse<String> opened = server.post("/v1/sessions", TestServer.ADMIN_KEY, "{\"cellTimeoutMs\": 30000}");

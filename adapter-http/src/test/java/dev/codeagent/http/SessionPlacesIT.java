@@ -51,4 +51,34 @@ class SessionPlacesIT {
             }
         }
     }
+
+    /** Not a reviewer's attack: the refusal a key meets at its own cap speaks of that key's sessions alone. */
+    @Test
+    void theRefusalNamesOnlyTheKeysOwnShare() throws Exception {
+        Process p = new ProcessBuilder("/usr/bin/python3", "-I", "-c", "import ipykernel, jupyter_client").start();
+        assumeTrue(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0,
+                "needs /usr/bin/python3 with python3-ipykernel and python3-jupyter-client");
+        try (TestServer s = TestServer.builder().set("http.maxSessions", "3").set("http.sessionPool", "0")
+                .set("http.auth.keys", "alice:" + ApiKeys.sha256Hex(ALICE) + ":sessions,bob:" + ApiKeys.sha256Hex(BOB)
+                        + ":sessions")
+                .start()) {
+            HttpResponse<String> a1 = s.post("/v1/sessions", ALICE, "{}");
+            HttpResponse<String> b1 = s.post("/v1/sessions", BOB, "{}");
+            HttpResponse<String> b2 = s.post("/v1/sessions", BOB, "{}");
+            try {
+                assertThat(a1.statusCode()).as(a1.body()).isEqualTo(201);
+                assertThat(b1.statusCode()).as(b1.body()).isEqualTo(201);
+                assertThat(b2.statusCode()).as(b2.body()).isEqualTo(503);
+                String detail = TestServer.json(b2).get("detail").asText();
+                assertThat(detail).contains("this key", "at most 1 session", "http.maxSessionsPerKey")
+                        .doesNotContain("3").doesNotContain("2");
+            } finally {
+                for (HttpResponse<String> r : java.util.List.of(a1, b1, b2)) {
+                    if (r.statusCode() == 201) {
+                        s.delete("/v1/sessions/" + TestServer.json(r).get("id").asText(), r == a1 ? ALICE : BOB);
+                    }
+                }
+            }
+        }
+    }
 }

@@ -231,11 +231,11 @@ class SessionsIT {
             assertThat(pooled.post("/v1/sessions/" + one + "/cells", TestServer.ADMIN_KEY, "{\"code\": \"x = 1\"}").statusCode())
                     .isEqualTo(200);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (!pooled.get("/metrics", TestServer.ADMIN_KEY).body().contains("codeagent_sessions_ready 1")
+            while (!pooled.get("/metrics", TestServer.OPS_KEY).body().contains("codeagent_sessions_ready 1")
                     && System.nanoTime() < deadline) {
                 Thread.sleep(100);
             }
-            assertThat(pooled.get("/metrics", TestServer.ADMIN_KEY).body()).contains("codeagent_sessions_ready 1", "codeagent_sessions_live 1");
+            assertThat(pooled.get("/metrics", TestServer.OPS_KEY).body()).contains("codeagent_sessions_ready 1", "codeagent_sessions_live 1");
             HttpResponse<String> second = pooled.post("/v1/sessions", TestServer.ADMIN_KEY, "{}");
             assertThat(second.statusCode()).as(second.body()).isEqualTo(201);
             String two = TestServer.json(second).get("id").asText();

@@ -28,6 +28,8 @@ final class TestServer implements AutoCloseable {
 
     static final String ADMIN_KEY = "admin-test-key-0123456789";
     static final String EXEC_KEY = "exec-only-test-key-9876543210";
+    /** An operator's key (it names admin): the one that reads /metrics and the details of /health. */
+    static final String OPS_KEY = "ops-operator-test-key-2468013579";
 
     final ApiServer server;
     final URI base;
@@ -54,7 +56,7 @@ final class TestServer implements AutoCloseable {
             overrides.put("http.rateLimitPerMinute", "100000");
             overrides.put("http.shutdownGrace", "2s");
             overrides.put("http.auth.keys", "admin:" + ApiKeys.sha256Hex(ADMIN_KEY) + ",exec:" + ApiKeys.sha256Hex(EXEC_KEY)
-                    + ":executions");
+                    + ":executions,ops:" + ApiKeys.sha256Hex(OPS_KEY) + ":admin");
         }
 
         Builder set(String key, String value) {
