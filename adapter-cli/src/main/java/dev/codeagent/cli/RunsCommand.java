@@ -146,7 +146,7 @@ final class RunsCommand implements Callable<Integer> {
             }
             PrintWriter out = spec.commandLine().getOut();
             if (json) {
-                out.println(Json.write(Json.runDetail(found.get())));
+                out.println(Json.write(Json.run(found.get())));
             } else {
                 show(found.get(), out);
             }

@@ -121,7 +121,7 @@ class ExecCommandTest {
         List<String> fields = new ArrayList<>();
         json.fieldNames().forEachRemaining(fields::add);
         assertThat(fields).containsExactly("outcome", "exitCode", "signal", "stdout", "stderr", "stdoutTruncated",
-                "stderrTruncated", "wallTimeMs", "cpuTimeMs", "peakMemoryBytes", "sandbox", "isolation", "compile");
+                "stderrTruncated", "wallTimeMs", "cpuTimeMs", "peakMemoryBytes", "sandbox", "isolation", "detail", "compile");
         assertThat(json.get("compile").isNull()).as("Python has no compile stage").isTrue();
         assertThat(json.get("outcome").asText()).isEqualTo("RUNTIME_ERROR");
         assertThat(json.get("exitCode").asInt()).isEqualTo(4);

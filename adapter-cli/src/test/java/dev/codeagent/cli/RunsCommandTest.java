@@ -48,7 +48,7 @@ class RunsCommandTest {
         JsonNode array = JSON.readTree(cli.run("runs", "--json").out());
         assertThat(array).hasSize(1);
         assertThat(array.get(0).get("id").asText()).isEqualTo(id);
-        assertThat(array.get(0).get("attempts").asInt()).isEqualTo(2);
+        assertThat(array.get(0).get("attemptCount").asInt()).isEqualTo(2);
 
         CliRunner.Result show = cli.run("runs", "show", id);
         assertThat(show.status()).as(show.toString()).isZero();
@@ -59,7 +59,7 @@ class RunsCommandTest {
 
         JsonNode detail = JSON.readTree(cli.run("runs", "show", "--json", id).out());
         assertThat(detail.get("status").asText()).isEqualTo("SOLVED");
-        assertThat(detail.get("attempts").get(0).get("error").get("line").asInt()).isEqualTo(6);
+        assertThat(detail.get("attempts").get(0).get("verdict").get("error").get("line").asInt()).isEqualTo(6);
         assertThat(detail.get("prompt").asText()).startsWith("Write a Python function middle");
     }
 

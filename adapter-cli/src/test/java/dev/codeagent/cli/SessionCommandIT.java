@@ -69,16 +69,16 @@ class SessionCommandIT {
         JsonNode run = json.readTree(r.out());
         assertThat(run.get("status").asText()).isEqualTo("SOLVED");
         assertThat(run.get("attempts")).hasSize(2);
-        assertThat(run.get("attempts").get(0).get("verdict").asText()).isEqualTo("WRONG_ANSWER");
-        assertThat(run.get("attempts").get(1).get("verdict").asText()).isEqualTo("ACCEPTED");
+        assertThat(run.get("attempts").get(0).get("verdict").get("kind").asText()).isEqualTo("WRONG_ANSWER");
+        assertThat(run.get("attempts").get(1).get("verdict").get("kind").asText()).isEqualTo("ACCEPTED");
 
         // the same replies without the session: attempt 2's code alone has no data, and the judge says so
         CliRunner.Result alone = new CliRunner(dir).run("solve", "--sandbox", "process", "--json", "--replay",
                 replay.toString(), "--tests", tests.toString(), "sort the data, smallest first");
         assertThat(alone.status()).as(alone.toString()).isEqualTo(1);
         JsonNode second = json.readTree(alone.out()).get("attempts").get(1);
-        assertThat(second.get("verdict").asText()).isEqualTo("RUNTIME_ERROR");
-        assertThat(second.get("error").get("type").asText()).isEqualTo("NameError");
+        assertThat(second.get("verdict").get("kind").asText()).isEqualTo("RUNTIME_ERROR");
+        assertThat(second.get("verdict").get("error").get("type").asText()).isEqualTo("NameError");
 
         CliRunner.Result mixed = new CliRunner(dir).run("solve", "--session", "--language", "javascript", "--replay",
                 replay.toString(), "x");

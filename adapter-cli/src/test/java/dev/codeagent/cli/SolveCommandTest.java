@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.codeagent.application.view.Goldens;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -52,25 +53,29 @@ class SolveCommandTest {
         assertThat(r.status()).as(r.toString()).isZero();
         assertThat(r.err()).isEmpty();
         JsonNode run = JSON.readTree(r.out());
-        assertThat(fields(run)).containsExactly("id", "status", "attempts", "code", "output", "reason");
+        // the fields, in order, of the run view every door prints (the golden file the HTTP API is compared with too)
+        JsonNode golden = Goldens.read(Goldens.SOLVED_RUN);
+        assertThat(fields(run)).containsExactlyElementsOf(fields(golden));
         assertThat(run.get("status").asText()).isEqualTo("SOLVED");
+        assertThat(run.get("attemptCount").asInt()).isEqualTo(2);
         assertThat(run.get("attempts")).hasSize(2);
         JsonNode first = run.get("attempts").get(0);
-        assertThat(fields(first)).containsExactly("number", "code", "verdict", "outcome", "error", "stdout", "stderr",
-                "generationMs", "executionMs", "placement");
+        assertThat(fields(first)).containsExactlyElementsOf(fields(golden.at("/attempts/0")));
+        assertThat(fields(first.get("execution"))).containsExactlyElementsOf(fields(golden.at("/attempts/0/execution")));
         assertThat(first.get("number").asInt()).isEqualTo(1);
         assertThat(fields(first.get("placement"))).containsExactly("host", "pid", "tier");
         assertThat(first.get("placement").get("pid").asLong()).as("made in this process").isEqualTo(ProcessHandle.current().pid());
-        assertThat(first.get("verdict").asText()).isEqualTo("RUNTIME_ERROR");
-        assertThat(first.get("outcome").asText()).as("the program ran cleanly; the judge saw its call raise").isEqualTo("OK");
-        assertThat(fields(first.get("error"))).containsExactly("type", "message", "line", "sourceLine");
-        assertThat(first.get("error").get("type").asText()).isEqualTo("IndexError");
-        assertThat(first.get("error").get("line").asInt()).isEqualTo(6);
-        assertThat(first.get("error").get("sourceLine").asText().strip()).isEqualTo("return (ordered[half] + ordered[half + 1]) / 2");
-        assertThat(first.get("stderr").asText()).as("the judge's machinery is not the program's").isEmpty();
+        assertThat(first.get("verdict").get("kind").asText()).isEqualTo("RUNTIME_ERROR");
+        assertThat(first.get("execution").get("outcome").asText()).as("the program ran cleanly; the judge saw its call raise").isEqualTo("OK");
+        JsonNode error = first.get("verdict").get("error");
+        assertThat(fields(error)).containsExactlyElementsOf(fields(golden.at("/attempts/0/verdict/error")));
+        assertThat(error.get("type").asText()).isEqualTo("IndexError");
+        assertThat(error.get("line").asInt()).isEqualTo(6);
+        assertThat(error.get("sourceLine").asText().strip()).isEqualTo("return (ordered[half] + ordered[half + 1]) / 2");
+        assertThat(first.get("execution").get("stderr").asText()).as("the judge's machinery is not the program's").isEmpty();
         JsonNode second = run.get("attempts").get(1);
-        assertThat(second.get("verdict").asText()).isEqualTo("ACCEPTED");
-        assertThat(second.get("error").isNull()).isTrue();
+        assertThat(second.get("verdict").get("kind").asText()).isEqualTo("ACCEPTED");
+        assertThat(second.get("verdict").get("error").isNull()).isTrue();
         assertThat(run.get("code").asText()).isEqualTo(second.get("code").asText()).contains("ordered[half - 1]");
         assertThat(run.get("output").asText()).as("the tests' prints are the judge's, not the program's").isEmpty();
     }

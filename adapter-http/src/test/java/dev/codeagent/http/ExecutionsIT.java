@@ -36,6 +36,11 @@ class ExecutionsIT {
         e.fieldNames().forEachRemaining(fields::add);
         assertThat(fields).contains("outcome", "exitCode", "signal", "stdout", "stderr", "stdoutTruncated", "stderrTruncated",
                 "wallTimeMs", "cpuTimeMs", "peakMemoryBytes", "sandbox", "isolation");
+        // exactly the execution view's fields, in order: the golden file `codeagent exec --json` is compared with too
+        List<String> view = new ArrayList<>();
+        dev.codeagent.application.view.Goldens.read(dev.codeagent.application.view.Goldens.EXECUTION_OK).fieldNames()
+                .forEachRemaining(view::add);
+        assertThat(fields).containsExactlyElementsOf(view);
         assertThat(e.get("outcome").asText()).isEqualTo("OK");
         assertThat(e.get("exitCode").asInt()).isZero();
         assertThat(e.get("stdout").asText()).isEqualTo("42\n");

@@ -3,6 +3,7 @@ package dev.codeagent.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.codeagent.application.view.Goldens;
 import dev.codeagent.domain.solving.CodeGenerator;
 import java.io.IOException;
 import java.net.http.HttpResponse;
@@ -79,6 +80,27 @@ class RunsIT {
         assertThat(run.get("attempts")).hasSize(1);
         assertThat(run.get("attempts").get(0).get("verdict").get("kind").asText()).isEqualTo("ACCEPTED");
         assertThat(run.get("task").get("expectedOutput").asText()).isEqualTo("hello\n");
+
+        // a real run has the shape of the golden view the CLI's --json is compared with: same fields, same order
+        JsonNode golden = Goldens.read(Goldens.SOLVED_RUN);
+        assertThat(names(run)).containsExactlyElementsOf(withLinks(names(golden)));
+        assertThat(names(run.get("attempts").get(0))).containsExactlyElementsOf(names(golden.at("/attempts/0")));
+        assertThat(names(run.at("/attempts/0/execution"))).containsExactlyElementsOf(names(golden.at("/attempts/0/execution")));
+        assertThat(names(run.at("/attempts/0/placement"))).containsExactlyElementsOf(names(golden.at("/attempts/0/placement")));
+        JsonNode listed = TestServer.json(server.get("/v1/runs", TestServer.ADMIN_KEY)).get("runs").get(0);
+        assertThat(names(listed)).containsExactlyElementsOf(withLinks(names(Goldens.read(Goldens.RUN_SUMMARY))));
+    }
+
+    private static List<String> names(JsonNode node) {
+        List<String> names = new ArrayList<>();
+        node.fieldNames().forEachRemaining(names::add);
+        return names;
+    }
+
+    private static List<String> withLinks(List<String> viewFields) {
+        List<String> sent = new ArrayList<>(viewFields);
+        sent.add("links");
+        return sent;
     }
 
     @Test

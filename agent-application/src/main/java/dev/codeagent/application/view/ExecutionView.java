@@ -1,16 +1,19 @@
-package dev.codeagent.application.execute;
+package dev.codeagent.application.view;
 
 import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.Outcome;
 import java.util.List;
 
 /**
- * An execution as the front doors report it: exactly the fields of {@code codeagent exec --json}, in
- * that order, which {@code POST /v1/executions} answers with too. One record so the two cannot drift.
+ * An execution as every door shows it: {@code codeagent exec --json}, {@code POST /v1/executions}, and an
+ * attempt's {@code execution}.
  *
+ * @param sandbox the tier that ran it
  * @param isolation the isolation features in force, sorted
+ * @param detail the sandbox's explanation of the outcome (which limit, what failed), or null
  * @param compile a compiled language's compile stage (the compiler's messages in its stderr); null for the others
  */
-public record ExecutionSummary(
+public record ExecutionView(
         String outcome,
         Integer exitCode,
         Integer signal,
@@ -23,14 +26,22 @@ public record ExecutionSummary(
         Long peakMemoryBytes,
         String sandbox,
         List<String> isolation,
-        Stage compile) {
+        String detail,
+        StageView compile) {
 
-    public ExecutionSummary {
+    public ExecutionView {
         isolation = List.copyOf(isolation);
     }
 
-    /** A stage of a compiled program, with the fields of the summary that are the stage's own. */
-    public record Stage(
+    public static ExecutionView of(Execution e) {
+        return e == null ? null : new ExecutionView(e.outcome().name(), e.exitCode(), e.signal(), e.stdout().text(),
+                e.stderr().text(), e.stdout().truncated(), e.stderr().truncated(), e.wallTime().toMillis(),
+                e.cpuTime() == null ? null : e.cpuTime().toMillis(), e.peakMemoryBytes(), e.isolation().tier(),
+                List.copyOf(e.isolation().sortedFeatures()), e.detail(), StageView.of(e.compile()));
+    }
+
+    /** A stage of a compiled program, with the fields of an execution that are the stage's own. */
+    public record StageView(
             String outcome,
             Integer exitCode,
             Integer signal,
@@ -42,8 +53,8 @@ public record ExecutionSummary(
             Long cpuTimeMs,
             Long peakMemoryBytes) {
 
-        static Stage of(Execution e) {
-            return e == null ? null : new Stage(stageOutcome(e), e.exitCode(), e.signal(), e.stdout().text(),
+        static StageView of(Execution e) {
+            return e == null ? null : new StageView(stageOutcome(e), e.exitCode(), e.signal(), e.stdout().text(),
                     e.stderr().text(), e.stdout().truncated(), e.stderr().truncated(), e.wallTime().toMillis(),
                     e.cpuTime() == null ? null : e.cpuTime().toMillis(), e.peakMemoryBytes());
         }
@@ -54,14 +65,7 @@ public record ExecutionSummary(
      * RUNTIME_ERROR of the compiler process, but to the reader the code did not compile (its limits keep their names).
      */
     static String stageOutcome(Execution stage) {
-        return stage.outcome() == dev.codeagent.domain.execution.Outcome.RUNTIME_ERROR && stage.signal() == null
-                ? dev.codeagent.domain.execution.Outcome.COMPILATION_ERROR.name() : stage.outcome().name();
-    }
-
-    public static ExecutionSummary of(Execution e) {
-        return new ExecutionSummary(e.outcome().name(), e.exitCode(), e.signal(), e.stdout().text(), e.stderr().text(),
-                e.stdout().truncated(), e.stderr().truncated(), e.wallTime().toMillis(),
-                e.cpuTime() == null ? null : e.cpuTime().toMillis(), e.peakMemoryBytes(), e.isolation().tier(),
-                List.copyOf(e.isolation().sortedFeatures()), Stage.of(e.compile()));
+        return stage.outcome() == Outcome.RUNTIME_ERROR && stage.signal() == null
+                ? Outcome.COMPILATION_ERROR.name() : stage.outcome().name();
     }
 }
