@@ -396,13 +396,19 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
             }
             // the bootstrap killed all the program left behind before reporting and exits now: removal can trail
             removeNow = false;
-            Duration cpu = groupCpu(meter, cpuBefore).orElse(Duration.ofNanos((long) (report.cpuSeconds() * 1e9)));
+            Duration reported = Duration.ofNanos((long) (report.cpuSeconds() * 1e9));
+            Duration cpu = groupCpu(meter, cpuBefore).orElse(reported);
+            // a SIGXCPU is the limit's when CPU time measured outside the program reaches it; gVisor checks RLIMIT_CPU
+            // against its own accounting, which the supervisor's rusage reads (pid 1's own pipe: the program cannot
+            // write it) and which the host's group can trail by a third under load
+            Duration judged = Integer.valueOf(OutcomeClassifier.SIGXCPU).equals(report.signal()) && reported.compareTo(cpu) > 0
+                    ? reported : cpu;
             Long peak = report.maxRssBytes() > 0 ? report.maxRssBytes() : null;
             // a run whose group went past the CPU-time limit between two readings is over it all the same
             boolean overCpu = cpu.compareTo(limits.cpuTime()) > 0 && report.signal() == null;
             Termination facts = (overCpu
                     ? Termination.ended(language, null, OutcomeClassifier.SIGKILL, cpu, out.stderr().text())
-                    : Termination.ended(language, report.exitCode(), report.signal(), cpu, out.stderr().text()))
+                    : Termination.ended(language, report.exitCode(), report.signal(), judged, out.stderr().text()))
                     .withOomKilled(report.oomKills() > 0).withWritableBytes(tmpfsBytes);
             if (log.isTraceEnabled()) {
                 log.trace("timing: to attach {} ms, ack {} ms, end {} ms", (start - t0) / 1e6,

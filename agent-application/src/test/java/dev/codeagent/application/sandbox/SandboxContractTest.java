@@ -308,6 +308,15 @@ public abstract class SandboxContractTest {
     }
 
     @Test
+    void aSigxcpuTheProgramSendsItselfIsNotTheCpuLimit() {
+        // any process may signal itself: only CPU time measured where the program cannot write makes SIGXCPU the limit
+        ResourceLimits l = limits().withWallTime(Duration.ofSeconds(8)).withCpuTime(Duration.ofSeconds(2));
+        Execution e = run("import os, signal\nos.kill(os.getpid(), signal.SIGXCPU)", "", l);
+        assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.RUNTIME_ERROR);
+        assertThat(e.signal()).isEqualTo(24);
+    }
+
+    @Test
     void memoryLimitIsToldApartFromARuntimeError() {
         ResourceLimits l = limits().withMemoryBytes(96 * ResourceLimits.MIB);
         Execution e = run("blocks = []\nwhile True:\n    blocks.append(bytearray(8 * 1024 * 1024))", "", l);
