@@ -17,16 +17,24 @@ import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.application.store.InMemoryRunLog;
+import dev.codeagent.application.work.ExecutionQueue;
+import dev.codeagent.application.work.RunWorker;
+import dev.codeagent.application.work.StoreQueues;
+import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.domain.session.SessionSandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.RunLog;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The application's own bindings for one configuration: the config and every adapter section as read (already
@@ -69,10 +77,17 @@ public final class CoreModule extends AbstractModule {
         port(Sandbox.class);
         port(CodeGenerator.class);
         port(RunLog.class);
+        // what the chosen store shares with workers, by the same key as its run log (none for memory)
+        MapBinder.newMapBinder(binder(), String.class, WorkQueue.class);
+        MapBinder.newMapBinder(binder(), String.class, ExecutionQueue.class);
+        OptionalBinder.newOptionalBinder(binder(), StoreQueues.class).setDefault().to(Key.get(StoreQueues.class, Configured.class));
 
         bind(ExecuteCode.class).in(LazySingleton.class);
         // one per composition: its circuit breaker must see every run of this process
         bind(SolveTask.class).in(LazySingleton.class);
+        bind(RunWorker.class).in(LazySingleton.class);
+        // the one registry: what the application counts goes here; each door adds the exporter it serves
+        bind(MeterRegistry.class).to(CompositeMeterRegistry.class);
     }
 
     /**
@@ -128,6 +143,44 @@ public final class CoreModule extends AbstractModule {
     @LazySingleton
     RunLog configuredRunLog(Map<String, Provider<RunLog>> discovered, @Embedded Map<String, Provider<RunLog>> embedded) {
         return Choice.of("store.kind", config.store().kind(), discovered, embedded).get();
+    }
+
+    /**
+     * The queues of the store {@code store.kind} names, registered by its module under the same key as its run log;
+     * asked for by key, never found by testing the run log's class.
+     */
+    @Provides
+    @Configured
+    @LazySingleton
+    StoreQueues configuredQueues(Map<String, Provider<WorkQueue>> runs, Map<String, Provider<ExecutionQueue>> executions) {
+        String kind = config.store().kind();
+        return new StoreQueues(Optional.ofNullable(runs.get(kind)).map(Provider::get),
+                Optional.ofNullable(executions.get(kind)).map(Provider::get));
+    }
+
+    /**
+     * Sessions, when the sandbox in use hosts them. Read off the sandbox here, once, because the sandbox may come from
+     * the {@code SandboxProvider} SPI or an embedder's supplier, both typed {@link Sandbox}; doors ask for this.
+     */
+    @Provides
+    Optional<SessionSandbox> sessions(Sandbox sandbox) {
+        return sandbox instanceof SessionSandbox tier ? Optional.of(tier) : Optional.empty();
+    }
+
+    @Provides
+    Optional<WorkQueue> workQueue(StoreQueues queues) {
+        return queues.runs();
+    }
+
+    @Provides
+    Optional<ExecutionQueue> executionQueue(StoreQueues queues) {
+        return queues.executions();
+    }
+
+    @Provides
+    @LazySingleton
+    CompositeMeterRegistry meters() {
+        return new CompositeMeterRegistry();
     }
 
     @ProvidesIntoMap

@@ -10,6 +10,7 @@ import dev.codeagent.application.spi.GeneratorProvider;
 import dev.codeagent.application.spi.RunLogProvider;
 import dev.codeagent.application.spi.SandboxProvider;
 import dev.codeagent.application.spi.SandboxSettings;
+import dev.codeagent.application.work.StoreQueues;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.RunLog;
@@ -71,8 +72,15 @@ public final class EmbeddingModule extends AbstractModule {
         return binder -> OptionalBinder.newOptionalBinder(binder, CodeGenerator.class).setBinding().toInstance(generator);
     }
 
+    /**
+     * The builder's "use this run log": it replaces the history, and with it the queues of the configured store (an
+     * embedder's own log shares nothing with workers unless it binds {@link StoreQueues} itself).
+     */
     static Module runLog(RunLog runLog) {
-        return binder -> OptionalBinder.newOptionalBinder(binder, RunLog.class).setBinding().toInstance(runLog);
+        return binder -> {
+            OptionalBinder.newOptionalBinder(binder, RunLog.class).setBinding().toInstance(runLog);
+            OptionalBinder.newOptionalBinder(binder, StoreQueues.class).setBinding().toInstance(StoreQueues.NONE);
+        };
     }
 
     /** A sandbox the embedder makes (and keeps: it is not registered to be closed), made on first need. */

@@ -8,7 +8,6 @@ import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.domain.execution.Sandbox;
-import dev.codeagent.domain.solving.RunLog;
 import java.util.List;
 
 /**
@@ -25,7 +24,7 @@ public final class QueueSandboxModule extends AdapterModule {
     @ProvidesIntoMap
     @StringMapKey(QueuedSandbox.TIER)
     @LazySingleton
-    Sandbox queue(RunLog store, StoreConfig storeConfig, Closer closer) {
-        return closer.register(QueuedSandbox.over(store, storeConfig.kind()));
+    Sandbox queue(StoreQueues queues, StoreConfig storeConfig, Closer closer) {
+        return closer.register(QueuedSandbox.over(queues.executions(), storeConfig.kind()));
     }
 }
