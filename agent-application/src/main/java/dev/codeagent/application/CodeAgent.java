@@ -130,7 +130,9 @@ public final class CodeAgent implements AutoCloseable {
          * @throws ConfigException when the configured sandbox key is unknown
          */
         public CodeAgent build() {
-            List<AdapterModule> found = discover ? Adapters.discover().modules() : List.of();
+            // the store's queues and the worker are the application's own: bound with or without discovery
+            List<AdapterModule> found = discover ? Adapters.discover().modules()
+                    : List.of(new dev.codeagent.application.work.WorkModule());
             return new CodeAgent(config, Composition.create(config, found,
                     new EmbeddingModule.Embedding(sandboxes, generators, runLogs, generator, runLog, sandbox)));
         }

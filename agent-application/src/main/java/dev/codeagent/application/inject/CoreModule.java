@@ -17,10 +17,6 @@ import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.application.store.InMemoryRunLog;
-import dev.codeagent.application.work.ExecutionQueue;
-import dev.codeagent.application.work.RunWorker;
-import dev.codeagent.application.work.StoreQueues;
-import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.session.SessionSandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
@@ -77,15 +73,12 @@ public final class CoreModule extends AbstractModule {
         port(Sandbox.class);
         port(CodeGenerator.class);
         port(RunLog.class);
-        // what the chosen store shares with workers, by the same key as its run log (none for memory)
-        MapBinder.newMapBinder(binder(), String.class, WorkQueue.class);
-        MapBinder.newMapBinder(binder(), String.class, ExecutionQueue.class);
-        OptionalBinder.newOptionalBinder(binder(), StoreQueues.class).setDefault().to(Key.get(StoreQueues.class, Configured.class));
+        // a run log an embedder handed in, said apart from the configured store (whose queues it does not have)
+        OptionalBinder.newOptionalBinder(binder(), Key.get(RunLog.class, Embedded.class));
 
         bind(ExecuteCode.class).in(LazySingleton.class);
         // one per composition: its circuit breaker must see every run of this process
         bind(SolveTask.class).in(LazySingleton.class);
-        bind(RunWorker.class).in(LazySingleton.class);
         // the one registry: what the application counts goes here; each door adds the exporter it serves
         bind(MeterRegistry.class).to(CompositeMeterRegistry.class);
     }
@@ -146,35 +139,12 @@ public final class CoreModule extends AbstractModule {
     }
 
     /**
-     * The queues of the store {@code store.kind} names, registered by its module under the same key as its run log;
-     * asked for by key, never found by testing the run log's class.
-     */
-    @Provides
-    @Configured
-    @LazySingleton
-    StoreQueues configuredQueues(Map<String, Provider<WorkQueue>> runs, Map<String, Provider<ExecutionQueue>> executions) {
-        String kind = config.store().kind();
-        return new StoreQueues(Optional.ofNullable(runs.get(kind)).map(Provider::get),
-                Optional.ofNullable(executions.get(kind)).map(Provider::get));
-    }
-
-    /**
      * Sessions, when the sandbox in use hosts them. Read off the sandbox here, once, because the sandbox may come from
      * the {@code SandboxProvider} SPI or an embedder's supplier, both typed {@link Sandbox}; doors ask for this.
      */
     @Provides
     Optional<SessionSandbox> sessions(Sandbox sandbox) {
         return sandbox instanceof SessionSandbox tier ? Optional.of(tier) : Optional.empty();
-    }
-
-    @Provides
-    Optional<WorkQueue> workQueue(StoreQueues queues) {
-        return queues.runs();
-    }
-
-    @Provides
-    Optional<ExecutionQueue> executionQueue(StoreQueues queues) {
-        return queues.executions();
     }
 
     @Provides

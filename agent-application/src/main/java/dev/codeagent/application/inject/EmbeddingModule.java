@@ -1,6 +1,7 @@
 package dev.codeagent.application.inject;
 
 import com.google.inject.AbstractModule;
+import com.google.inject.Key;
 import com.google.inject.Module;
 import com.google.inject.Provider;
 import com.google.inject.multibindings.MapBinder;
@@ -10,7 +11,6 @@ import dev.codeagent.application.spi.GeneratorProvider;
 import dev.codeagent.application.spi.RunLogProvider;
 import dev.codeagent.application.spi.SandboxProvider;
 import dev.codeagent.application.spi.SandboxSettings;
-import dev.codeagent.application.work.StoreQueues;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.RunLog;
@@ -74,12 +74,13 @@ public final class EmbeddingModule extends AbstractModule {
 
     /**
      * The builder's "use this run log": it replaces the history, and with it the queues of the configured store (an
-     * embedder's own log shares nothing with workers unless it binds {@link StoreQueues} itself).
+     * embedder's own log shares nothing with workers unless it binds {@code StoreQueues} itself).
      */
     static Module runLog(RunLog runLog) {
         return binder -> {
             OptionalBinder.newOptionalBinder(binder, RunLog.class).setBinding().toInstance(runLog);
-            OptionalBinder.newOptionalBinder(binder, StoreQueues.class).setBinding().toInstance(StoreQueues.NONE);
+            // said apart, so the store's capabilities are not taken from a store that is not in use
+            OptionalBinder.newOptionalBinder(binder, Key.get(RunLog.class, Embedded.class)).setBinding().toInstance(runLog);
         };
     }
 

@@ -21,6 +21,12 @@ public final class QueueSandboxModule extends AdapterModule {
         return List.of();
     }
 
+    /** The store's queues this sandbox is built over. */
+    @Override
+    protected void configure() {
+        install(new WorkModule());
+    }
+
     @ProvidesIntoMap
     @StringMapKey(QueuedSandbox.TIER)
     @LazySingleton

@@ -48,13 +48,19 @@ public final class RunWorker {
      * Builds the sandbox (so a worker whose sandbox cannot run here refuses to start rather than claim runs only to
      * fail them) and the agent loop, after checking the store keeps queues.
      *
-     * @throws ConfigException when the store {@code store.kind} names keeps no queue for other processes
+     * @throws ConfigException when the store {@code store.kind} names keeps no queue for other processes, or when
+     *     {@code sandbox.kind} is {@code queue}
      */
     @Inject
     public RunWorker(StoreQueues queues, CodeAgentConfig config, Provider<Sandbox> sandbox,
             Provider<ExecuteCode> executeCode, Provider<SolveTask> solveTask, MeterRegistry meters) {
         this.queue = queues.runs().orElseThrow(() -> noQueue(config));
         this.executionQueue = queues.executions().orElseThrow(() -> noQueue(config));
+        if (QueuedSandbox.TIER.equals(config.sandbox().kind())) {
+            // its executions would go back to the queue it claims them from, round and round
+            throw new ConfigException("sandbox.kind: queue: a worker runs programs in a sandbox of its own;"
+                    + " set sandbox.kind: process or docker");
+        }
         this.isolation = sandbox.get().isolation();
         this.runs = new ProcessQueuedRuns(queue, solveTask.get(), IDLE_WAIT);
         this.executions = new ProcessQueuedExecutions(executionQueue, executeCode.get(), config.sandbox().maxConcurrent(),

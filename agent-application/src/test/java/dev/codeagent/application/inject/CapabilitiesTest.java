@@ -86,7 +86,7 @@ class CapabilitiesTest {
     }
 
     private static Composition compose(String yaml, SharedStoreModule module) {
-        return Composition.create(config(yaml), List.of(module, new QueueSandboxModule()), EmbeddingModule.Embedding.none());
+        return Composition.create(config(yaml), List.of(module, new QueueSandboxModule(), new dev.codeagent.application.work.WorkModule()), EmbeddingModule.Embedding.none());
     }
 
     @Test
@@ -112,7 +112,8 @@ class CapabilitiesTest {
         SharedStoreModule module = new SharedStoreModule();
         RunLog own = mock(SharedStore.class);
         var embedding = new EmbeddingModule.Embedding(List.of(), List.of(), List.of(), null, own, null);
-        try (Composition c = Composition.create(config("sandbox: {kind: counted}\nstore: {kind: shared}"), List.of(module),
+        try (Composition c = Composition.create(config("sandbox: {kind: counted}\nstore: {kind: shared}"),
+                List.of(module, new dev.codeagent.application.work.WorkModule()),
                 embedding)) {
             assertThat(c.get(RunLog.class)).isSameAs(own);
             assertThat(c.optional(WorkQueue.class)).isEmpty();
@@ -127,6 +128,15 @@ class CapabilitiesTest {
                     .isInstanceOf(ConfigException.class)
                     .hasMessage("store.kind memory keeps no queue for other processes; a worker needs store.kind: postgres");
             assertThat(sandboxesBuilt).hasValue(0);
+        }
+    }
+
+    @Test
+    void aWorkerWhoseSandboxIsTheQueueIsRefusedRatherThanFeedingItself() {
+        try (Composition c = compose("sandbox: {kind: queue}\nstore: {kind: shared}", new SharedStoreModule())) {
+            assertThatThrownBy(() -> c.get(RunWorker.class))
+                    .isInstanceOf(ConfigException.class)
+                    .hasMessage("sandbox.kind: queue: a worker runs programs in a sandbox of its own; set sandbox.kind: process or docker");
         }
     }
 
