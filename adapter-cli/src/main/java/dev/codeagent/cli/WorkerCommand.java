@@ -2,10 +2,7 @@ package dev.codeagent.cli;
 
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
-import dev.codeagent.application.work.ExecutionQueue;
-import dev.codeagent.application.work.ProcessQueuedExecutions;
-import dev.codeagent.application.work.ProcessQueuedRuns;
-import dev.codeagent.application.work.WorkQueue;
+import dev.codeagent.application.work.RunWorker;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.Map;
@@ -64,33 +61,29 @@ final class WorkerCommand implements Callable<Integer> {
         // row deleted, its claims handed back), not just for the loops to end
         CountDownLatch done = new CountDownLatch(1);
         try (CodeAgent agent = cli.agent(config)) {
-            WorkQueue queue = agent.workQueue().orElseThrow(() -> new UsageException("store.kind " + config.store().kind()
-                    + " keeps no queue for other processes; 'codeagent worker' needs store.kind: postgres"));
-            ExecutionQueue executionQueue = agent.executionQueue().orElseThrow();
-            // built before the first claim: a worker whose sandbox cannot run here (strict isolation on a host that
-            // lacks a guarantee) refuses to start, rather than claiming runs only to fail them
-            if (!agent.sandbox().isolation().missing().isEmpty()) {
+            if (agent.workQueue().isEmpty()) {
+                throw new UsageException("store.kind " + config.store().kind()
+                        + " keeps no queue for other processes; 'codeagent worker' needs store.kind: postgres");
+            }
+            // built before the first claim: a worker whose sandbox cannot run here refuses to start
+            RunWorker worker = agent.worker();
+            if (!worker.isolation().missing().isEmpty()) {
                 // best-effort was asked for explicitly (a worker is strict by default): say once what every run lacks
                 err.println("codeagent: warning: worker running with sandbox.isolation: best-effort: every run lacks "
-                        + String.join(", ", agent.sandbox().isolation().sortedMissing()));
+                        + String.join(", ", worker.isolation().sortedMissing()));
             }
-            ProcessQueuedRuns worker = new ProcessQueuedRuns(queue, agent.solveTask(), Duration.ofSeconds(5));
-            // single executions (an evaluation's samples) on every execution place this machine has
-            ProcessQueuedExecutions executions = new ProcessQueuedExecutions(executionQueue, agent.executeCode(),
-                    config.sandbox().maxConcurrent(), Duration.ofSeconds(5));
             WorkerMetrics metrics = null;
             if (metricsPort != null) {
                 try {
-                    metrics = WorkerMetrics.start(metricsHost, metricsPort, queue, worker, executionQueue, executions);
+                    metrics = WorkerMetrics.start(metricsHost, metricsPort, agent.meters());
                 } catch (java.io.IOException | RuntimeException e) {
                     throw new UsageException("--metrics-port: cannot listen on " + metricsHost + ":" + metricsPort + ": "
                             + e.getMessage());
                 }
             }
-            Thread me = Thread.currentThread();
             Thread stopper = new Thread(() -> {
                 // SIGTERM or Ctrl-C: the run in hand ends ERROR saying the worker stopped, and is not lost
-                me.interrupt();
+                worker.stop();
                 try {
                     done.await(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
                 } catch (InterruptedException e) {
@@ -99,24 +92,16 @@ final class WorkerCommand implements Callable<Integer> {
             }, "codeagent-worker-stop");
             Runtime.getRuntime().addShutdownHook(stopper);
             err.println("codeagent: worker " + ProcessHandle.current().pid() + " waiting for queued runs ("
-                    + queue.depth() + " waiting) and executions (" + executionQueue.executionsWaiting() + " waiting, "
-                    + executions.places() + " at once)" + (metrics == null ? ""
+                    + worker.runsWaiting() + " waiting) and executions (" + worker.executionsWaiting() + " waiting, "
+                    + worker.places() + " at once)" + (metrics == null ? ""
                     : "; metrics at http://" + metricsHost + ":" + metrics.port() + "/metrics"));
             err.flush();
-            long[] executed = new long[1];
-            Thread executionSide = new Thread(() -> executed[0] = executions.run(() -> false, exitWhenIdle),
-                    "codeagent-worker-executions");
-            executionSide.start();
             try {
-                int worked = exitWhenIdle ? worker.drain(event -> { }) : worker.run(() -> false, event -> { });
-                if (!exitWhenIdle) {
-                    executionSide.interrupt();
-                }
-                joinQuietly(executionSide);
-                err.println("codeagent: worker stopped after " + worked + " runs and " + executed[0] + " executions");
+                RunWorker.Worked worked = worker.work(exitWhenIdle);
+                err.println("codeagent: worker stopped after " + worked.runs() + " runs and " + worked.executions()
+                        + " executions");
                 err.flush();
             } finally {
-                executionSide.interrupt();
                 if (metrics != null) {
                     metrics.close();
                 }
@@ -125,8 +110,6 @@ final class WorkerCommand implements Callable<Integer> {
                 } catch (IllegalStateException e) {
                     // already shutting down
                 }
-                // the stop was heard and acted on; closing the store must not be cut short by it
-                Thread.interrupted();
             }
         } finally {
             done.countDown();
@@ -145,21 +128,6 @@ final class WorkerCommand implements Callable<Integer> {
             return agent.queuedExecuteCode(inFlight);
         } catch (IllegalStateException e) {
             throw new UsageException("--queue: " + e.getMessage());
-        }
-    }
-
-    /** Waits for the execution side to hand back what it holds; a second stop signal cuts the wait short. */
-    private static void joinQuietly(Thread t) {
-        // a stop leaves this thread interrupted: wait all the same, then keep the flag
-        boolean interrupted = Thread.interrupted();
-        try {
-            t.join(STOP_GRACE.toMillis());
-        } catch (InterruptedException e) {
-            t.interrupt();
-            interrupted = true;
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
         }
     }
 }

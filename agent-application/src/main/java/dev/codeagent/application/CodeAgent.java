@@ -130,7 +130,9 @@ public final class CodeAgent implements AutoCloseable {
          * @throws ConfigException when the configured sandbox key is unknown
          */
         public CodeAgent build() {
-            List<AdapterModule> found = discover ? Adapters.discover().modules() : List.of();
+            // the store's queues and the worker are the application's own: bound with or without discovery
+            List<AdapterModule> found = discover ? Adapters.discover().modules()
+                    : List.of(new dev.codeagent.application.work.WorkModule());
             return new CodeAgent(config, Composition.create(config, found,
                     new EmbeddingModule.Embedding(sandboxes, generators, runLogs, generator, runLog, sandbox)));
         }
@@ -158,12 +160,13 @@ public final class CodeAgent implements AutoCloseable {
      *     ipykernel, or the isolation the tier needs)
      */
     public Session openSession(SessionLimits limits) {
-        Sandbox s = sandbox();
-        if (!(s instanceof SessionSandbox tier)) {
-            throw new UnsupportedOperationException("the " + s.tier() + " sandbox hosts no sessions; "
-                    + "set sandbox.kind: process or docker for sessions");
-        }
-        return tier.open(limits);
+        return sessions().orElseThrow(() -> new UnsupportedOperationException("the " + sandbox().tier()
+                + " sandbox hosts no sessions; set sandbox.kind: process or docker for sessions")).open(limits);
+    }
+
+    /** The configured sandbox's sessions, if it hosts them (built on first call, like {@link #sandbox()}). */
+    public Optional<SessionSandbox> sessions() {
+        return composition.optional(SessionSandbox.class);
     }
 
     /** Plain execution through the configured sandbox, built on first call. */
@@ -186,8 +189,7 @@ public final class CodeAgent implements AutoCloseable {
      * (PostgreSQL); empty for a store only this machine uses (SQLite, memory).
      */
     public Optional<WorkQueue> workQueue() {
-        RunLog log = runLog();
-        return log instanceof WorkQueue ? Optional.of((WorkQueue) log) : Optional.empty();
+        return composition.optional(WorkQueue.class);
     }
 
     /**
@@ -196,8 +198,7 @@ public final class CodeAgent implements AutoCloseable {
      * run programs on the workers.
      */
     public Optional<ExecutionQueue> executionQueue() {
-        RunLog log = runLog();
-        return log instanceof ExecutionQueue ? Optional.of((ExecutionQueue) log) : Optional.empty();
+        return composition.optional(ExecutionQueue.class);
     }
 
     /**
@@ -232,6 +233,23 @@ public final class CodeAgent implements AutoCloseable {
     public SolveTask solveTask(RunLog recordTo) {
         return new SolveTask(generator(), executeCode(), recordTo, config.solve(), composition.get(Clock.class),
                 composition.get(io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry.class));
+    }
+
+    /**
+     * The worker of the shared store, built on first call (with the sandbox and the agent loop it works with).
+     *
+     * @throws ConfigException when the configured store keeps no queue for other processes
+     */
+    public dev.codeagent.application.work.RunWorker worker() {
+        return composition.get(dev.codeagent.application.work.RunWorker.class);
+    }
+
+    /**
+     * The composition's one metrics registry: what the application counts is registered here; a door adds the
+     * registry it exports ({@code meters().add(prometheus)}), and sees every meter, made before or after.
+     */
+    public io.micrometer.core.instrument.composite.CompositeMeterRegistry meters() {
+        return composition.get(io.micrometer.core.instrument.composite.CompositeMeterRegistry.class);
     }
 
     /** The keys registered for a port: {@code sandbox}, {@code generator} or {@code store}, sorted. */

@@ -38,6 +38,9 @@ record LaunchedWorker(Process process, URI metrics) {
         pb.environment().put("CODEAGENT_NO_DAEMON", "1");
         pb.environment().put("CODEAGENT_CONFIG", config.toString());
         pb.redirectError(dir.resolve(name + ".err").toFile()).redirectOutput(dir.resolve(name + ".out").toFile());
+        // no input, as from a service manager: a pipe the test never closes would keep 'exec --queue' (which reads its
+        // whole stdin before queueing the program) waiting for an end of input that never comes
+        pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
         return pb.start();
     }
 

@@ -90,6 +90,19 @@ public final class Composition implements AutoCloseable {
         }
     }
 
+    /**
+     * A capability the composition offers only when the chosen adapter has it ({@code Optional<SessionSandbox>},
+     * {@code Optional<WorkQueue>}, {@code Optional<ExecutionQueue>}): empty when it has not, never found by a cast.
+     */
+    @SuppressWarnings("unchecked")
+    public <T> java.util.Optional<T> optional(Class<T> type) {
+        try {
+            return (java.util.Optional<T>) injector.getInstance(Key.get(Types.newParameterizedType(java.util.Optional.class, type)));
+        } catch (ProvisionException e) {
+            throw unwrap(e.getErrorMessages(), e);
+        }
+    }
+
     /** The keys registered for a port: {@code sandbox}, {@code generator} or {@code store}, sorted. */
     public List<String> knownKeys(String port) {
         Class<?> type = switch (port) {

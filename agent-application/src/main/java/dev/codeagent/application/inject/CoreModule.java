@@ -18,15 +18,19 @@ import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.application.store.InMemoryRunLog;
 import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.domain.session.SessionSandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
 import dev.codeagent.domain.solving.RunLog;
 import io.github.resilience4j.circuitbreaker.CircuitBreakerRegistry;
 import io.github.resilience4j.retry.RetryRegistry;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import java.time.Clock;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The application's own bindings for one configuration: the config and every adapter section as read (already
@@ -69,10 +73,14 @@ public final class CoreModule extends AbstractModule {
         port(Sandbox.class);
         port(CodeGenerator.class);
         port(RunLog.class);
+        // a run log an embedder handed in, said apart from the configured store (whose queues it does not have)
+        OptionalBinder.newOptionalBinder(binder(), Key.get(RunLog.class, Embedded.class));
 
         bind(ExecuteCode.class).in(LazySingleton.class);
         // one per composition: its circuit breaker must see every run of this process
         bind(SolveTask.class).in(LazySingleton.class);
+        // the one registry: what the application counts goes here; each door adds the exporter it serves
+        bind(MeterRegistry.class).to(CompositeMeterRegistry.class);
     }
 
     /**
@@ -128,6 +136,21 @@ public final class CoreModule extends AbstractModule {
     @LazySingleton
     RunLog configuredRunLog(Map<String, Provider<RunLog>> discovered, @Embedded Map<String, Provider<RunLog>> embedded) {
         return Choice.of("store.kind", config.store().kind(), discovered, embedded).get();
+    }
+
+    /**
+     * Sessions, when the sandbox in use hosts them. Read off the sandbox here, once, because the sandbox may come from
+     * the {@code SandboxProvider} SPI or an embedder's supplier, both typed {@link Sandbox}; doors ask for this.
+     */
+    @Provides
+    Optional<SessionSandbox> sessions(Sandbox sandbox) {
+        return sandbox instanceof SessionSandbox tier ? Optional.of(tier) : Optional.empty();
+    }
+
+    @Provides
+    @LazySingleton
+    CompositeMeterRegistry meters() {
+        return new CompositeMeterRegistry();
     }
 
     @ProvidesIntoMap

@@ -1,6 +1,7 @@
 package dev.codeagent.application.inject;
 
 import com.google.inject.AbstractModule;
+import com.google.inject.Key;
 import com.google.inject.Module;
 import com.google.inject.Provider;
 import com.google.inject.multibindings.MapBinder;
@@ -71,8 +72,16 @@ public final class EmbeddingModule extends AbstractModule {
         return binder -> OptionalBinder.newOptionalBinder(binder, CodeGenerator.class).setBinding().toInstance(generator);
     }
 
+    /**
+     * The builder's "use this run log": it replaces the history, and with it the queues of the configured store (an
+     * embedder's own log shares nothing with workers unless it binds {@code StoreQueues} itself).
+     */
     static Module runLog(RunLog runLog) {
-        return binder -> OptionalBinder.newOptionalBinder(binder, RunLog.class).setBinding().toInstance(runLog);
+        return binder -> {
+            OptionalBinder.newOptionalBinder(binder, RunLog.class).setBinding().toInstance(runLog);
+            // said apart, so the store's capabilities are not taken from a store that is not in use
+            OptionalBinder.newOptionalBinder(binder, Key.get(RunLog.class, Embedded.class)).setBinding().toInstance(runLog);
+        };
     }
 
     /** A sandbox the embedder makes (and keeps: it is not registered to be closed), made on first need. */

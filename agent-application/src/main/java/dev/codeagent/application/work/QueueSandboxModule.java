@@ -8,7 +8,6 @@ import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.domain.execution.Sandbox;
-import dev.codeagent.domain.solving.RunLog;
 import java.util.List;
 
 /**
@@ -22,10 +21,16 @@ public final class QueueSandboxModule extends AdapterModule {
         return List.of();
     }
 
+    /** The store's queues this sandbox is built over. */
+    @Override
+    protected void configure() {
+        install(new WorkModule());
+    }
+
     @ProvidesIntoMap
     @StringMapKey(QueuedSandbox.TIER)
     @LazySingleton
-    Sandbox queue(RunLog store, StoreConfig storeConfig, Closer closer) {
-        return closer.register(QueuedSandbox.over(store, storeConfig.kind()));
+    Sandbox queue(StoreQueues queues, StoreConfig storeConfig, Closer closer) {
+        return closer.register(QueuedSandbox.over(queues.executions(), storeConfig.kind()));
     }
 }

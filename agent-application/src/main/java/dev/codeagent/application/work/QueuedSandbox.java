@@ -7,7 +7,6 @@ import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.application.config.ConfigException;
-import dev.codeagent.domain.solving.RunLog;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
@@ -57,13 +56,14 @@ public final class QueuedSandbox implements Sandbox {
     }
 
     /**
-     * A sandbox over {@code store}'s execution queue: {@code sandbox.kind: queue}.
+     * A sandbox over the store's execution queue: {@code sandbox.kind: queue}.
      *
+     * @param queue the execution queue the store in use shares with workers, if it keeps one
      * @throws ConfigException when the store keeps no queue other processes can work (only PostgreSQL does)
      */
-    public static QueuedSandbox over(RunLog store, String storeKind) {
-        if (store instanceof ExecutionQueue queue) {
-            return new QueuedSandbox(queue);
+    public static QueuedSandbox over(java.util.Optional<ExecutionQueue> queue, String storeKind) {
+        if (queue.isPresent()) {
+            return new QueuedSandbox(queue.get());
         }
         throw new ConfigException("sandbox.kind: queue runs programs on workers, which needs a store they share; store.kind '"
                 + storeKind + "' keeps no queue for other processes; set store.kind: postgres");
