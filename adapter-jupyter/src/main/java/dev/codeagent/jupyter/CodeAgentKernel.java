@@ -256,7 +256,8 @@ public final class CodeAgentKernel extends BaseKernel {
         }
         if (command instanceof CellCommand.Tests t) {
             pendingTests = t.tests();
-            out.stdout("codeagent: tests kept for the next %%solve (" + t.tests().strip().split("\\R").length + " lines)\n");
+            int lines = t.tests().strip().split("\\R").length;
+            out.stdout("codeagent: tests kept for the next %%solve (" + lines + (lines == 1 ? " line)\n" : " lines)\n"));
             return null;
         }
         if (command instanceof CellCommand.Solve s) {
