@@ -73,9 +73,13 @@ final class NetworkNamespace implements AutoCloseable {
         return "10.231." + n + ".2";
     }
 
-    /** What runs a command inside. */
+    /**
+     * What runs a command inside: only the network namespace changes. Not {@code ip netns exec}, which also mounts a
+     * fresh {@code /sys} for the namespace, hiding the cgroup hierarchy: a worker there could make no control groups
+     * and, strict by default, refuses to start.
+     */
     List<String> prefix() {
-        return List.of("ip", "netns", "exec", name);
+        return List.of("nsenter", "--net=/run/netns/" + name);
     }
 
     /** Offers {@code 127.0.0.1:port} of this namespace on the link; returns the port there. */

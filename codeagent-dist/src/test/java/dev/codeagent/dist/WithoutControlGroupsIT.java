@@ -68,7 +68,7 @@ class WithoutControlGroupsIT {
     void aWorkerRefusesToStartToo() throws Exception {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         config = Files.writeString(dir.resolve("worker.yaml"), "store:\n  kind: postgres\n  postgres:\n"
-                + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: x\n");
+                + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: '" + db.password() + "'\n");
         Result r = run("worker", "--exit-when-idle");
         assertThat(r.status).as(r.toString()).isNotZero();
         assertThat(r.err).contains("cgroup-memory", "cgroup-cpu", "cgroup-pids").contains("--set sandbox.isolation=best-effort");

@@ -68,7 +68,7 @@ class WorkerKilledIT {
             // where it was made: the second worker's process (the launcher exec()s its JVM), in its process tier
             assertThat(done.lastAttempt().placement().pid()).isEqualTo(second.process().pid());
             assertThat(done.lastAttempt().placement().tier()).isEqualTo("process");
-            Process show = LaunchedWorker.launch(dir, config, "show", "runs", "show", "k1");
+            Process show = LaunchedWorker.launch(dir, config, "show", "runs", "show", "--all", "k1");
             assertThat(show.waitFor(60, TimeUnit.SECONDS)).isTrue();
             assertThat(Files.readString(dir.resolve("show.out"))).as("runs show, from the shared store")
                     .contains("made on   " + done.lastAttempt().placement().host() + " (pid " + second.process().pid()
