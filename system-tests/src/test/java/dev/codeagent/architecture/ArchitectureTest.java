@@ -6,13 +6,17 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.Dependency;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
+import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
+import com.tngtech.archunit.lang.ConditionEvents;
+import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.lang.CompositeArchRule;
 import com.tngtech.archunit.lang.EvaluationResult;
 import com.tngtech.archunit.library.GeneralCodingRules;
@@ -22,6 +26,8 @@ import dev.codeagent.architecture.fixture.application.InjectorInAUseCase;
 import dev.codeagent.architecture.fixture.domain.Widgets;
 import dev.codeagent.architecture.fixture.unlisted.UnlistedSandboxModule;
 import dev.codeagent.architecture.fixture.grpc.GrpcFrontDoor;
+import dev.codeagent.architecture.fixture.kit.store.rows.LeakyRows;
+import dev.codeagent.architecture.fixture.kit.store.rows.WidgetRows;
 import dev.codeagent.architecture.fixture.sandbox.firecracker.FirecrackerWidgets;
 import dev.codeagent.architecture.fixture.store.postgres.PostgresWidgets;
 import java.io.IOException;
@@ -115,18 +121,46 @@ class ArchitectureTest {
                 .because("the domain is the vocabulary every module shares; a framework in it would tie every adapter to that framework");
     }
 
-    /** The onion, with adapters found by package: the core knows no adapter, no adapter knows another. */
+    /**
+     * The onion, with adapters found by package: the core knows no adapter and no kit, no adapter knows another, a kit
+     * knows the core only, and a kit is used by its own port family alone.
+     */
     static ArchRule dependenciesPointInward(String root) {
         Modules modules = new Modules(root);
         ArchRule domainKnowsNoApplication = noClasses().that().resideInAPackage(root + ".domain..")
                 .should().dependOnClassesThat().resideInAPackage(root + ".application..");
         ArchRule coreKnowsNoAdapter = noClasses().that(modules.core())
-                .should().dependOnClassesThat(modules.adapters());
+                .should().dependOnClassesThat(modules.adapters().or(modules.kits()));
         ArchRule adaptersKnowNoOtherAdapter = slices().assignedFrom(modules.adapterSlices())
                 .should().notDependOnEachOther();
+        ArchRule kitsKnowOnlyTheCore = noClasses().that(modules.kits())
+                .should().dependOnClassesThat(modules.adapters());
+        ArchRule kitsServeTheirFamily = classes().that(modules.adapters().or(modules.kits()))
+                .should(useKitsOfTheirOwnFamilyOnly(modules)).allowEmptyShould(true);
         return CompositeArchRule.of(domainKnowsNoApplication).and(coreKnowsNoAdapter).and(adaptersKnowNoOtherAdapter)
+                .and(kitsKnowOnlyTheCore).and(kitsServeTheirFamily)
                 .because("adapters are chosen by config at run time; one adapter reaching into another, or the core into an adapter,"
                         + " would make that choice a compile-time one");
+    }
+
+    /** A class that uses a kit is an adapter of the kit's family, or a kit of that family. */
+    private static ArchCondition<JavaClass> useKitsOfTheirOwnFamilyOnly(Modules modules) {
+        return new ArchCondition<>("use kits of their own port family only") {
+            @Override
+            public void check(JavaClass c, ConditionEvents events) {
+                String own = modules.kitFamily(c.getPackageName());
+                if (own == null) {
+                    own = modules.adapterFamily(c.getPackageName());
+                }
+                for (Dependency d : c.getDirectDependenciesFromSelf()) {
+                    String kit = modules.kitFamily(d.getTargetClass().getPackageName());
+                    if (kit != null && !kit.equals(own)) {
+                        events.add(SimpleConditionEvent.violated(d, c.getName() + " uses " + d.getTargetClass().getName()
+                                + ", a kit of the " + kit + " family, from outside that family"));
+                    }
+                }
+            }
+        };
     }
 
     private static DescribedPredicate<JavaClass> implementAPort() {
@@ -150,6 +184,10 @@ class ArchitectureTest {
         assertThat(modules.isAdapter("dev.codeagent.kubernetes")).isTrue();
         assertThat(modules.isAdapter("dev.codeagent.domain.execution")).isFalse();
         assertThat(modules.isAdapter("dev.codeagent.dist")).isFalse();
+        assertThat(modules.moduleOf("dev.codeagent.kit.store.jdbc.rows")).isEqualTo("kit.store.jdbc");
+        assertThat(modules.kitFamily("dev.codeagent.kit.store.jdbc")).isEqualTo("store");
+        assertThat(modules.isAdapter("dev.codeagent.kit.sandbox")).isFalse();
+        assertThat(modules.adapterFamily("dev.codeagent.store.sqlite")).isEqualTo("store");
     }
 
     /** New adapter packages, named by no rule, that break the onion are caught, and each breach is named. */
@@ -164,6 +202,9 @@ class ArchitectureTest {
         String report = String.join("\n", result.getFailureReport().getDetails());
         assertThat(report).contains(FirecrackerWidgets.class.getName()).contains(PostgresWidgets.class.getName());
         assertThat(report).contains(LeakyUseCase.class.getName()).contains(GrpcFrontDoor.class.getName());
+        // a kit used outside its family, and a kit leaning on an adapter
+        assertThat(report).contains(FirecrackerWidgets.class.getName() + " uses " + WidgetRows.class.getName())
+                .contains(LeakyRows.class.getName());
         assertThat(result.getFailureReport().toString()).contains("adapters are chosen by config at run time");
     }
 
@@ -171,7 +212,7 @@ class ArchitectureTest {
     @Test
     void passesAdapterPackagesThatDependInward() {
         JavaClasses lawful = new ClassFileImporter()
-                .importClasses(Widgets.class, CountWidgets.class, GrpcFrontDoor.class, PostgresWidgets.class);
+                .importClasses(Widgets.class, CountWidgets.class, GrpcFrontDoor.class, PostgresWidgets.class, WidgetRows.class);
 
         assertThat(dependenciesPointInward(FIXTURE_ROOT).evaluate(lawful).hasViolation()).isFalse();
         assertThat(domainDependsOnTheJdkOnly(FIXTURE_ROOT).evaluate(lawful).hasViolation()).isFalse();

@@ -1,7 +1,7 @@
 package dev.codeagent.store.postgres;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import dev.codeagent.application.store.RunJson;
+import dev.codeagent.kit.store.jdbc.RunJson;
 import dev.codeagent.application.work.ExecutionQueue;
 import dev.codeagent.application.work.QueuedSandbox;
 import dev.codeagent.domain.execution.Execution;

@@ -1,7 +1,7 @@
 package dev.codeagent.store.postgres;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import dev.codeagent.application.store.RunJson;
+import dev.codeagent.kit.store.jdbc.RunJson;
+import dev.codeagent.kit.store.jdbc.StoredRuns;
 import dev.codeagent.application.work.ExecutionQueue;
 import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.execution.Execution;
@@ -12,7 +12,6 @@ import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunLog;
 import dev.codeagent.domain.solving.RunStatus;
-import dev.codeagent.domain.solving.Task;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.sql.Connection;
@@ -61,14 +60,13 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
     static final String CANCEL_CHANNEL = "codeagent_cancel";
 
     /** The most runs {@link #recent} returns at once. */
-    public static final int MAX_PAGE = 1000;
-
-    private static final String RUN_COLUMNS = "id, task, status, started_at, ended_at, reason, started_by";
+    public static final int MAX_PAGE = StoredRuns.MAX_PAGE;
 
     private final PostgresDatabase db;
     private final boolean ownsDatabase;
     private final Clock clock;
     private final RunJson json = new RunJson();
+    private final StoredRuns stored = new StoredRuns(json, at -> instant((BigDecimal) at), this::unreadable);
     private final String recordedBy = PostgresDatabase.recordedBy();
     private final Semaphore workSignal = new Semaphore(0);
     private final Set<String> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
@@ -194,10 +192,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
     @Override
     public Optional<Run> find(String runId) {
         Objects.requireNonNull(runId, "runId");
-        return db.transaction("read run " + runId, (c, retry) -> {
-            List<Run> found = runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE id = ?", List.of(runId));
-            return found.isEmpty() ? Optional.<Run>empty() : Optional.of(found.get(0));
-        });
+        return db.transaction("read run " + runId, (c, retry) -> stored.find(c, runId));
     }
 
     /**
@@ -207,16 +202,8 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
      */
     @Override
     public List<Run> recent(int limit, String beforeId) {
-        checkLimit(limit);
-        return db.transaction("list runs", (c, retry) -> {
-            if (beforeId == null) {
-                return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs ORDER BY started_at DESC, id DESC LIMIT ?",
-                        List.of(limit));
-            }
-            return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs"
-                    + " WHERE (started_at, id) < (SELECT started_at, id FROM runs WHERE id = ?)"
-                    + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(beforeId, limit));
-        });
+        StoredRuns.checkLimit(limit);
+        return db.transaction("list runs", (c, retry) -> stored.recent(c, limit, beforeId));
     }
 
     /**
@@ -228,19 +215,8 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
     @Override
     public List<Run> recentOwnedBy(String owner, int limit, String beforeId) {
         Objects.requireNonNull(owner, "owner");
-        checkLimit(limit);
-        return db.transaction("list runs", (c, retry) -> beforeId == null
-                ? runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE started_by = ?"
-                        + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(owner, limit))
-                : runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE started_by = ?"
-                        + " AND (started_at, id) < (SELECT started_at, id FROM runs WHERE id = ? AND started_by = ?)"
-                        + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(owner, beforeId, owner, limit)));
-    }
-
-    private static void checkLimit(int limit) {
-        if (limit < 1 || limit > MAX_PAGE) {
-            throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
-        }
+        StoredRuns.checkLimit(limit);
+        return db.transaction("list runs", (c, retry) -> stored.recentOwnedBy(c, owner, limit, beforeId));
     }
 
     /**
@@ -365,7 +341,7 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
                     s.setString(2, runId);
                     s.executeUpdate();
                 }
-                Run run = runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE id = ?", List.of(runId)).get(0);
+                Run run = stored.find(c, runId).orElseThrow();
                 if (cancelled != null || run.status().isFinal()) {
                     // cancelled while its holder was dying, or ended just before: nothing left to work
                     if (!run.status().isFinal()) {
@@ -666,65 +642,8 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
         }
     }
 
-    private List<Run> runs(Connection c, String sql, List<?> params) throws SQLException {
-        List<RunRow> rows = new ArrayList<>();
-        try (PreparedStatement s = c.prepareStatement(sql)) {
-            for (int i = 0; i < params.size(); i++) {
-                s.setObject(i + 1, params.get(i));
-            }
-            try (ResultSet r = s.executeQuery()) {
-                while (r.next()) {
-                    rows.add(new RunRow(r.getString(1), r.getString(2), r.getString(3), r.getBigDecimal(4),
-                            r.getBigDecimal(5), r.getString(6), r.getString(7)));
-                }
-            }
-        }
-        if (rows.isEmpty()) {
-            return List.of();
-        }
-        Map<String, List<Attempt>> attempts = new LinkedHashMap<>();
-        try (PreparedStatement s = c.prepareStatement("SELECT run_id, number, attempt FROM attempts"
-                + " WHERE run_id = ANY (?) ORDER BY run_id, number")) {
-            s.setArray(1, c.createArrayOf("text", rows.stream().map(RunRow::id).toArray()));
-            try (ResultSet r = s.executeQuery()) {
-                while (r.next()) {
-                    String runId = r.getString(1);
-                    Attempt a;
-                    try {
-                        a = json.attempt(r.getString(3));
-                    } catch (JsonProcessingException | IllegalArgumentException | NullPointerException e) {
-                        throw unreadable("attempt " + r.getInt(2) + " of run " + runId, e);
-                    }
-                    attempts.computeIfAbsent(runId, k -> new ArrayList<>()).add(a);
-                }
-            }
-        }
-        List<Run> result = new ArrayList<>(rows.size());
-        for (RunRow row : rows) {
-            result.add(toRun(row, attempts.getOrDefault(row.id(), List.of())));
-        }
-        return result;
-    }
-
-    /** A runs row before its attempts are joined. */
-    private record RunRow(String id, String task, String status, BigDecimal startedAt, BigDecimal endedAt, String reason,
-            String owner) {
-    }
-
-    private Run toRun(RunRow row, List<Attempt> attempts) {
-        try {
-            Task task = json.task(row.task());
-            return new Run(row.id(), task, RunStatus.valueOf(row.status()), attempts, instant(row.startedAt()),
-                    row.endedAt() == null ? null : instant(row.endedAt()), row.reason(), row.owner());
-        } catch (JsonProcessingException | RuntimeException e) {
-            throw unreadable("run " + row.id(), e);
-        }
-    }
-
-    private PostgresUnavailableException unreadable(String what, Exception e) {
-        String why = e instanceof JsonProcessingException ? ((JsonProcessingException) e).getOriginalMessage() : e.getMessage();
-        return new PostgresUnavailableException("run store " + db.where() + ": " + what + " cannot be read ("
-                + PostgresDatabase.firstLine(why) + ")", e);
+    private PostgresUnavailableException unreadable(String what, String why, Exception e) {
+        return new PostgresUnavailableException("run store " + db.where() + ": " + what + " cannot be read (" + why + ")", e);
     }
 
     // ---- values

@@ -126,7 +126,7 @@ class PostgresRunLogTest {
         // the schema as the previous release left it, with a run in it
         org.flywaydb.core.Flyway.configure().dataSource(config.jdbcUrl(), config.user(), config.password())
                 .locations("classpath:db/codeagent-postgres").table("codeagent_schema_history").target("4").load().migrate();
-        String task = new dev.codeagent.application.store.RunJson().write(Task.of("from before"));
+        String task = new dev.codeagent.kit.store.jdbc.RunJson().write(Task.of("from before"));
         try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
              PreparedStatement s = c.prepareStatement("INSERT INTO runs (id, prompt, language, task, status, started_at, ended_at)"
                      + " VALUES ('before', 'from before', 'python', ?, 'SOLVED', 1741064767.123456789, 1741064768)")) {

@@ -1,12 +1,11 @@
 package dev.codeagent.store.sqlite;
 
-import dev.codeagent.application.store.RunJson;
-import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.codeagent.kit.store.jdbc.RunJson;
+import dev.codeagent.kit.store.jdbc.StoredRuns;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunLog;
 import dev.codeagent.domain.solving.RunStatus;
-import dev.codeagent.domain.solving.Task;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -24,12 +23,9 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
@@ -62,7 +58,7 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
     public static final Duration BUSY_TIMEOUT = Duration.ofSeconds(5);
 
     /** The most runs {@link #recent} returns at once. */
-    public static final int MAX_PAGE = 1000;
+    public static final int MAX_PAGE = StoredRuns.MAX_PAGE;
 
     private static final Logger log = LoggerFactory.getLogger(SqliteRunLog.class);
 
@@ -72,11 +68,10 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
     private static final Instant EARLIEST = LocalDate.of(0, 1, 1).atStartOfDay(ZoneOffset.UTC).toInstant();
     private static final Instant LATEST = LocalDate.of(10000, 1, 1).atStartOfDay(ZoneOffset.UTC).toInstant().minusNanos(1);
 
-    private static final String RUN_COLUMNS = "id, task, status, started_at, ended_at, reason, started_by";
-
     private final Path file;
     private final Clock clock;
     private final RunJson json = new RunJson();
+    private final StoredRuns stored = new StoredRuns(json, at -> Instant.parse((String) at), this::unreadable);
     private final ProcessOwner owner = ProcessOwner.current();
     private final ReentrantLock lock = new ReentrantLock();
     private Connection connection; // guarded by lock; null once closed
@@ -238,10 +233,7 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
     @Override
     public Optional<Run> find(String runId) {
         Objects.requireNonNull(runId, "runId");
-        return read("read run " + runId, c -> {
-            List<Run> found = runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE id = ?", List.of(runId));
-            return found.isEmpty() ? Optional.empty() : Optional.of(found.get(0));
-        });
+        return read("read run " + runId, c -> stored.find(c, runId));
     }
 
     /**
@@ -253,19 +245,8 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
      */
     @Override
     public List<Run> recent(int limit, String beforeId) {
-        checkLimit(limit);
-        return read("list runs", c -> {
-            if (beforeId == null) {
-                return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs ORDER BY started_at DESC, id DESC LIMIT ?",
-                        List.of(limit));
-            }
-            if (runStatus(c, beforeId) == null) {
-                return List.of();
-            }
-            return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs"
-                    + " WHERE (started_at, id) < (SELECT started_at, id FROM runs WHERE id = ?)"
-                    + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(beforeId, limit));
-        });
+        StoredRuns.checkLimit(limit);
+        return read("list runs", c -> stored.recent(c, limit, beforeId));
     }
 
     /**
@@ -277,19 +258,8 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
     @Override
     public List<Run> recentOwnedBy(String owner, int limit, String beforeId) {
         Objects.requireNonNull(owner, "owner");
-        checkLimit(limit);
-        return read("list runs", c -> beforeId == null
-                ? runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE started_by = ?"
-                        + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(owner, limit))
-                : runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE started_by = ?"
-                        + " AND (started_at, id) < (SELECT started_at, id FROM runs WHERE id = ? AND started_by = ?)"
-                        + " ORDER BY started_at DESC, id DESC LIMIT ?", List.of(owner, beforeId, owner, limit)));
-    }
-
-    private static void checkLimit(int limit) {
-        if (limit < 1 || limit > MAX_PAGE) {
-            throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
-        }
+        StoredRuns.checkLimit(limit);
+        return read("list runs", c -> stored.recentOwnedBy(c, owner, limit, beforeId));
     }
 
     /**
@@ -554,82 +524,8 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
         }
     }
 
-    /** The runs a query over {@link #RUN_COLUMNS} selects, in its order, each with its attempts. */
-    private List<Run> runs(Connection c, String sql, List<?> params) throws SQLException {
-        Map<String, RunRow> rows = new LinkedHashMap<>();
-        try (PreparedStatement s = c.prepareStatement(sql)) {
-            bind(s, params);
-            try (ResultSet r = s.executeQuery()) {
-                while (r.next()) {
-                    RunRow row = new RunRow(r.getString(1), r.getString(2), r.getString(3), r.getString(4),
-                            r.getString(5), r.getString(6), r.getString(7));
-                    rows.put(row.id(), row);
-                }
-            }
-        }
-        if (rows.isEmpty()) {
-            return List.of();
-        }
-        Map<String, List<Attempt>> attempts = attempts(c, new ArrayList<>(rows.keySet()));
-        List<Run> result = new ArrayList<>(rows.size());
-        for (RunRow row : rows.values()) {
-            result.add(toRun(row, attempts.getOrDefault(row.id(), List.of())));
-        }
-        return result;
-    }
-
-    private Map<String, List<Attempt>> attempts(Connection c, List<String> runIds) throws SQLException {
-        String marks = String.join(", ", Collections.nCopies(runIds.size(), "?"));
-        Map<String, List<Attempt>> byRun = new LinkedHashMap<>();
-        try (PreparedStatement s = c.prepareStatement("SELECT run_id, number, attempt FROM attempts"
-                + " WHERE run_id IN (" + marks + ") ORDER BY run_id, number")) {
-            bind(s, runIds);
-            try (ResultSet r = s.executeQuery()) {
-                while (r.next()) {
-                    String runId = r.getString(1);
-                    int number = r.getInt(2);
-                    Attempt a;
-                    try {
-                        a = json.attempt(r.getString(3));
-                    } catch (JsonProcessingException | IllegalArgumentException | NullPointerException e) {
-                        throw unreadable("attempt " + number + " of run " + runId, e);
-                    }
-                    byRun.computeIfAbsent(runId, k -> new ArrayList<>()).add(a);
-                }
-            }
-        }
-        return byRun;
-    }
-
-    private static void bind(PreparedStatement s, List<?> params) throws SQLException {
-        for (int i = 0; i < params.size(); i++) {
-            Object p = params.get(i);
-            if (p instanceof Integer) {
-                s.setInt(i + 1, (Integer) p);
-            } else {
-                s.setString(i + 1, (String) p);
-            }
-        }
-    }
-
-    /** A runs row before its attempts are joined. */
-    private record RunRow(String id, String task, String status, String startedAt, String endedAt, String reason,
-            String owner) {
-    }
-
-    private Run toRun(RunRow row, List<Attempt> attempts) {
-        try {
-            Task task = json.task(row.task());
-            return new Run(row.id(), task, RunStatus.valueOf(row.status()), attempts, Instant.parse(row.startedAt()),
-                    row.endedAt() == null ? null : Instant.parse(row.endedAt()), row.reason(), row.owner());
-        } catch (JsonProcessingException | RuntimeException e) {
-            throw unreadable("run " + row.id(), e);
-        }
-    }
-
-    private RunLogUnavailableException unreadable(String what, Exception e) {
-        String why = e instanceof JsonProcessingException ? ((JsonProcessingException) e).getOriginalMessage() : e.getMessage();
-        return new RunLogUnavailableException(file, what + " cannot be read (" + firstLine(why) + ")", e);
+    private RunLogUnavailableException unreadable(String what, String why, Exception e) {
+        return new RunLogUnavailableException(file, what + " cannot be read (" + why + ")", e);
     }
 
     // ---- values

@@ -1,5 +1,7 @@
 package dev.codeagent.store.sqlite;
 
+import dev.codeagent.kit.store.jdbc.Samples;
+
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.solving.Attempt;

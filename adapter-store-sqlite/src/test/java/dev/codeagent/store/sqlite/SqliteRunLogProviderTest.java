@@ -1,5 +1,7 @@
 package dev.codeagent.store.sqlite;
 
+import dev.codeagent.kit.store.jdbc.Samples;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

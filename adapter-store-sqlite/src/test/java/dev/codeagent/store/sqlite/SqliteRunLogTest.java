@@ -1,6 +1,8 @@
 package dev.codeagent.store.sqlite;
 
-import dev.codeagent.application.store.RunJson;
+import dev.codeagent.kit.store.jdbc.Samples;
+
+import dev.codeagent.kit.store.jdbc.RunJson;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;

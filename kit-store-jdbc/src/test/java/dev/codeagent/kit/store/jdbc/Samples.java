@@ -1,4 +1,4 @@
-package dev.codeagent.store.sqlite;
+package dev.codeagent.kit.store.jdbc;
 
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.CapturedOutput;
@@ -19,15 +19,15 @@ import java.util.List;
 import java.util.Set;
 
 /** Domain values that use every field, including nulls, odd text and nanosecond times. */
-final class Samples {
+public final class Samples {
 
-    static final Instant T0 = Instant.parse("2025-03-04T05:06:07.123456789Z");
+    public static final Instant T0 = Instant.parse("2025-03-04T05:06:07.123456789Z");
 
     private Samples() {
     }
 
     /** A task with tests, expected output, stdin and non-default limits. */
-    static Task fullTask() {
+    public static Task fullTask() {
         ResourceLimits limits = ResourceLimits.defaults()
                 .withWallTime(Duration.ofMillis(2500).plusNanos(7))
                 .withCpuTime(Duration.ofMillis(1500))
@@ -41,17 +41,17 @@ final class Samples {
     }
 
     /** A task with every optional field absent. */
-    static Task bareTask() {
+    public static Task bareTask() {
         return Task.of("print hello");
     }
 
-    static Isolation isolation() {
+    public static Isolation isolation() {
         return new Isolation("process", Set.of(IsolationFeature.RLIMITS, IsolationFeature.PID_NAMESPACE, IsolationFeature.NETWORK_NONE),
                 Set.of(IsolationFeature.CGROUP_MEMORY));
     }
 
     /** Ran, raised an error with frames (some with null parts), output truncated, every measurement. */
-    static Attempt runtimeError(int number) {
+    public static Attempt runtimeError(int number) {
         Execution e = new Execution(Outcome.RUNTIME_ERROR, 1, null,
                 new CapturedOutput("partial out\u0000\r\n", true),
                 new CapturedOutput("Traceback (most recent call last):\n  File \"main.py\", line 3\nZeroDivisionError: division by zero\n", false),
@@ -65,14 +65,14 @@ final class Samples {
     }
 
     /** Never ran: the reply held no code. */
-    static Attempt noCode(int number) {
+    public static Attempt noCode(int number) {
         return new Attempt(number, "I cannot do that.", "", null,
                 Verdict.of(Verdict.Kind.INTERNAL_ERROR, "no code found in the reply"),
                 "No code found; reply with one fenced code block.", Duration.ofMillis(800), Duration.ZERO);
     }
 
     /** Wrong output, with a difference whose expected side had ended, and a killed process. */
-    static Attempt wrongAnswer(int number) {
+    public static Attempt wrongAnswer(int number) {
         Execution e = new Execution(Outcome.OK, 0, 9, new CapturedOutput("3\nextra\n", false), CapturedOutput.EMPTY,
                 Duration.ofMillis(40), null, null, null, new Isolation("docker", Set.of(), Set.of()));
         Verdict v = new Verdict(Verdict.Kind.WRONG_ANSWER, "output differs", null, new OutputDifference(2, null, "extra"));
@@ -80,7 +80,7 @@ final class Samples {
                 Duration.ofMillis(5), Duration.ofMillis(41));
     }
 
-    static Attempt accepted(int number) {
+    public static Attempt accepted(int number) {
         Execution e = new Execution(Outcome.OK, 0, null, new CapturedOutput("3\n", false), CapturedOutput.EMPTY,
                 Duration.ofMillis(30), Duration.ofMillis(20), 9_000_000L, null, isolation());
         return new Attempt(number, "print(3)", "print(3)", e, Verdict.accepted(), "", Duration.ofMillis(700), Duration.ofMillis(31));

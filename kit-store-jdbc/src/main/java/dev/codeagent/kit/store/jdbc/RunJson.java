@@ -1,4 +1,4 @@
-package dev.codeagent.application.store;
+package dev.codeagent.kit.store.jdbc;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;

@@ -1,6 +1,5 @@
-package dev.codeagent.store.sqlite;
+package dev.codeagent.kit.store.jdbc;
 
-import dev.codeagent.application.store.RunJson;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

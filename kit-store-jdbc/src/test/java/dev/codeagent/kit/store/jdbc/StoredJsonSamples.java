@@ -1,4 +1,4 @@
-package dev.codeagent.store.sqlite;
+package dev.codeagent.kit.store.jdbc;
 
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
@@ -16,19 +16,19 @@ import java.util.List;
 import java.util.Set;
 
 /** The values whose stored JSON is checked in under {@code stored-json/}: every field of every record set. */
-final class StoredJsonSamples {
+public final class StoredJsonSamples {
 
     private StoredJsonSamples() {
     }
 
     /** Feature names that every version has reported alike, so the golden file holds for all of them. */
-    static Isolation isolation() {
+    public static Isolation isolation() {
         return Isolation.of("process", Set.of(IsolationFeature.RLIMITS, IsolationFeature.PID_NAMESPACE, IsolationFeature.MOUNT_NAMESPACE),
                 Set.of(IsolationFeature.CGROUP_MEMORY, IsolationFeature.CGROUP_PIDS));
     }
 
     /** An attempt in which no field is null: an execution, an error report and an output difference. */
-    static Attempt fullAttempt() {
+    public static Attempt fullAttempt() {
         Execution e = new Execution(Outcome.RUNTIME_ERROR, 1, 9,
                 new CapturedOutput("partial out\u0000\r\n", true),
                 new CapturedOutput("Traceback (most recent call last):\n  File \"main.py\", line 3\nZeroDivisionError: division by zero\n", false),
