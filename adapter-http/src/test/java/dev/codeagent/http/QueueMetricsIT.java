@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.Task;
-import dev.codeagent.store.postgres.PostgresRunLog;
+import dev.codeagent.store.postgres.PostgresStore;
 import dev.codeagent.store.postgres.PostgresStoreConfig;
 import dev.codeagent.store.postgres.TestCluster;
 import java.time.Instant;
@@ -24,15 +24,15 @@ class QueueMetricsIT {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         try (TestServer server = TestServer.builder().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
                 .set("store.postgres.user", db.user()).set("store.postgres.password", db.password()).start();
-             PostgresRunLog other = PostgresRunLog.open(db)) {
+             PostgresStore other = PostgresStore.open(db)) {
             assertThat(depth(server)).isEqualTo(0.0);
             // queued by another process: the front door did not accept it, the store says it waits
-            other.enqueue(Run.started("queued1", Task.of("x"), Instant.now()));
-            other.enqueue(Run.started("queued2", Task.of("y"), Instant.now()));
+            other.workQueue().enqueue(Run.started("queued1", Task.of("x"), Instant.now()));
+            other.workQueue().enqueue(Run.started("queued2", Task.of("y"), Instant.now()));
             assertThat(depth(server)).isEqualTo(2.0);
             // single executions too (an evaluation's samples), whoever submitted them
             assertThat(gauge(server, EXECUTIONS)).isEqualTo(0.0);
-            other.submit("sample-1", dev.codeagent.domain.execution.ExecutionRequest.of(
+            other.executionQueue().submit("sample-1", dev.codeagent.domain.execution.ExecutionRequest.of(
                     dev.codeagent.domain.execution.Language.PYTHON, "print(1)"));
             assertThat(gauge(server, EXECUTIONS)).isEqualTo(1.0);
         }

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.ConfigLoader;
 import dev.codeagent.application.work.ProcessQueuedExecutions;
-import dev.codeagent.store.postgres.PostgresRunLog;
+import dev.codeagent.store.postgres.PostgresStore;
 import dev.codeagent.store.postgres.PostgresStoreConfig;
 import dev.codeagent.store.postgres.TestCluster;
 import java.net.http.HttpResponse;
@@ -60,15 +60,15 @@ class QueuedExecutionsFrontDoorIT {
 
     /** A worker's execution side in this JVM: its own store connection and a real process sandbox. */
     private static final class Worker implements AutoCloseable {
-        final PostgresRunLog queue;
+        final PostgresStore queue;
         final CodeAgent local;
         final ProcessQueuedExecutions executions;
         final Thread thread;
 
         Worker(PostgresStoreConfig db) {
-            queue = PostgresRunLog.open(db);
+            queue = PostgresStore.open(db);
             local = CodeAgent.builder(new ConfigLoader().parse("store: {kind: memory}\nsandbox: {kind: process}")).build();
-            executions = new ProcessQueuedExecutions(queue, local.executeCode(), 2, Duration.ofSeconds(1));
+            executions = new ProcessQueuedExecutions(queue.executionQueue(), local.executeCode(), 2, Duration.ofSeconds(1));
             thread = new Thread(() -> executions.run(() -> false, false), "test-worker");
             thread.start();
         }

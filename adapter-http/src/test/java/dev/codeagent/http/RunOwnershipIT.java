@@ -3,7 +3,7 @@ package dev.codeagent.http;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.codeagent.store.postgres.PostgresRunLog;
+import dev.codeagent.store.postgres.PostgresStore;
 import dev.codeagent.store.postgres.PostgresStoreConfig;
 import dev.codeagent.store.postgres.TestCluster;
 import java.io.IOException;
@@ -114,11 +114,11 @@ class RunOwnershipIT {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         TestServer.Builder b = server().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
                 .set("store.postgres.user", db.user()).set("store.postgres.password", db.password()).set("http.runsOn", "queue");
-        try (TestServer door = b.start(); TestServer otherDoor = b.start(); PostgresRunLog worker = PostgresRunLog.open(db)) {
+        try (TestServer door = b.start(); TestServer otherDoor = b.start(); PostgresStore worker = PostgresStore.open(db)) {
             HttpResponse<String> accepted = door.post("/v1/runs", ALICE, "{\"prompt\":\"say hi\",\"maxAttempts\":1}");
             assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
             String id = TestServer.json(accepted).get("id").asText();
-            assertThat(worker.claim()).map(c -> c.run().owner()).as("the worker gets the run with its owner").contains("key:alice");
+            assertThat(worker.workQueue().claim()).map(c -> c.run().owner()).as("the worker gets the run with its owner").contains("key:alice");
 
             for (TestServer s : List.of(door, otherDoor)) {
                 assertThat(s.get("/v1/runs/" + id, BOB).statusCode()).isEqualTo(404);
@@ -128,7 +128,7 @@ class RunOwnershipIT {
                 assertThat(s.get("/v1/runs/" + id, ALICE).statusCode()).isEqualTo(200);
                 assertThat(ids(s.get("/v1/runs", OPS))).containsExactly(id);
             }
-            assertThat(worker.find(id).orElseThrow().status().name()).as("B's cancels reached no worker").isEqualTo("RUNNING");
+            assertThat(worker.runLog().find(id).orElseThrow().status().name()).as("B's cancels reached no worker").isEqualTo("RUNNING");
             assertThat(otherDoor.delete("/v1/runs/" + id, ALICE).statusCode()).isEqualTo(202);
         }
     }

@@ -7,7 +7,7 @@ import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunStatus;
 import dev.codeagent.domain.solving.Task;
 import dev.codeagent.domain.solving.Verdict;
-import dev.codeagent.store.postgres.PostgresRunLog;
+import dev.codeagent.store.postgres.PostgresStore;
 import dev.codeagent.store.postgres.PostgresStoreConfig;
 import dev.codeagent.store.postgres.TestCluster;
 import java.net.http.HttpResponse;
@@ -33,21 +33,21 @@ class SharedStoreRunsIT {
     @Test
     void streamsARunWorkedElsewhereAsItsWorkerRecordsIt() throws Exception {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
-        try (TestServer server = server(db); PostgresRunLog otherDoor = PostgresRunLog.open(db);
-             PostgresRunLog worker = PostgresRunLog.open(db)) {
-            otherDoor.enqueue(Run.started("elsewhere", Task.of("say hi"), Instant.now(), OWNER));
-            assertThat(worker.claim()).map(c -> c.run().id()).contains("elsewhere");
+        try (TestServer server = server(db); PostgresStore otherDoor = PostgresStore.open(db);
+             PostgresStore worker = PostgresStore.open(db)) {
+            otherDoor.workQueue().enqueue(Run.started("elsewhere", Task.of("say hi"), Instant.now(), OWNER));
+            assertThat(worker.workQueue().claim()).map(c -> c.run().id()).contains("elsewhere");
             try (SseReader sse = new SseReader(server, "elsewhere", TestServer.ADMIN_KEY, null)) {
                 assertThat(sse.response.statusCode()).isEqualTo(200);
                 assertThat(sse.next().name()).isEqualTo("run-started");
-                worker.attemptFinished("elsewhere", new Attempt(1, "```python\nprint('hi')\n```", "print('hi')\n", null,
+                worker.runLog().attemptFinished("elsewhere", new Attempt(1, "```python\nprint('hi')\n```", "print('hi')\n", null,
                         Verdict.accepted(), "", Duration.ofMillis(5), Duration.ofMillis(7)));
                 assertThat(sse.next().name()).isEqualTo("attempt-started");
                 assertThat(sse.next().name()).isEqualTo("code-generated");
                 SseReader.Event verdict = sse.next();
                 assertThat(verdict.name()).isEqualTo("verdict");
                 assertThat(verdict.id()).isEqualTo(14);
-                worker.ended("elsewhere", RunStatus.SOLVED, Instant.now(), null);
+                worker.runLog().ended("elsewhere", RunStatus.SOLVED, Instant.now(), null);
                 SseReader.Event end = sse.next();
                 assertThat(end.name()).isEqualTo("run-finished");
                 assertThat(end.data()).contains("\"status\":\"SOLVED\"");
@@ -62,17 +62,17 @@ class SharedStoreRunsIT {
     @Test
     void cancelReachesTheWorkerOfARunThisFrontDoorDidNotAccept() throws Exception {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
-        try (TestServer server = server(db); PostgresRunLog otherDoor = PostgresRunLog.open(db);
-             PostgresRunLog worker = PostgresRunLog.open(db)) {
+        try (TestServer server = server(db); PostgresStore otherDoor = PostgresStore.open(db);
+             PostgresStore worker = PostgresStore.open(db)) {
             BlockingQueue<String> told = new LinkedBlockingQueue<>();
-            try (AutoCloseable watch = worker.onCancel((id, why) -> told.add(id + ": " + why))) {
-                otherDoor.enqueue(Run.started("held", Task.of("y"), Instant.now(), OWNER));
-                assertThat(worker.claim()).map(c -> c.run().id()).contains("held");
+            try (AutoCloseable watch = worker.workQueue().onCancel((id, why) -> told.add(id + ": " + why))) {
+                otherDoor.workQueue().enqueue(Run.started("held", Task.of("y"), Instant.now(), OWNER));
+                assertThat(worker.workQueue().claim()).map(c -> c.run().id()).contains("held");
                 HttpResponse<String> r = server.delete("/v1/runs/held", TestServer.ADMIN_KEY);
                 assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
                 assertThat(told.poll(5, TimeUnit.SECONDS)).isEqualTo("held: cancelled");
             }
-            otherDoor.enqueue(Run.started("waiting", Task.of("z"), Instant.now(), OWNER));
+            otherDoor.workQueue().enqueue(Run.started("waiting", Task.of("z"), Instant.now(), OWNER));
             HttpResponse<String> r = server.delete("/v1/runs/waiting", TestServer.ADMIN_KEY);
             assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
             assertThat(TestServer.json(r).get("status").asText()).as("a waiting run ends at once").isEqualTo("CANCELLED");
@@ -84,17 +84,17 @@ class SharedStoreRunsIT {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         try (TestServer door = TestServer.builder().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
                 .set("store.postgres.user", db.user()).set("store.postgres.password", db.password()).set("http.runsOn", "queue").start();
-             PostgresRunLog worker = PostgresRunLog.open(db)) {
+             PostgresStore worker = PostgresStore.open(db)) {
             HttpResponse<String> accepted = door.post("/v1/runs", TestServer.ADMIN_KEY, "{\"prompt\":\"say hi\",\"maxAttempts\":2}");
             assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
             String id = TestServer.json(accepted).get("id").asText();
-            assertThat(worker.depth()).as("queued for the workers, not solved here").isEqualTo(1);
+            assertThat(worker.workQueue().depth()).as("queued for the workers, not solved here").isEqualTo(1);
             try (SseReader sse = new SseReader(door, id, TestServer.ADMIN_KEY, null)) {
                 assertThat(sse.next().name()).isEqualTo("run-started");
-                assertThat(worker.claim()).map(c -> c.run().id()).contains(id);
-                worker.attemptFinished(id, new Attempt(1, "```python\nprint('hi')\n```", "print('hi')\n", null,
+                assertThat(worker.workQueue().claim()).map(c -> c.run().id()).contains(id);
+                worker.runLog().attemptFinished(id, new Attempt(1, "```python\nprint('hi')\n```", "print('hi')\n", null,
                         Verdict.accepted(), "", Duration.ofMillis(5), Duration.ofMillis(7)));
-                worker.ended(id, RunStatus.SOLVED, Instant.now(), null);
+                worker.runLog().ended(id, RunStatus.SOLVED, Instant.now(), null);
                 assertThat(sse.rest()).extracting(SseReader.Event::name)
                         .containsExactly("attempt-started", "code-generated", "verdict", "run-finished");
             }

@@ -167,7 +167,7 @@ class QueuedExecutionsIT {
 
     private Path config(PostgresStoreConfig db) throws Exception {
         // the schema, before any command of the test looks at the queue's table
-        dev.codeagent.store.postgres.PostgresRunLog.open(db).close();
+        dev.codeagent.store.postgres.PostgresStore.open(db).close();
         return TestCluster.writePrivate(dir.resolve("config.yaml"), "store:\n  kind: postgres\n  postgres:\n"
                 + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: '" + db.password() + "'\n"
                 + "    heartbeat: 200ms\n    leaseTimeout: 1s\n"

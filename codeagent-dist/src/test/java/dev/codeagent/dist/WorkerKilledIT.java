@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunStatus;
 import dev.codeagent.domain.solving.Task;
-import dev.codeagent.store.postgres.PostgresRunLog;
+import dev.codeagent.store.postgres.PostgresStore;
 import dev.codeagent.store.postgres.PostgresStoreConfig;
 import dev.codeagent.store.postgres.TestCluster;
 import java.nio.file.Files;
@@ -48,20 +48,20 @@ class WorkerKilledIT {
                 + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: '" + db.password() + "'\n"
                 + "    heartbeat: 200ms\n    leaseTimeout: 1s\n"
                 + "generator:\n  kind: replay\n  replay:\n    file: " + replay + "\n");
-        try (PostgresRunLog front = PostgresRunLog.open(db)) {
-            front.enqueue(Run.started("k1", Task.of("print done after a while"), Instant.now()));
+        try (PostgresStore front = PostgresStore.open(db)) {
+            front.workQueue().enqueue(Run.started("k1", Task.of("print done after a while"), Instant.now()));
             LaunchedWorker first = start(config, "first");
             first.awaitAtLeast("codeagent_worker_claims_total", 1);
             Thread.sleep(1000); // the run is in its sandbox now
             Process kill = new ProcessBuilder("kill", "-KILL", Long.toString(first.process().pid())).start();
             assertThat(kill.waitFor(10, TimeUnit.SECONDS) && kill.exitValue() == 0).isTrue();
             assertThat(first.process().waitFor(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(front.find("k1").orElseThrow().status()).as("killed mid-run, not ended").isEqualTo(RunStatus.RUNNING);
+            assertThat(front.runLog().find("k1").orElseThrow().status()).as("killed mid-run, not ended").isEqualTo(RunStatus.RUNNING);
 
             LaunchedWorker second = start(config, "second");
             second.awaitAtLeast("codeagent_worker_runs_worked_total", 1);
             assertThat(second.value("codeagent_worker_takeovers_total")).as("taken over after a lost lease").isEqualTo(1);
-            Run done = front.find("k1").orElseThrow();
+            Run done = front.runLog().find("k1").orElseThrow();
             assertThat(done.status()).as(done.toString()).isEqualTo(RunStatus.SOLVED);
             assertThat(done.attempts()).hasSize(1);
             assertThat(done.lastAttempt().execution().stdout().text()).isEqualTo("done\n");

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.codeagent.store.postgres.PostgresRunLog;
+import dev.codeagent.store.postgres.PostgresStore;
 import dev.codeagent.store.postgres.PostgresStoreConfig;
 import dev.codeagent.store.postgres.TestCluster;
 import java.nio.file.Files;
@@ -53,7 +53,7 @@ class WorkersInOwnNetworksIT {
         }
         Assumptions.assumeTrue(why == null, why);
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
-        PostgresRunLog.open(db).close(); // the schema
+        PostgresStore.open(db).close(); // the schema
         Matcher url = Pattern.compile("jdbc:postgresql://127\\.0\\.0\\.1:(\\d+)/(\\w+)").matcher(db.jdbcUrl());
         assertThat(url.matches()).as(db.jdbcUrl()).isTrue();
         int port = Integer.parseInt(url.group(1));

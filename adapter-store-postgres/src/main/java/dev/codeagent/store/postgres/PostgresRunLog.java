@@ -2,12 +2,6 @@ package dev.codeagent.store.postgres;
 
 import dev.codeagent.kit.store.jdbc.RunJson;
 import dev.codeagent.kit.store.jdbc.StoredRuns;
-import dev.codeagent.application.work.ExecutionQueue;
-import dev.codeagent.application.work.WorkQueue;
-import dev.codeagent.domain.execution.Execution;
-import dev.codeagent.domain.execution.ExecutionRequest;
-import java.util.Collection;
-import java.util.function.Consumer;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunLog;
@@ -19,20 +13,14 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
 
 /**
  * A {@link RunLog} in PostgreSQL: store kind {@code postgres}. Any number of processes on any
@@ -49,15 +37,10 @@ import java.util.function.BiConsumer;
  * <p>A call that loses its connection is retried on a new one (a database restart is ridden out);
  * each write recognises its own earlier commit on a retry, so none is lost or made twice.
  *
- * <p>It is also the {@link WorkQueue} of the processes sharing the database: claims take the oldest
- * waiting run with {@code FOR UPDATE SKIP LOCKED}, so concurrent claimers never block on each other
- * nor get the same run; a claim's lease is its holder's heartbeat. Writes to a claimed run are
- * fenced: once another process holds the claim, the old holder's attempts and end are refused.
+ * <p>Writes to a run a worker has claimed from the {@link PostgresWorkQueue} are fenced: once another process holds
+ * the claim, the old holder's attempts and end are refused.
  */
-public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, AutoCloseable {
-
-    static final String WORK_CHANNEL = "codeagent_work";
-    static final String CANCEL_CHANNEL = "codeagent_cancel";
+public final class PostgresRunLog implements RunLog, AutoCloseable {
 
     /** The most runs {@link #recent} returns at once. */
     public static final int MAX_PAGE = StoredRuns.MAX_PAGE;
@@ -68,22 +51,16 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
     private final RunJson json = new RunJson();
     private final StoredRuns stored = new StoredRuns(json, at -> instant((BigDecimal) at), this::unreadable);
     private final String recordedBy = PostgresDatabase.recordedBy();
-    private final Semaphore workSignal = new Semaphore(0);
-    private final Set<String> held = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final PostgresExecutionQueue executions;
-    private RunChanges workChanges; // guarded by this
-    private RunChanges cancelChanges; // guarded by this
-    private RunChanges runChanges; // guarded by this
 
     PostgresRunLog(PostgresDatabase db, boolean ownsDatabase, Clock clock) {
         this.db = db;
         this.ownsDatabase = ownsDatabase;
         this.clock = clock;
-        this.executions = new PostgresExecutionQueue(db);
     }
 
     /**
-     * Connects to the configured database, bringing its schema up to date.
+     * Connects to the configured database, bringing its schema up to date: a run log on its own, which closes its
+     * connections when closed ({@link PostgresStore} is the run log with the queues, over one connection pool).
      *
      * @throws PostgresUnavailableException when it cannot be reached or migrated
      */
@@ -258,335 +235,17 @@ public final class PostgresRunLog implements RunLog, WorkQueue, ExecutionQueue, 
         return new RunChanges(db);
     }
 
+    /** Closes the database connections when this log opened them ({@link #open}); a store's log leaves them to the store. */
     @Override
-    public synchronized void close() {
-        executions.close();
-        if (workChanges != null) {
-            workChanges.close();
-        }
-        if (cancelChanges != null) {
-            cancelChanges.close();
-        }
-        if (runChanges != null) {
-            runChanges.close();
-        }
+    public void close() {
         if (ownsDatabase) {
             db.close();
         }
     }
 
-    // ---- the work queue
-
-    @Override
-    public void enqueue(Run run) {
-        started(run);
-        db.transaction("queue run " + run.id(), (c, retry) -> {
-            try (PreparedStatement s = c.prepareStatement("INSERT INTO work (run_id, state) VALUES (?, 'queued')"
-                    + " ON CONFLICT (run_id) DO NOTHING")) {
-                s.setString(1, run.id());
-                s.executeUpdate();
-            }
-            PostgresDatabase.notify(c, WORK_CHANNEL, run.id());
-            return null;
-        });
-    }
-
-    @Override
-    public Optional<Claim> claim() {
-        boolean takeover = db.config().onLeaseLoss() == PostgresStoreConfig.LeaseLoss.TAKEOVER;
-        if (!takeover) {
-            endLostClaims();
-        }
-        while (true) {
-            Optional<Claim> claim = db.transaction("claim queued work", (c, retry) -> {
-                String runId = null;
-                int times = 0;
-                String cancelled = null;
-                if (retry > 0) {
-                    // the connection broke around the commit: a claim this process made but never heard of is its own
-                    try (PreparedStatement s = c.prepareStatement("SELECT run_id, claims, cancel_reason FROM work"
-                            + " WHERE claimed_by = ? AND state = 'claimed' AND NOT (run_id = ANY (?)) ORDER BY claimed_at DESC LIMIT 1")) {
-                        s.setObject(1, db.ownerId());
-                        s.setArray(2, c.createArrayOf("text", held.toArray()));
-                        try (ResultSet r = s.executeQuery()) {
-                            if (r.next()) {
-                                runId = r.getString(1);
-                                times = r.getInt(2);
-                                cancelled = r.getString(3);
-                            }
-                        }
-                    }
-                }
-                if (runId == null) {
-                    try (PreparedStatement s = c.prepareStatement("WITH next AS (SELECT w.run_id FROM work w"
-                            + " WHERE w.state = 'queued' OR (? AND w.state = 'claimed' AND NOT EXISTS (SELECT 1 FROM run_owners o"
-                            + " WHERE o.id = w.claimed_by AND " + PostgresDatabase.ALIVE + "))"
-                            + " ORDER BY w.seq LIMIT 1 FOR UPDATE SKIP LOCKED)"
-                            + " UPDATE work w SET state = 'claimed', claimed_by = ?, claimed_at = now(), claims = w.claims + 1"
-                            + " FROM next WHERE w.run_id = next.run_id RETURNING w.run_id, w.claims, w.cancel_reason")) {
-                        s.setBoolean(1, takeover);
-                        s.setObject(2, db.ownerId());
-                        try (ResultSet r = s.executeQuery()) {
-                            if (!r.next()) {
-                                return Optional.<Optional<Claim>>empty();
-                            }
-                            runId = r.getString(1);
-                            times = r.getInt(2);
-                            cancelled = r.getString(3);
-                        }
-                    }
-                }
-                try (PreparedStatement s = c.prepareStatement("UPDATE runs SET owner_id = ? WHERE id = ?")) {
-                    s.setObject(1, db.ownerId());
-                    s.setString(2, runId);
-                    s.executeUpdate();
-                }
-                Run run = stored.find(c, runId).orElseThrow();
-                if (cancelled != null || run.status().isFinal()) {
-                    // cancelled while its holder was dying, or ended just before: nothing left to work
-                    if (!run.status().isFinal()) {
-                        endRun(c, runId, RunStatus.CANCELLED, seconds(clock.instant()), cancelled);
-                    }
-                    markDone(c, runId);
-                    return Optional.of(Optional.<Claim>empty());
-                }
-                held.add(runId);
-                return Optional.of(Optional.of(new Claim(run, times)));
-            }).orElse(null);
-            if (claim == null) {
-                return Optional.empty();
-            }
-            if (claim.isPresent()) {
-                return claim;
-            }
-        }
-    }
-
-    /** Under {@code onLeaseLoss: ERROR}: ends the runs whose holder stopped beating, saying so. */
-    private void endLostClaims() {
-        BigDecimal now = seconds(clock.instant());
-        db.transaction("end runs whose worker lost its lease", (c, retry) -> {
-            List<String[]> lost = new ArrayList<>();
-            try (PreparedStatement s = c.prepareStatement("SELECT w.run_id, o.host, o.pid, o.lease_seconds FROM work w"
-                    + " LEFT JOIN run_owners o ON o.id = w.claimed_by WHERE w.state = 'claimed'"
-                    + " AND (o.id IS NULL OR NOT (" + PostgresDatabase.ALIVE + "))"
-                    + " FOR UPDATE OF w SKIP LOCKED")) {
-                try (ResultSet r = s.executeQuery()) {
-                    while (r.next()) {
-                        lost.add(new String[] {r.getString(1), r.getString(2) == null ? "?" : r.getString(2) + " pid " + r.getLong(3),
-                                r.getString(2) == null ? "its lease" : Math.round(r.getDouble(4) * 1000) + " ms"});
-                    }
-                }
-            }
-            for (String[] l : lost) {
-                endRun(c, l[0], RunStatus.ERROR, now, "its worker (" + l[1] + ") stopped beating its heartbeat for "
-                        + l[2] + " and lost its lease; not taken over (store.postgres.onLeaseLoss: ERROR)");
-                markDone(c, l[0]);
-            }
-            return null;
-        });
-    }
-
-    private static void endRun(Connection c, String runId, RunStatus status, BigDecimal at, String reason) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("UPDATE runs SET status = ?, ended_at = ?, reason = ? WHERE id = ? AND status = 'RUNNING'")) {
-            s.setString(1, status.name());
-            s.setBigDecimal(2, at);
-            s.setString(3, reason);
-            s.setString(4, runId);
-            s.executeUpdate();
-        }
-        notifyChange(c, runId);
-    }
-
-    private static void markDone(Connection c, String runId) throws SQLException {
-        try (PreparedStatement s = c.prepareStatement("UPDATE work SET state = 'done' WHERE run_id = ?")) {
-            s.setString(1, runId);
-            s.executeUpdate();
-        }
-    }
-
-    @Override
-    public boolean awaitWork(Duration max) throws InterruptedException {
-        synchronized (this) {
-            if (workChanges == null) {
-                workChanges = new RunChanges(db, WORK_CHANNEL);
-                workChanges.watch(id -> workSignal.release());
-            }
-        }
-        boolean woke = workSignal.tryAcquire(max.toMillis(), TimeUnit.MILLISECONDS);
-        workSignal.drainPermits();
-        return woke;
-    }
-
-    @Override
-    public Follower follow(String runId) {
-        Objects.requireNonNull(runId, "runId");
-        RunChanges changes;
-        synchronized (this) {
-            if (runChanges == null) {
-                runChanges = new RunChanges(db);
-            }
-            changes = runChanges;
-        }
-        Semaphore changed = new Semaphore(0);
-        AutoCloseable watch = changes.watch(id -> {
-            if (id.equals(runId) || RunChanges.ANY.equals(id)) {
-                changed.release();
-            }
-        });
-        return new Follower() {
-            @Override
-            public boolean await(Duration max) throws InterruptedException {
-                boolean got = changed.tryAcquire(max.toMillis(), TimeUnit.MILLISECONDS);
-                changed.drainPermits();
-                return got;
-            }
-
-            @Override
-            public void close() {
-                try {
-                    watch.close();
-                } catch (Exception e) {
-                    throw new IllegalStateException(e.getMessage(), e);
-                }
-            }
-        };
-    }
-
-    @Override
-    public void finished(String runId) {
-        held.remove(runId);
-        db.transaction("let go of run " + runId, (c, retry) -> {
-            try (PreparedStatement s = c.prepareStatement("UPDATE work SET state = 'done' WHERE run_id = ? AND claimed_by = ?")) {
-                s.setString(1, runId);
-                s.setObject(2, db.ownerId());
-                s.executeUpdate();
-            }
-            return null;
-        });
-    }
-
-    @Override
-    public boolean cancel(String runId, String reason) {
-        Objects.requireNonNull(reason, "reason");
-        BigDecimal now = seconds(clock.instant());
-        return db.transaction("cancel run " + runId, (c, retry) -> {
-            String state;
-            try (PreparedStatement s = c.prepareStatement("SELECT state FROM work WHERE run_id = ? FOR UPDATE")) {
-                s.setString(1, runId);
-                try (ResultSet r = s.executeQuery()) {
-                    state = r.next() ? r.getString(1) : null;
-                }
-            }
-            if (state == null || state.equals("done")) {
-                return false;
-            }
-            if (state.equals("queued")) {
-                endRun(c, runId, RunStatus.CANCELLED, now, reason);
-                markDone(c, runId);
-                return true;
-            }
-            try (PreparedStatement s = c.prepareStatement("UPDATE work SET cancel_reason = ? WHERE run_id = ?")) {
-                s.setString(1, reason);
-                s.setString(2, runId);
-                s.executeUpdate();
-            }
-            PostgresDatabase.notify(c, CANCEL_CHANNEL, runId);
-            return true;
-        });
-    }
-
-    @Override
-    public synchronized AutoCloseable onCancel(BiConsumer<String, String> listener) {
-        Objects.requireNonNull(listener, "listener");
-        if (cancelChanges == null) {
-            cancelChanges = new RunChanges(db, CANCEL_CHANNEL);
-        }
-        return cancelChanges.watch(runId -> {
-            // after a reconnect (ANY) a cancel may have been missed: look at every run this process holds
-            boolean all = RunChanges.ANY.equals(runId);
-            Map<String, String> asked = db.transaction("read cancels", (c, retry) -> {
-                Map<String, String> found = new LinkedHashMap<>();
-                try (PreparedStatement s = c.prepareStatement("SELECT run_id, cancel_reason FROM work WHERE cancel_reason IS NOT NULL"
-                        + " AND state = 'claimed' AND " + (all ? "claimed_by = ?" : "run_id = ?"))) {
-                    if (all) {
-                        s.setObject(1, db.ownerId());
-                    } else {
-                        s.setString(1, runId);
-                    }
-                    try (ResultSet r = s.executeQuery()) {
-                        while (r.next()) {
-                            found.put(r.getString(1), r.getString(2));
-                        }
-                    }
-                }
-                return found;
-            });
-            asked.forEach(listener);
-        });
-    }
-
-    @Override
-    public int depth() {
-        return db.transaction("count queued work", (c, retry) -> {
-            try (PreparedStatement s = c.prepareStatement("SELECT count(*) FROM work WHERE state = 'queued'");
-                 ResultSet r = s.executeQuery()) {
-                r.next();
-                return r.getInt(1);
-            }
-        });
-    }
-
-    // ---- the execution queue (its own table and channel: see PostgresExecutionQueue)
-
-    @Override
-    public void submit(String id, ExecutionRequest request) {
-        executions.submit(id, request);
-    }
-
-    @Override
-    public Map<String, Execution> takeResults() {
-        return executions.takeResults();
-    }
-
-    @Override
-    public boolean awaitResults(Duration max) throws InterruptedException {
-        return executions.awaitResults(max);
-    }
-
-    @Override
-    public void withdraw(Collection<String> ids) {
-        executions.withdraw(ids);
-    }
-
-    @Override
-    public Optional<Claimed> claimExecution() {
-        return executions.claimExecution();
-    }
-
-    @Override
-    public boolean awaitExecutions(Duration max) throws InterruptedException {
-        return executions.awaitExecutions(max);
-    }
-
-    @Override
-    public boolean complete(String id, Execution result) {
-        return executions.complete(id, result);
-    }
-
-    @Override
-    public void release(String id) {
-        executions.release(id);
-    }
-
-    @Override
-    public AutoCloseable onWithdrawn(Consumer<String> listener) {
-        return executions.onWithdrawn(listener);
-    }
-
-    @Override
-    public int executionsWaiting() {
-        return executions.executionsWaiting();
+    /** Reads runs in a transaction another part of the store holds (a claim reads the run it took). */
+    StoredRuns stored() {
+        return stored;
     }
 
     // ---- rows

@@ -13,8 +13,9 @@ import dev.codeagent.domain.solving.RunLog;
 import java.util.List;
 
 /**
- * {@code store.kind: postgres}: the {@link PostgresRunLog} (with the work and execution queues workers share) in the
- * database at {@code store.postgres.jdbcUrl}, connected and migrated only when this store is chosen and first asked for.
+ * {@code store.kind: postgres}: the {@link PostgresStore} (the run log, and the work and execution queues workers share)
+ * in the database at {@code store.postgres.jdbcUrl}, connected and migrated only when this store is chosen and first
+ * asked for.
  */
 public final class PostgresStoreModule extends AdapterModule {
 
@@ -23,29 +24,29 @@ public final class PostgresStoreModule extends AdapterModule {
         return List.of(PostgresStoreConfig.SECTION);
     }
 
-    /** The one store object: the run log and both queues are this, so they share its connection and its owner row. */
+    /** One store a process: the run log and both queues share its connections and its owner row. */
     @Provides
     @LazySingleton
-    PostgresRunLog store(PostgresStoreConfig own, Closer closer) {
-        return closer.register(PostgresRunLog.open(own));
+    PostgresStore store(PostgresStoreConfig own, Closer closer) {
+        return closer.register(PostgresStore.open(own));
     }
 
     @ProvidesIntoMap
     @StringMapKey("postgres")
-    RunLog postgres(PostgresRunLog store) {
-        return store;
+    RunLog postgres(PostgresStore store) {
+        return store.runLog();
     }
 
     /** The runs it queues for workers: what the composition offers as {@code Optional<WorkQueue>}. */
     @ProvidesIntoMap
     @StringMapKey("postgres")
-    WorkQueue runs(PostgresRunLog store) {
-        return store;
+    WorkQueue runs(PostgresStore store) {
+        return store.workQueue();
     }
 
     @ProvidesIntoMap
     @StringMapKey("postgres")
-    ExecutionQueue executions(PostgresRunLog store) {
-        return store;
+    ExecutionQueue executions(PostgresStore store) {
+        return store.executionQueue();
     }
 }

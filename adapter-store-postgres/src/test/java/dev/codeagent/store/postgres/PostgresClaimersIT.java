@@ -35,23 +35,23 @@ class PostgresClaimersIT {
     void threadsClaimEachOfThousandsOfRunsExactlyOnce() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
         int claimers = 4;
-        try (PostgresRunLog front = PostgresRunLog.open(config)) {
+        try (PostgresStore front = PostgresStore.open(config)) {
             enqueue(front, ITEMS);
-            List<PostgresRunLog> logs = new ArrayList<>();
+            List<PostgresStore> logs = new ArrayList<>();
             ExecutorService pool = Executors.newFixedThreadPool(claimers);
             CountDownLatch go = new CountDownLatch(1);
             try {
                 List<Future<List<String>>> got = new ArrayList<>();
                 for (int t = 0; t < claimers; t++) {
-                    PostgresRunLog mine = PostgresRunLog.open(config); // an owner of its own, as a process would be
+                    PostgresStore mine = PostgresStore.open(config); // an owner of its own, as a process would be
                     logs.add(mine);
                     got.add(pool.submit(() -> {
                         go.await();
                         List<String> claimed = new ArrayList<>();
-                        for (Optional<WorkQueue.Claim> c = mine.claim(); c.isPresent(); c = mine.claim()) {
+                        for (Optional<WorkQueue.Claim> c = mine.workQueue().claim(); c.isPresent(); c = mine.workQueue().claim()) {
                             claimed.add(c.get().run().id());
-                            mine.ended(c.get().run().id(), RunStatus.SOLVED, PostgresRunLogTest.T0.plusSeconds(1), null);
-                            mine.finished(c.get().run().id());
+                            mine.runLog().ended(c.get().run().id(), RunStatus.SOLVED, PostgresRunLogTest.T0.plusSeconds(1), null);
+                            mine.workQueue().finished(c.get().run().id());
                         }
                         return claimed;
                     }));
@@ -62,11 +62,11 @@ class PostgresClaimersIT {
                     each.add(f.get(200, TimeUnit.SECONDS));
                 }
                 assertClaimedOnceEach(each);
-                assertThat(front.depth()).isZero();
-                assertThat(front.recent(1000, null)).allSatisfy(r -> assertThat(r.status()).isEqualTo(RunStatus.SOLVED));
+                assertThat(front.workQueue().depth()).isZero();
+                assertThat(front.runLog().recent(1000, null)).allSatisfy(r -> assertThat(r.status()).isEqualTo(RunStatus.SOLVED));
             } finally {
                 pool.shutdownNow();
-                logs.forEach(PostgresRunLog::close);
+                logs.forEach(PostgresStore::close);
             }
         }
     }
@@ -74,7 +74,7 @@ class PostgresClaimersIT {
     @Test
     void separateProcessesClaimEachOfThousandsOfRunsExactlyOnce() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
-        try (PostgresRunLog front = PostgresRunLog.open(config)) {
+        try (PostgresStore front = PostgresStore.open(config)) {
             enqueue(front, ITEMS);
             List<Process> processes = new ArrayList<>();
             try {
@@ -96,7 +96,7 @@ class PostgresClaimersIT {
                     assertThat(p.exitValue()).isZero();
                 }
                 assertClaimedOnceEach(each);
-                assertThat(front.depth()).isZero();
+                assertThat(front.workQueue().depth()).isZero();
             } finally {
                 processes.forEach(Process::destroyForcibly);
             }
@@ -106,15 +106,15 @@ class PostgresClaimersIT {
     @Test
     void aWorkerKilledWithSigkillLosesItsLeaseAndTheRunIsTakenOverFromItsLastAttempt() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
-        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog next = PostgresRunLog.open(config)) {
-            front.enqueue(Run.started("victim", Task.of("x"), PostgresRunLogTest.T0));
+        try (PostgresStore front = PostgresStore.open(config); PostgresStore next = PostgresStore.open(config)) {
+            front.workQueue().enqueue(Run.started("victim", Task.of("x"), PostgresRunLogTest.T0));
             Process holder = claimer(config, "hold");
             try {
                 BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
                 assertThat(out.readLine()).isEqualTo("ready");
                 assertThat(out.readLine()).isEqualTo("claimed victim");
                 assertThat(out.readLine()).isEqualTo("wrote");
-                assertThat(next.claim()).isEmpty(); // held while the holder lives
+                assertThat(next.workQueue().claim()).isEmpty(); // held while the holder lives
                 holder.destroyForcibly(); // SIGKILL: no goodbye, no unregistering
                 assertThat(holder.waitFor(10, TimeUnit.SECONDS)).isTrue();
                 assertThat(holder.exitValue()).isEqualTo(137);
@@ -122,24 +122,24 @@ class PostgresClaimersIT {
                 long t0 = System.nanoTime();
                 Optional<WorkQueue.Claim> taken = Optional.empty();
                 while (taken.isEmpty() && System.nanoTime() - t0 < TimeUnit.SECONDS.toNanos(20)) {
-                    taken = next.claim();
+                    taken = next.workQueue().claim();
                     Thread.sleep(100);
                 }
                 assertThat(taken).isPresent();
                 assertThat(taken.get().times()).isEqualTo(2);
                 assertThat(taken.get().run().attempts()).hasSize(1);
-                assertThat(front.find("victim").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+                assertThat(front.runLog().find("victim").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
             } finally {
                 holder.destroyForcibly();
             }
         }
     }
 
-    private static void enqueue(PostgresRunLog front, int n) {
+    private static void enqueue(PostgresStore front, int n) {
         for (int i = 0; i < n; i++) {
-            front.enqueue(Run.started(String.format("item-%05d", i), Task.of("print(1)"), PostgresRunLogTest.T0));
+            front.workQueue().enqueue(Run.started(String.format("item-%05d", i), Task.of("print(1)"), PostgresRunLogTest.T0));
         }
-        assertThat(front.depth()).isEqualTo(n);
+        assertThat(front.workQueue().depth()).isEqualTo(n);
     }
 
     private static void assertClaimedOnceEach(List<List<String>> each) {

@@ -21,12 +21,12 @@ class PostgresExecutionClaimersIT {
     void concurrentWorkersClaimEachExecutionExactlyOnce() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
         int n = 2000;
-        try (PostgresRunLog submitter = PostgresRunLog.open(config)) {
+        try (PostgresStore submitter = PostgresStore.open(config)) {
             for (int i = 0; i < n; i++) {
-                submitter.submit("e" + i, request("print(" + i + ")"));
+                submitter.executionQueue().submit("e" + i, request("print(" + i + ")"));
             }
-            List<PostgresRunLog> workers = List.of(PostgresRunLog.open(config), PostgresRunLog.open(config),
-                    PostgresRunLog.open(config));
+            List<PostgresStore> workers = List.of(PostgresStore.open(config), PostgresStore.open(config),
+                    PostgresStore.open(config));
             Map<String, Integer> claimedBy = new java.util.concurrent.ConcurrentHashMap<>();
             Map<String, Integer> twice = new java.util.concurrent.ConcurrentHashMap<>();
             int[] counts = new int[workers.size()];
@@ -35,15 +35,15 @@ class PostgresExecutionClaimersIT {
                 int me = w;
                 for (int t = 0; t < 2; t++) {
                     threads.add(new Thread(() -> {
-                        PostgresRunLog q = workers.get(me);
-                        for (var c = q.claimExecution(); c.isPresent(); c = q.claimExecution()) {
+                        PostgresStore q = workers.get(me);
+                        for (var c = q.executionQueue().claimExecution(); c.isPresent(); c = q.executionQueue().claimExecution()) {
                             if (claimedBy.putIfAbsent(c.get().id(), me) != null) {
                                 twice.put(c.get().id(), me);
                             }
                             synchronized (counts) {
                                 counts[me]++;
                             }
-                            q.complete(c.get().id(), printed(c.get().id()));
+                            q.executionQueue().complete(c.get().id(), printed(c.get().id()));
                         }
                     }));
                 }
@@ -52,11 +52,11 @@ class PostgresExecutionClaimersIT {
             for (Thread t : threads) {
                 t.join();
             }
-            workers.forEach(PostgresRunLog::close);
+            workers.forEach(PostgresStore::close);
             assertThat(twice).isEmpty();
             assertThat(claimedBy).hasSize(n);
             assertThat(counts).as("every worker got work").doesNotContain(0);
-            Map<String, Execution> results = new HashMap<>(submitter.takeResults());
+            Map<String, Execution> results = new HashMap<>(submitter.executionQueue().takeResults());
             assertThat(results).hasSize(n);
             assertThat(results.get("e7").stdout().text()).isEqualTo("e7");
         }

@@ -27,31 +27,31 @@ class PostgresRestartIT {
         PostgresStoreConfig config = cluster.freshDatabase();
         int attempts = 300;
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (PostgresRunLog log = PostgresRunLog.open(config); RunChanges changes = log.changes()) {
+        try (PostgresStore log = PostgresStore.open(config); RunChanges changes = log.changes()) {
             BlockingQueue<String> heard = new LinkedBlockingQueue<>();
             changes.watch(heard::add);
-            log.started(Run.started("through-restart", Task.of("x"), PostgresRunLogTest.T0));
+            log.runLog().started(Run.started("through-restart", Task.of("x"), PostgresRunLogTest.T0));
             Future<?> writer = pool.submit(() -> {
                 for (int n = 1; n <= attempts; n++) {
-                    log.attemptFinished("through-restart", PostgresRunLogTest.printed(n, n + "\n"));
+                    log.runLog().attemptFinished("through-restart", PostgresRunLogTest.printed(n, n + "\n"));
                     Thread.sleep(5);
                 }
-                log.ended("through-restart", RunStatus.SOLVED, PostgresRunLogTest.T0.plusSeconds(1), null);
+                log.runLog().ended("through-restart", RunStatus.SOLVED, PostgresRunLogTest.T0.plusSeconds(1), null);
                 return null;
             });
-            while (log.find("through-restart").orElseThrow().attempts().size() < 50) {
+            while (log.runLog().find("through-restart").orElseThrow().attempts().size() < 50) {
                 Thread.sleep(20);
             }
             cluster.restart(Duration.ofSeconds(2));
             writer.get(90, TimeUnit.SECONDS);
 
-            Run run = log.find("through-restart").orElseThrow();
+            Run run = log.runLog().find("through-restart").orElseThrow();
             assertThat(run.status()).isEqualTo(RunStatus.SOLVED);
             assertThat(run.attempts()).extracting(Attempt::number)
                     .containsExactlyElementsOf(IntStream.rangeClosed(1, attempts).boxed().toList());
             // the listener came back too: a change after the restart is heard
             heard.clear();
-            log.started(Run.started("after", Task.of("y"), PostgresRunLogTest.T0));
+            log.runLog().started(Run.started("after", Task.of("y"), PostgresRunLogTest.T0));
             String got;
             do {
                 got = heard.poll(10, TimeUnit.SECONDS);
@@ -68,20 +68,20 @@ class PostgresRestartIT {
         PostgresStoreConfig config = cluster.freshDatabase();
         int n = 200;
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (PostgresRunLog submitter = PostgresRunLog.open(config); PostgresRunLog worker = PostgresRunLog.open(config)) {
+        try (PostgresStore submitter = PostgresStore.open(config); PostgresStore worker = PostgresStore.open(config)) {
             for (int i = 0; i < n; i++) {
-                submitter.submit("x" + i, PostgresExecutionQueueTest.request("print(" + i + ")"));
+                submitter.executionQueue().submit("x" + i, PostgresExecutionQueueTest.request("print(" + i + ")"));
             }
             java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
             Future<?> working = pool.submit(() -> {
                 while (!stop.get()) {
-                    var c = worker.claimExecution();
+                    var c = worker.executionQueue().claimExecution();
                     if (c.isEmpty()) {
-                        worker.awaitExecutions(Duration.ofMillis(200));
+                        worker.executionQueue().awaitExecutions(Duration.ofMillis(200));
                         continue;
                     }
                     Thread.sleep(5);
-                    worker.complete(c.get().id(), PostgresExecutionQueueTest.printed(c.get().id()));
+                    worker.executionQueue().complete(c.get().id(), PostgresExecutionQueueTest.printed(c.get().id()));
                 }
                 return null;
             });
@@ -89,8 +89,8 @@ class PostgresRestartIT {
             boolean restarted = false;
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
             while (got.size() < n && System.nanoTime() < deadline) {
-                submitter.awaitResults(Duration.ofMillis(500));
-                submitter.takeResults().forEach((id, e) -> {
+                submitter.executionQueue().awaitResults(Duration.ofMillis(500));
+                submitter.executionQueue().takeResults().forEach((id, e) -> {
                     assertThat(e.stdout().text()).isEqualTo(id);
                     got.merge(id, 1, Integer::sum);
                 });

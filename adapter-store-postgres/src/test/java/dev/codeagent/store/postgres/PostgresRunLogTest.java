@@ -41,26 +41,26 @@ class PostgresRunLogTest {
     @Test
     void marksOnlyRunsWhoseOwnerStoppedBeating() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
-        try (PostgresRunLog alive = PostgresRunLog.open(config)) {
-            PostgresRunLog dead = PostgresRunLog.open(config);
-            dead.started(Run.started("of-the-dead", Task.of("x"), T0));
-            alive.started(Run.started("of-the-living", Task.of("y"), T0));
+        try (PostgresStore alive = PostgresStore.open(config)) {
+            PostgresStore dead = PostgresStore.open(config);
+            dead.runLog().started(Run.started("of-the-dead", Task.of("x"), T0));
+            alive.runLog().started(Run.started("of-the-living", Task.of("y"), T0));
             // the other process dies without a word: its heartbeat stops, its row stays
             stopBeating(dead);
-            assertThat(alive.markInterrupted("its process went away")).isZero();
+            assertThat(alive.runLog().markInterrupted("its process went away")).isZero();
             Thread.sleep(config.leaseTimeout().toMillis() + 500);
 
-            assertThat(alive.markInterrupted("its process went away")).isEqualTo(1);
-            Run gone = alive.find("of-the-dead").orElseThrow();
+            assertThat(alive.runLog().markInterrupted("its process went away")).isEqualTo(1);
+            Run gone = alive.runLog().find("of-the-dead").orElseThrow();
             assertThat(gone.status()).isEqualTo(RunStatus.ERROR);
             assertThat(gone.reason()).isEqualTo("its process went away");
             assertThat(gone.endedAt()).isNotNull();
-            assertThat(alive.find("of-the-living").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
+            assertThat(alive.runLog().find("of-the-living").orElseThrow().status()).isEqualTo(RunStatus.RUNNING);
         }
     }
 
-    static void stopBeating(PostgresRunLog log) throws Exception {
-        var field = PostgresRunLog.class.getDeclaredField("db");
+    static void stopBeating(PostgresStore log) throws Exception {
+        var field = PostgresStore.class.getDeclaredField("db");
         field.setAccessible(true);
         PostgresDatabase db = (PostgresDatabase) field.get(log);
         var beats = PostgresDatabase.class.getDeclaredField("beats");
@@ -71,39 +71,39 @@ class PostgresRunLogTest {
     @Test
     void tellsAnotherProcessOfEveryChangeToARun() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
-        try (PostgresRunLog writer = PostgresRunLog.open(config); PostgresRunLog reader = PostgresRunLog.open(config);
+        try (PostgresStore writer = PostgresStore.open(config); PostgresStore reader = PostgresStore.open(config);
              RunChanges changes = reader.changes()) {
             BlockingQueue<String> heard = new LinkedBlockingQueue<>();
             try (AutoCloseable w = changes.watch(heard::add)) {
                 Thread.sleep(300); // LISTEN is issued on the listener's thread
-                writer.started(Run.started("r", Task.of("x"), T0));
-                writer.attemptFinished("r", printed(1, "1\n"));
-                writer.ended("r", RunStatus.SOLVED, T0.plusSeconds(1), null);
+                writer.runLog().started(Run.started("r", Task.of("x"), T0));
+                writer.runLog().attemptFinished("r", printed(1, "1\n"));
+                writer.runLog().ended("r", RunStatus.SOLVED, T0.plusSeconds(1), null);
                 for (int i = 0; i < 3; i++) {
                     assertThat(heard.poll(5, TimeUnit.SECONDS)).isEqualTo("r");
                 }
-                assertThat(reader.find("r").orElseThrow().status()).isEqualTo(RunStatus.SOLVED);
+                assertThat(reader.runLog().find("r").orElseThrow().status()).isEqualTo(RunStatus.SOLVED);
             }
         }
     }
 
     @Test
     void keepsOutputWithNulsAndNanosecondsExactly() {
-        try (PostgresRunLog log = PostgresRunLog.open(TestCluster.get().freshDatabase())) {
+        try (PostgresStore log = PostgresStore.open(TestCluster.get().freshDatabase())) {
             Run r = Run.started("nul", Task.of("print a NUL"), Instant.parse("0001-01-01T00:00:00.000000001Z"))
                     .withAttempt(printed(1, "a\u0000b\n"))
                     .ended(RunStatus.SOLVED, Instant.parse("9999-12-31T23:59:59.999999999Z"), null);
-            log.started(r);
-            assertThat(log.find("nul")).contains(r);
+            log.runLog().started(r);
+            assertThat(log.runLog().find("nul")).contains(r);
         }
     }
 
     @Test
     void keepsStoredRowsAsTheSharedJsonFormWithOwnerAndCopiedColumns() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
-        try (PostgresRunLog log = PostgresRunLog.open(config)) {
-            log.started(Run.started("r", Task.of("hello"), T0));
-            log.attemptFinished("r", printed(1, "1\n"));
+        try (PostgresStore log = PostgresStore.open(config)) {
+            log.runLog().started(Run.started("r", Task.of("hello"), T0));
+            log.runLog().attemptFinished("r", printed(1, "1\n"));
         }
         try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
              PreparedStatement s = c.prepareStatement("SELECT r.prompt, r.language, r.started_at, a.verdict, a.outcome,"
@@ -134,13 +134,13 @@ class PostgresRunLogTest {
             s.executeUpdate();
         }
 
-        try (PostgresRunLog log = PostgresRunLog.open(config)) {
-            Run before = log.find("before").orElseThrow();
+        try (PostgresStore log = PostgresStore.open(config)) {
+            Run before = log.runLog().find("before").orElseThrow();
             assertThat(before.owner()).isNull();
             assertThat(before.status()).isEqualTo(RunStatus.SOLVED);
-            log.started(Run.started("after", Task.of("x"), T0, "key:alice"));
-            assertThat(log.recentOwnedBy("key:alice", 10, null)).extracting(Run::id).containsExactly("after");
-            assertThat(log.recent(10, null)).extracting(Run::id).containsExactlyInAnyOrder("before", "after");
+            log.runLog().started(Run.started("after", Task.of("x"), T0, "key:alice"));
+            assertThat(log.runLog().recentOwnedBy("key:alice", 10, null)).extracting(Run::id).containsExactly("after");
+            assertThat(log.runLog().recent(10, null)).extracting(Run::id).containsExactlyInAnyOrder("before", "after");
         }
         try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
              PreparedStatement s = c.prepareStatement("SELECT id, started_by FROM runs ORDER BY id");
@@ -156,15 +156,15 @@ class PostgresRunLogTest {
     @Test
     void aQueuedRunReachesItsWorkerWithItsOwner() {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
-        try (PostgresRunLog door = PostgresRunLog.open(config); PostgresRunLog worker = PostgresRunLog.open(config)) {
-            door.enqueue(Run.started("queued", Task.of("x"), T0, "key:alice"));
-            var claim = worker.claim().orElseThrow();
+        try (PostgresStore door = PostgresStore.open(config); PostgresStore worker = PostgresStore.open(config)) {
+            door.workQueue().enqueue(Run.started("queued", Task.of("x"), T0, "key:alice"));
+            var claim = worker.workQueue().claim().orElseThrow();
             assertThat(claim.run().owner()).isEqualTo("key:alice");
-            worker.attemptFinished("queued", printed(1, "1\n"));
-            worker.ended("queued", RunStatus.SOLVED, T0.plusSeconds(1), null);
-            worker.finished("queued");
-            assertThat(door.find("queued").orElseThrow().owner()).isEqualTo("key:alice");
-            assertThat(door.recentOwnedBy("key:alice", 10, null)).extracting(Run::id).containsExactly("queued");
+            worker.runLog().attemptFinished("queued", printed(1, "1\n"));
+            worker.runLog().ended("queued", RunStatus.SOLVED, T0.plusSeconds(1), null);
+            worker.workQueue().finished("queued");
+            assertThat(door.runLog().find("queued").orElseThrow().owner()).isEqualTo("key:alice");
+            assertThat(door.runLog().recentOwnedBy("key:alice", 10, null)).extracting(Run::id).containsExactly("queued");
         }
     }
 
@@ -172,18 +172,18 @@ class PostgresRunLogTest {
     void usesItsClockForRunsItMarks() {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
         Instant fixed = Instant.parse("2030-01-01T00:00:00Z");
-        try (PostgresRunLog log = PostgresRunLog.open(config);
-             PostgresRunLog other = new PostgresRunLog(PostgresDatabase.open(config), true, Clock.fixed(fixed, java.time.ZoneOffset.UTC))) {
+        try (PostgresStore log = PostgresStore.open(config);
+             PostgresStore other = new PostgresStore(PostgresDatabase.open(config), Clock.fixed(fixed, java.time.ZoneOffset.UTC))) {
             try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
                  PreparedStatement s = c.prepareStatement("INSERT INTO runs (id, prompt, language, task, status, started_at)"
                          + " SELECT 'orphan', prompt, language, task, 'RUNNING', started_at FROM runs WHERE id = 'seed'")) {
-                log.started(Run.started("seed", Task.of("x"), T0));
+                log.runLog().started(Run.started("seed", Task.of("x"), T0));
                 s.executeUpdate();
             } catch (java.sql.SQLException e) {
                 throw new IllegalStateException(e);
             }
-            assertThat(other.markInterrupted("no owner recorded")).isEqualTo(1);
-            assertThat(log.find("orphan").orElseThrow().endedAt()).isEqualTo(fixed);
+            assertThat(other.runLog().markInterrupted("no owner recorded")).isEqualTo(1);
+            assertThat(log.runLog().find("orphan").orElseThrow().endedAt()).isEqualTo(fixed);
         }
     }
 }

@@ -32,25 +32,25 @@ class PostgresWorkQueueTest {
     @Test
     void cancelEndsAWaitingRunAtOnceAndReachesTheHolderOfAClaimedOneWithinASecond() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
-        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog worker = PostgresRunLog.open(config)) {
-            front.enqueue(Run.started("waiting", Task.of("x"), T0));
-            assertThat(front.cancel("waiting", "changed my mind")).isTrue();
-            Run w = front.find("waiting").orElseThrow();
+        try (PostgresStore front = PostgresStore.open(config); PostgresStore worker = PostgresStore.open(config)) {
+            front.workQueue().enqueue(Run.started("waiting", Task.of("x"), T0));
+            assertThat(front.workQueue().cancel("waiting", "changed my mind")).isTrue();
+            Run w = front.runLog().find("waiting").orElseThrow();
             assertThat(w.status()).isEqualTo(RunStatus.CANCELLED);
             assertThat(w.reason()).isEqualTo("changed my mind");
-            assertThat(worker.claim()).isEmpty();
+            assertThat(worker.workQueue().claim()).isEmpty();
 
             BlockingQueue<String> told = new LinkedBlockingQueue<>();
-            try (AutoCloseable watch = worker.onCancel((id, why) -> told.add(id + ": " + why))) {
+            try (AutoCloseable watch = worker.workQueue().onCancel((id, why) -> told.add(id + ": " + why))) {
                 Thread.sleep(300);
-                front.enqueue(Run.started("busy", Task.of("y"), T0));
-                assertThat(worker.claim()).map(c -> c.run().id()).contains("busy");
+                front.workQueue().enqueue(Run.started("busy", Task.of("y"), T0));
+                assertThat(worker.workQueue().claim()).map(c -> c.run().id()).contains("busy");
                 long t0 = System.nanoTime();
-                assertThat(front.cancel("busy", "stop it")).isTrue();
+                assertThat(front.workQueue().cancel("busy", "stop it")).isTrue();
                 assertThat(told.poll(1, TimeUnit.SECONDS)).isEqualTo("busy: stop it");
                 assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
             }
-            assertThat(front.cancel("nope", "x")).isFalse();
+            assertThat(front.workQueue().cancel("nope", "x")).isFalse();
         }
     }
 
@@ -58,33 +58,33 @@ class PostgresWorkQueueTest {
     @Test
     void cancelFromAnInterruptedThreadStillReachesTheDatabaseAndKeepsTheInterrupt() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
-        try (PostgresRunLog front = PostgresRunLog.open(config)) {
-            front.enqueue(Run.started("queued", Task.of("x"), T0));
+        try (PostgresStore front = PostgresStore.open(config)) {
+            front.workQueue().enqueue(Run.started("queued", Task.of("x"), T0));
             boolean cancelled;
             boolean stillInterrupted;
             Thread.currentThread().interrupt();
             try {
-                cancelled = front.cancel("queued", "cancelled by the user who queued it");
+                cancelled = front.workQueue().cancel("queued", "cancelled by the user who queued it");
             } finally {
                 stillInterrupted = Thread.interrupted();
             }
             assertThat(cancelled).isTrue();
             assertThat(stillInterrupted).as("the caller's interrupt is kept for it").isTrue();
-            assertThat(front.find("queued").orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);
+            assertThat(front.runLog().find("queued").orElseThrow().status()).isEqualTo(RunStatus.CANCELLED);
         }
     }
 
     @Test
     void wakesAnIdleWorkerWhenWorkIsQueued() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
-        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog worker = PostgresRunLog.open(config)) {
-            assertThat(worker.awaitWork(Duration.ofMillis(300))).isFalse();
+        try (PostgresStore front = PostgresStore.open(config); PostgresStore worker = PostgresStore.open(config)) {
+            assertThat(worker.workQueue().awaitWork(Duration.ofMillis(300))).isFalse();
             ExecutorService pool = Executors.newSingleThreadExecutor();
             try {
-                Future<Boolean> woke = pool.submit(() -> worker.awaitWork(Duration.ofSeconds(20)));
+                Future<Boolean> woke = pool.submit(() -> worker.workQueue().awaitWork(Duration.ofSeconds(20)));
                 Thread.sleep(300);
                 long t0 = System.nanoTime();
-                front.enqueue(Run.started("new", Task.of("x"), T0));
+                front.workQueue().enqueue(Run.started("new", Task.of("x"), T0));
                 assertThat(woke.get(5, TimeUnit.SECONDS)).isTrue();
                 assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(2));
             } finally {
@@ -96,27 +96,27 @@ class PostgresWorkQueueTest {
     @Test
     void refusesTheWritesOfAHolderThatLostItsRunToATakeover() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
-        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog next = PostgresRunLog.open(config)) {
-            PostgresRunLog stalled = PostgresRunLog.open(config);
-            front.enqueue(Run.started("r", Task.of("x"), T0));
-            assertThat(stalled.claim()).isPresent();
-            stalled.attemptFinished("r", PostgresRunLogTest.printed(1, "a\n"));
+        try (PostgresStore front = PostgresStore.open(config); PostgresStore next = PostgresStore.open(config)) {
+            PostgresStore stalled = PostgresStore.open(config);
+            front.workQueue().enqueue(Run.started("r", Task.of("x"), T0));
+            assertThat(stalled.workQueue().claim()).isPresent();
+            stalled.runLog().attemptFinished("r", PostgresRunLogTest.printed(1, "a\n"));
             PostgresRunLogTest.stopBeating(stalled);
-            assertThat(next.claim()).isEmpty(); // its lease still holds
+            assertThat(next.workQueue().claim()).isEmpty(); // its lease still holds
             Thread.sleep(config.leaseTimeout().toMillis() + 500);
 
-            WorkQueue.Claim taken = next.claim().orElseThrow();
+            WorkQueue.Claim taken = next.workQueue().claim().orElseThrow();
             assertThat(taken.times()).isEqualTo(2);
             assertThat(taken.run().attempts()).hasSize(1); // goes on from the last recorded attempt
-            assertThatThrownBy(() -> stalled.attemptFinished("r", PostgresRunLogTest.printed(2, "late\n")))
+            assertThatThrownBy(() -> stalled.runLog().attemptFinished("r", PostgresRunLogTest.printed(2, "late\n")))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("held by another worker");
-            assertThatThrownBy(() -> stalled.ended("r", RunStatus.SOLVED, T0, null))
+            assertThatThrownBy(() -> stalled.runLog().ended("r", RunStatus.SOLVED, T0, null))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("held by another worker");
-            next.attemptFinished("r", PostgresRunLogTest.printed(2, "b\n"));
-            next.ended("r", RunStatus.SOLVED, T0.plusSeconds(2), null);
-            assertThat(front.find("r").orElseThrow().attempts()).hasSize(2);
+            next.runLog().attemptFinished("r", PostgresRunLogTest.printed(2, "b\n"));
+            next.runLog().ended("r", RunStatus.SOLVED, T0.plusSeconds(2), null);
+            assertThat(front.runLog().find("r").orElseThrow().attempts()).hasSize(2);
             // front doors leave queued runs to the claimers
-            assertThat(front.markInterrupted("x")).isZero();
+            assertThat(front.runLog().markInterrupted("x")).isZero();
             stalled.close();
         }
     }
@@ -124,14 +124,14 @@ class PostgresWorkQueueTest {
     @Test
     void endsTheRunOfAHolderThatLostItsLeaseWhenConfiguredSo() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase().withOnLeaseLoss(PostgresStoreConfig.LeaseLoss.ERROR);
-        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog next = PostgresRunLog.open(config)) {
-            PostgresRunLog dying = PostgresRunLog.open(config);
-            front.enqueue(Run.started("r", Task.of("x"), T0));
-            assertThat(dying.claim()).isPresent();
+        try (PostgresStore front = PostgresStore.open(config); PostgresStore next = PostgresStore.open(config)) {
+            PostgresStore dying = PostgresStore.open(config);
+            front.workQueue().enqueue(Run.started("r", Task.of("x"), T0));
+            assertThat(dying.workQueue().claim()).isPresent();
             PostgresRunLogTest.stopBeating(dying);
             Thread.sleep(config.leaseTimeout().toMillis() + 500);
-            assertThat(next.claim()).isEmpty();
-            Run r = front.find("r").orElseThrow();
+            assertThat(next.workQueue().claim()).isEmpty();
+            Run r = front.runLog().find("r").orElseThrow();
             assertThat(r.status()).isEqualTo(RunStatus.ERROR);
             assertThat(r.reason()).contains("lost its lease").contains("store.postgres.onLeaseLoss: ERROR")
                     .contains("pid " + ProcessHandle.current().pid());

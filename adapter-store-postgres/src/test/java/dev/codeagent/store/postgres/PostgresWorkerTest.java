@@ -65,39 +65,39 @@ class PostgresWorkerTest {
         }
     }
 
-    private static CodeAgent agent(PostgresRunLog log, CodeGenerator generator) {
+    private static CodeAgent agent(PostgresStore log, CodeGenerator generator) {
         return CodeAgent.builder(new ConfigLoader().parse("sandbox: {kind: none}"))
                 .provider(SandboxProviders.of("none", NeverCalledSandbox::new))
-                .generator(generator).runLog(log).build();
+                .generator(generator).runLog(log.runLog()).build();
     }
 
     @Test
     void aWorkerGoesOnFromTheLastRecordedAttemptOfARunItTakesOver() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
         List<Integer> historySeen = new CopyOnWriteArrayList<>();
-        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog workerLog = PostgresRunLog.open(config);
+        try (PostgresStore front = PostgresStore.open(config); PostgresStore workerLog = PostgresStore.open(config);
              CodeAgent agent = agent(workerLog, request -> {
                  historySeen.add(request.history().size());
                  return "I cannot do that.";
              })) {
-            PostgresRunLog dead = PostgresRunLog.open(config);
-            front.enqueue(Run.started("r", Task.of("x"), PostgresRunLogTest.T0));
-            dead.claim().orElseThrow();
-            dead.attemptFinished("r", new Attempt(1, "first try", "", null,
+            PostgresStore dead = PostgresStore.open(config);
+            front.workQueue().enqueue(Run.started("r", Task.of("x"), PostgresRunLogTest.T0));
+            dead.workQueue().claim().orElseThrow();
+            dead.runLog().attemptFinished("r", new Attempt(1, "first try", "", null,
                     dev.codeagent.domain.solving.Verdict.of(dev.codeagent.domain.solving.Verdict.Kind.INTERNAL_ERROR, "no code found in the reply"),
                     "No code found; reply with one fenced code block.", Duration.ofMillis(1), Duration.ZERO));
             PostgresRunLogTest.stopBeating(dead);
             Thread.sleep(config.leaseTimeout().toMillis() + 500);
 
-            int worked = new ProcessQueuedRuns(workerLog, agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE);
+            int worked = new ProcessQueuedRuns(workerLog.workQueue(), agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE);
 
             assertThat(worked).isEqualTo(1);
             assertThat(historySeen).containsExactly(1, 2); // attempts 2 and 3 knew of the ones before
-            Run r = front.find("r").orElseThrow();
+            Run r = front.runLog().find("r").orElseThrow();
             assertThat(r.status()).isEqualTo(RunStatus.FAILED);
             assertThat(r.attempts()).extracting(Attempt::number).containsExactly(1, 2, 3);
             assertThat(r.attempts().get(0).reply()).isEqualTo("first try");
-            assertThat(front.depth()).isZero();
+            assertThat(front.workQueue().depth()).isZero();
             dead.close();
         }
     }
@@ -123,13 +123,13 @@ class PostgresWorkerTest {
                 throw new AssertionError("not stopped");
             }
         };
-        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog workerLog = PostgresRunLog.open(config);
+        try (PostgresStore front = PostgresStore.open(config); PostgresStore workerLog = PostgresStore.open(config);
              CodeAgent agent = CodeAgent.builder(new ConfigLoader().parse("sandbox: {kind: none}"))
                      .provider(SandboxProviders.of("none", () -> swallowing))
-                     .generator(request -> "```python\nprint(1)\n```").runLog(workerLog).build()) {
-            front.enqueue(Run.started("first", Task.of("x"), PostgresRunLogTest.T0));
-            front.enqueue(Run.started("second", Task.of("y"), PostgresRunLogTest.T0));
-            ProcessQueuedRuns worker = new ProcessQueuedRuns(workerLog, agent.solveTask(), Duration.ofMillis(100));
+                     .generator(request -> "```python\nprint(1)\n```").runLog(workerLog.runLog()).build()) {
+            front.workQueue().enqueue(Run.started("first", Task.of("x"), PostgresRunLogTest.T0));
+            front.workQueue().enqueue(Run.started("second", Task.of("y"), PostgresRunLogTest.T0));
+            ProcessQueuedRuns worker = new ProcessQueuedRuns(workerLog.workQueue(), agent.solveTask(), Duration.ofMillis(100));
             int[] worked = new int[1];
             Thread t = new Thread(() -> worked[0] = worker.run(() -> false, RunListener.NONE));
             t.start();
@@ -138,10 +138,10 @@ class PostgresWorkerTest {
             t.join(10_000);
             assertThat(t.isAlive()).as("the worker stopped").isFalse();
             assertThat(worked[0]).isEqualTo(1);
-            Run first = front.find("first").orElseThrow();
+            Run first = front.runLog().find("first").orElseThrow();
             assertThat(first.status()).isEqualTo(RunStatus.ERROR);
             assertThat(first.reason()).contains("the worker stopped");
-            assertThat(front.depth()).as("the next run left for another worker").isEqualTo(1);
+            assertThat(front.workQueue().depth()).as("the next run left for another worker").isEqualTo(1);
         }
     }
 
@@ -150,7 +150,7 @@ class PostgresWorkerTest {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
         CountDownLatch generating = new CountDownLatch(1);
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog workerLog = PostgresRunLog.open(config);
+        try (PostgresStore front = PostgresStore.open(config); PostgresStore workerLog = PostgresStore.open(config);
              CodeAgent agent = agent(workerLog, request -> {
                  generating.countDown();
                  try {
@@ -162,17 +162,17 @@ class PostgresWorkerTest {
                  }
                  return "never";
              })) {
-            front.enqueue(Run.started("slow", Task.of("x"), PostgresRunLogTest.T0));
+            front.workQueue().enqueue(Run.started("slow", Task.of("x"), PostgresRunLogTest.T0));
             Future<Integer> worker = pool.submit(() ->
-                    new ProcessQueuedRuns(workerLog, agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE));
+                    new ProcessQueuedRuns(workerLog.workQueue(), agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE));
             assertThat(generating.await(10, TimeUnit.SECONDS)).isTrue();
             long t0 = System.nanoTime();
-            assertThat(front.cancel("slow", "the user gave up")).isTrue();
-            while (front.find("slow").orElseThrow().status() == RunStatus.RUNNING) {
+            assertThat(front.workQueue().cancel("slow", "the user gave up")).isTrue();
+            while (front.runLog().find("slow").orElseThrow().status() == RunStatus.RUNNING) {
                 Thread.sleep(10);
             }
             assertThat(Duration.ofNanos(System.nanoTime() - t0)).isLessThan(Duration.ofSeconds(1));
-            Run r = front.find("slow").orElseThrow();
+            Run r = front.runLog().find("slow").orElseThrow();
             assertThat(r.status()).isEqualTo(RunStatus.CANCELLED);
             assertThat(r.reason()).isEqualTo("the user gave up");
             assertThat(worker.get(10, TimeUnit.SECONDS)).isEqualTo(1);
@@ -185,13 +185,13 @@ class PostgresWorkerTest {
     void aFrontDoorFollowsAQueuedRunToItsEndAsAWorkerRecordsIt() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
         ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (PostgresRunLog front = PostgresRunLog.open(config); PostgresRunLog workerLog = PostgresRunLog.open(config);
+        try (PostgresStore front = PostgresStore.open(config); PostgresStore workerLog = PostgresStore.open(config);
              CodeAgent agent = agent(workerLog, request -> "I cannot do that.")) {
-            SubmitQueuedRun submit = new SubmitQueuedRun(front, front, java.time.Clock.systemUTC());
+            SubmitQueuedRun submit = new SubmitQueuedRun(front.workQueue(), front.runLog(), java.time.Clock.systemUTC());
             Run queued = submit.submit(Task.of("x"));
-            assertThat(front.depth()).isEqualTo(1);
+            assertThat(front.workQueue().depth()).isEqualTo(1);
             Future<Integer> worker = pool.submit(() ->
-                    new ProcessQueuedRuns(workerLog, agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE));
+                    new ProcessQueuedRuns(workerLog.workQueue(), agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE));
             List<Integer> heard = new CopyOnWriteArrayList<>();
             long t0 = System.nanoTime();
             Run done = submit.awaitEnd(queued.id(), r -> heard.add(r.attempts().size()));

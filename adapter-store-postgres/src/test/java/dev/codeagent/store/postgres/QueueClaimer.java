@@ -25,29 +25,29 @@ public final class QueueClaimer {
     public static void main(String[] args) throws Exception {
         PostgresStoreConfig config = new PostgresStoreConfig(args[0], args[1], System.getenv(PASSWORD_VARIABLE), 4, Duration.ofMillis(200),
                 Duration.ofMillis(1000), PostgresStoreConfig.LeaseLoss.TAKEOVER);
-        try (PostgresRunLog log = PostgresRunLog.open(config)) {
+        try (PostgresStore log = PostgresStore.open(config)) {
             System.out.println("ready");
             if (args[2].equals("fill")) {
                 int n = Integer.parseInt(args[3]);
                 for (int i = 0; i < n; i++) {
-                    log.enqueue(Run.started(String.format("fill-%d-%06d", ProcessHandle.current().pid(), i), Task.of(args[4]), Instant.now()));
+                    log.workQueue().enqueue(Run.started(String.format("fill-%d-%06d", ProcessHandle.current().pid(), i), Task.of(args[4]), Instant.now()));
                 }
                 System.out.println("queued " + n);
             } else if (args[2].equals("drain")) {
                 long t0 = System.nanoTime();
                 int count = 0;
-                for (Optional<WorkQueue.Claim> c = log.claim(); c.isPresent(); c = log.claim()) {
+                for (Optional<WorkQueue.Claim> c = log.workQueue().claim(); c.isPresent(); c = log.workQueue().claim()) {
                     String id = c.get().run().id();
                     System.out.println("claimed " + id);
-                    log.ended(id, RunStatus.SOLVED, Instant.now(), null);
-                    log.finished(id);
+                    log.runLog().ended(id, RunStatus.SOLVED, Instant.now(), null);
+                    log.workQueue().finished(id);
                     count++;
                 }
                 System.out.println("done " + count + " " + (System.nanoTime() - t0) / 1_000_000);
             } else {
-                WorkQueue.Claim c = log.claim().orElseThrow();
+                WorkQueue.Claim c = log.workQueue().claim().orElseThrow();
                 System.out.println("claimed " + c.run().id());
-                log.attemptFinished(c.run().id(), PostgresRunLogTest.printed(1, "1\n"));
+                log.runLog().attemptFinished(c.run().id(), PostgresRunLogTest.printed(1, "1\n"));
                 System.out.println("wrote");
                 Thread.sleep(Long.MAX_VALUE);
             }
