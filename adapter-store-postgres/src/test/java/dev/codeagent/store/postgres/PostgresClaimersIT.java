@@ -50,7 +50,7 @@ class PostgresClaimersIT {
                         List<String> claimed = new ArrayList<>();
                         for (Optional<WorkQueue.Claim> c = mine.workQueue().claim(); c.isPresent(); c = mine.workQueue().claim()) {
                             claimed.add(c.get().run().id());
-                            mine.runLog().ended(c.get().run().id(), RunStatus.SOLVED, PostgresRunLogTest.T0.plusSeconds(1), null);
+                            mine.runLog().ended(c.get().run().id(), RunStatus.SOLVED, PostgresRunLogIT.T0.plusSeconds(1), null);
                             mine.workQueue().finished(c.get().run().id());
                         }
                         return claimed;
@@ -107,7 +107,7 @@ class PostgresClaimersIT {
     void aWorkerKilledWithSigkillLosesItsLeaseAndTheRunIsTakenOverFromItsLastAttempt() throws Exception {
         PostgresStoreConfig config = TestCluster.get().freshDatabase();
         try (PostgresStore front = PostgresStore.open(config); PostgresStore next = PostgresStore.open(config)) {
-            front.workQueue().enqueue(Run.started("victim", Task.of("x"), PostgresRunLogTest.T0));
+            front.workQueue().enqueue(Run.started("victim", Task.of("x"), PostgresRunLogIT.T0));
             Process holder = claimer(config, "hold");
             try {
                 BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
@@ -137,7 +137,7 @@ class PostgresClaimersIT {
 
     private static void enqueue(PostgresStore front, int n) {
         for (int i = 0; i < n; i++) {
-            front.workQueue().enqueue(Run.started(String.format("item-%05d", i), Task.of("print(1)"), PostgresRunLogTest.T0));
+            front.workQueue().enqueue(Run.started(String.format("item-%05d", i), Task.of("print(1)"), PostgresRunLogIT.T0));
         }
         assertThat(front.workQueue().depth()).isEqualTo(n);
     }

@@ -1,8 +1,8 @@
 package dev.codeagent.store.postgres;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static dev.codeagent.store.postgres.PostgresExecutionQueueTest.printed;
-import static dev.codeagent.store.postgres.PostgresExecutionQueueTest.request;
+import static dev.codeagent.store.postgres.PostgresExecutionQueueIT.printed;
+import static dev.codeagent.store.postgres.PostgresExecutionQueueIT.request;
 
 import dev.codeagent.domain.execution.Execution;
 import java.util.HashMap;

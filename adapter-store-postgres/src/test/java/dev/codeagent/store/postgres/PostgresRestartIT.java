@@ -30,13 +30,13 @@ class PostgresRestartIT {
         try (PostgresStore log = PostgresStore.open(config); RunChanges changes = log.changes()) {
             BlockingQueue<String> heard = new LinkedBlockingQueue<>();
             changes.watch(heard::add);
-            log.runLog().started(Run.started("through-restart", Task.of("x"), PostgresRunLogTest.T0));
+            log.runLog().started(Run.started("through-restart", Task.of("x"), PostgresRunLogIT.T0));
             Future<?> writer = pool.submit(() -> {
                 for (int n = 1; n <= attempts; n++) {
-                    log.runLog().attemptFinished("through-restart", PostgresRunLogTest.printed(n, n + "\n"));
+                    log.runLog().attemptFinished("through-restart", PostgresRunLogIT.printed(n, n + "\n"));
                     Thread.sleep(5);
                 }
-                log.runLog().ended("through-restart", RunStatus.SOLVED, PostgresRunLogTest.T0.plusSeconds(1), null);
+                log.runLog().ended("through-restart", RunStatus.SOLVED, PostgresRunLogIT.T0.plusSeconds(1), null);
                 return null;
             });
             while (log.runLog().find("through-restart").orElseThrow().attempts().size() < 50) {
@@ -51,7 +51,7 @@ class PostgresRestartIT {
                     .containsExactlyElementsOf(IntStream.rangeClosed(1, attempts).boxed().toList());
             // the listener came back too: a change after the restart is heard
             heard.clear();
-            log.runLog().started(Run.started("after", Task.of("y"), PostgresRunLogTest.T0));
+            log.runLog().started(Run.started("after", Task.of("y"), PostgresRunLogIT.T0));
             String got;
             do {
                 got = heard.poll(10, TimeUnit.SECONDS);
@@ -70,7 +70,7 @@ class PostgresRestartIT {
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try (PostgresStore submitter = PostgresStore.open(config); PostgresStore worker = PostgresStore.open(config)) {
             for (int i = 0; i < n; i++) {
-                submitter.executionQueue().submit("x" + i, PostgresExecutionQueueTest.request("print(" + i + ")"));
+                submitter.executionQueue().submit("x" + i, PostgresExecutionQueueIT.request("print(" + i + ")"));
             }
             java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
             Future<?> working = pool.submit(() -> {
@@ -81,7 +81,7 @@ class PostgresRestartIT {
                         continue;
                     }
                     Thread.sleep(5);
-                    worker.executionQueue().complete(c.get().id(), PostgresExecutionQueueTest.printed(c.get().id()));
+                    worker.executionQueue().complete(c.get().id(), PostgresExecutionQueueIT.printed(c.get().id()));
                 }
                 return null;
             });

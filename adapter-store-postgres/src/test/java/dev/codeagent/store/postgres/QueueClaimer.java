@@ -47,7 +47,7 @@ public final class QueueClaimer {
             } else {
                 WorkQueue.Claim c = log.workQueue().claim().orElseThrow();
                 System.out.println("claimed " + c.run().id());
-                log.runLog().attemptFinished(c.run().id(), PostgresRunLogTest.printed(1, "1\n"));
+                log.runLog().attemptFinished(c.run().id(), PostgresRunLogIT.printed(1, "1\n"));
                 System.out.println("wrote");
                 Thread.sleep(Long.MAX_VALUE);
             }

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class PostgresWorkQueueTest {
+class PostgresWorkQueueIT {
 
-    private static final java.time.Instant T0 = PostgresRunLogTest.T0;
+    private static final java.time.Instant T0 = PostgresRunLogIT.T0;
 
     @Test
     void cancelEndsAWaitingRunAtOnceAndReachesTheHolderOfAClaimedOneWithinASecond() throws Exception {
@@ -100,19 +100,19 @@ class PostgresWorkQueueTest {
             PostgresStore stalled = PostgresStore.open(config);
             front.workQueue().enqueue(Run.started("r", Task.of("x"), T0));
             assertThat(stalled.workQueue().claim()).isPresent();
-            stalled.runLog().attemptFinished("r", PostgresRunLogTest.printed(1, "a\n"));
-            PostgresRunLogTest.stopBeating(stalled);
+            stalled.runLog().attemptFinished("r", PostgresRunLogIT.printed(1, "a\n"));
+            PostgresRunLogIT.stopBeating(stalled);
             assertThat(next.workQueue().claim()).isEmpty(); // its lease still holds
             Thread.sleep(config.leaseTimeout().toMillis() + 500);
 
             WorkQueue.Claim taken = next.workQueue().claim().orElseThrow();
             assertThat(taken.times()).isEqualTo(2);
             assertThat(taken.run().attempts()).hasSize(1); // goes on from the last recorded attempt
-            assertThatThrownBy(() -> stalled.runLog().attemptFinished("r", PostgresRunLogTest.printed(2, "late\n")))
+            assertThatThrownBy(() -> stalled.runLog().attemptFinished("r", PostgresRunLogIT.printed(2, "late\n")))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("held by another worker");
             assertThatThrownBy(() -> stalled.runLog().ended("r", RunStatus.SOLVED, T0, null))
                     .isInstanceOf(IllegalStateException.class).hasMessageContaining("held by another worker");
-            next.runLog().attemptFinished("r", PostgresRunLogTest.printed(2, "b\n"));
+            next.runLog().attemptFinished("r", PostgresRunLogIT.printed(2, "b\n"));
             next.runLog().ended("r", RunStatus.SOLVED, T0.plusSeconds(2), null);
             assertThat(front.runLog().find("r").orElseThrow().attempts()).hasSize(2);
             // front doors leave queued runs to the claimers
@@ -128,7 +128,7 @@ class PostgresWorkQueueTest {
             PostgresStore dying = PostgresStore.open(config);
             front.workQueue().enqueue(Run.started("r", Task.of("x"), T0));
             assertThat(dying.workQueue().claim()).isPresent();
-            PostgresRunLogTest.stopBeating(dying);
+            PostgresRunLogIT.stopBeating(dying);
             Thread.sleep(config.leaseTimeout().toMillis() + 500);
             assertThat(next.workQueue().claim()).isEmpty();
             Run r = front.runLog().find("r").orElseThrow();

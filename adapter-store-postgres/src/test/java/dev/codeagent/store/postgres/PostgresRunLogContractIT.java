@@ -3,7 +3,7 @@ package dev.codeagent.store.postgres;
 import dev.codeagent.application.store.RunLogContractTest;
 import dev.codeagent.domain.solving.RunLog;
 
-class PostgresRunLogContractTest extends RunLogContractTest {
+class PostgresRunLogContractIT extends RunLogContractTest {
 
     @Override
     protected RunLog newLog() {

@@ -36,7 +36,7 @@ import org.junit.jupiter.api.Timeout;
  * the application's real solve loop.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class PostgresWorkerTest {
+class PostgresWorkerIT {
 
     /** Present because the application composes a sandbox; a reply without code never reaches it. */
     private static class NeverCalledSandbox implements Sandbox {
@@ -81,12 +81,12 @@ class PostgresWorkerTest {
                  return "I cannot do that.";
              })) {
             PostgresStore dead = PostgresStore.open(config);
-            front.workQueue().enqueue(Run.started("r", Task.of("x"), PostgresRunLogTest.T0));
+            front.workQueue().enqueue(Run.started("r", Task.of("x"), PostgresRunLogIT.T0));
             dead.workQueue().claim().orElseThrow();
             dead.runLog().attemptFinished("r", new Attempt(1, "first try", "", null,
                     dev.codeagent.domain.solving.Verdict.of(dev.codeagent.domain.solving.Verdict.Kind.INTERNAL_ERROR, "no code found in the reply"),
                     "No code found; reply with one fenced code block.", Duration.ofMillis(1), Duration.ZERO));
-            PostgresRunLogTest.stopBeating(dead);
+            PostgresRunLogIT.stopBeating(dead);
             Thread.sleep(config.leaseTimeout().toMillis() + 500);
 
             int worked = new ProcessQueuedRuns(workerLog.workQueue(), agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE);
@@ -127,8 +127,8 @@ class PostgresWorkerTest {
              CodeAgent agent = CodeAgent.builder(new ConfigLoader().parse("sandbox: {kind: none}"))
                      .provider(SandboxProviders.of("none", () -> swallowing))
                      .generator(request -> "```python\nprint(1)\n```").runLog(workerLog.runLog()).build()) {
-            front.workQueue().enqueue(Run.started("first", Task.of("x"), PostgresRunLogTest.T0));
-            front.workQueue().enqueue(Run.started("second", Task.of("y"), PostgresRunLogTest.T0));
+            front.workQueue().enqueue(Run.started("first", Task.of("x"), PostgresRunLogIT.T0));
+            front.workQueue().enqueue(Run.started("second", Task.of("y"), PostgresRunLogIT.T0));
             ProcessQueuedRuns worker = new ProcessQueuedRuns(workerLog.workQueue(), agent.solveTask(), Duration.ofMillis(100));
             int[] worked = new int[1];
             Thread t = new Thread(() -> worked[0] = worker.run(() -> false, RunListener.NONE));
@@ -162,7 +162,7 @@ class PostgresWorkerTest {
                  }
                  return "never";
              })) {
-            front.workQueue().enqueue(Run.started("slow", Task.of("x"), PostgresRunLogTest.T0));
+            front.workQueue().enqueue(Run.started("slow", Task.of("x"), PostgresRunLogIT.T0));
             Future<Integer> worker = pool.submit(() ->
                     new ProcessQueuedRuns(workerLog.workQueue(), agent.solveTask(), Duration.ofMillis(100)).drain(RunListener.NONE));
             assertThat(generating.await(10, TimeUnit.SECONDS)).isTrue();

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** The execution queue against a real PostgreSQL: each test plays submitter and workers as separate store owners. */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class PostgresExecutionQueueTest {
+class PostgresExecutionQueueIT {
 
     static ExecutionRequest request(String source) {
         return ExecutionRequest.of(Language.PYTHON, source);
@@ -94,7 +94,7 @@ class PostgresExecutionQueueTest {
             PostgresStore stalled = PostgresStore.open(config);
             submitter.executionQueue().submit("x", request("print(1)"));
             assertThat(stalled.executionQueue().claimExecution()).isPresent();
-            PostgresRunLogTest.stopBeating(stalled);
+            PostgresRunLogIT.stopBeating(stalled);
             assertThat(next.executionQueue().claimExecution()).as("its lease still holds").isEmpty();
             Thread.sleep(config.leaseTimeout().toMillis() + 500);
 
@@ -150,7 +150,7 @@ class PostgresExecutionQueueTest {
         try (PostgresStore worker = PostgresStore.open(config)) {
             PostgresStore silent = PostgresStore.open(config);
             silent.executionQueue().submit("of-the-silent", request("print(1)"));
-            PostgresRunLogTest.stopBeating(silent);
+            PostgresRunLogIT.stopBeating(silent);
             Thread.sleep(config.leaseTimeout().toMillis() + 500);
             assertThat(worker.executionQueue().claimExecution()).as("nobody may be left to read its result").isEmpty();
             assertThat(worker.executionQueue().executionsWaiting()).as("but silence may be an outage: kept a while").isEqualTo(1);

@@ -17,7 +17,7 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 import org.junit.jupiter.api.Test;
 
-class PostgresRunLogProviderTest {
+class PostgresRunLogProviderIT {
 
     @Test
     void isFoundOnTheClasspath() {

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
 
 /** What the store does beyond the port: owners across processes, notifications, odd values. */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class PostgresRunLogTest {
+class PostgresRunLogIT {
 
     static final Instant T0 = Instant.parse("2025-03-04T05:06:07.123456789Z");
 
