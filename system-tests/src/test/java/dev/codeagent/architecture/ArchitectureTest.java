@@ -246,6 +246,27 @@ class ArchitectureTest {
     }
 
     /**
+     * The module diagram in docs/architecture.md is the code's: a dependency between two of its components that it does
+     * not draw fails here (dependencies on classes outside every component, e.g. the JDK, are not the diagram's).
+     */
+    @Test
+    void theCodeHasOnlyTheDiagramsArrows(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+        Path page = Path.of(System.getProperty("basedir", ".")).toAbsolutePath().getParent().resolve("docs/architecture.md");
+        java.util.regex.Matcher block = java.util.regex.Pattern.compile("```plantuml\\n(.*?)```", java.util.regex.Pattern.DOTALL)
+                .matcher(Files.readString(page));
+        assertThat(block.find()).as("a ```plantuml block in " + page).isTrue();
+        Path diagram = Files.writeString(dir.resolve("modules.puml"), block.group(1));
+        JavaClasses main = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages(ROOT);
+
+        ArchRule rule = classes().should(com.tngtech.archunit.library.plantuml.rules.PlantUmlArchCondition.adhereToPlantUmlDiagram(
+                diagram.toUri().toURL(),
+                com.tngtech.archunit.library.plantuml.rules.PlantUmlArchCondition.Configuration.consideringOnlyDependenciesInDiagram()));
+
+        assertThat(rule.evaluate(main).getFailureReport().getDetails()).as("dependencies the diagram does not draw").isEmpty();
+    }
+
+    /**
      * The rules above must see the classes of every module, or they prove nothing: each package of
      * main code in this repository (found on disk, not listed here) must be among the imported classes.
      */
