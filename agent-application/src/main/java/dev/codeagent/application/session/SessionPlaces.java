@@ -5,7 +5,7 @@ package dev.codeagent.application.session;
  * counted in total and per owner, so that one caller cannot take every place from the others.
  *
  * @param max sessions live at once, over every owner; 0 turns sessions off
- * @param perOwner sessions one owner may hold at once, at most {@code max}
+ * @param perOwner sessions one owner may hold at once (more than {@code max} is {@code max})
  * @param pool sessions (with the default limits) started ahead once one has been asked for, so that the next open does
  *     not wait for a kernel to start; they count against no one until handed out; 0 starts none
  */
@@ -21,8 +21,8 @@ public record SessionPlaces(int max, int perOwner, int pool) {
         if (max < 0) {
             throw new IllegalArgumentException("max sessions must not be negative (0 turns sessions off), was " + max);
         }
-        if (perOwner < 0 || perOwner > max) {
-            throw new IllegalArgumentException("sessions per owner must be between 0 and " + max + ", was " + perOwner);
+        if (perOwner < 0) {
+            throw new IllegalArgumentException("sessions per owner must not be negative, was " + perOwner);
         }
         if (pool < 0 || pool > 16) {
             throw new IllegalArgumentException("pooled sessions must be between 0 and 16, was " + pool);
