@@ -203,7 +203,7 @@ final class SessionRoutes implements AutoCloseable {
         Live l = owned(ctx);
         java.util.Optional<String> ended = l.open().endReason();
         if (ended.isPresent()) {
-            registry.forget(l.open());
+            l.open().close();
             throw new ProblemException(Type.NOT_FOUND, "the session has ended: " + ended.get());
         }
         return l;
@@ -234,7 +234,7 @@ final class SessionRoutes implements AutoCloseable {
         try {
             r = l.open().use(s -> s.execute(cell));
         } catch (SessionEndedException e) {
-            registry.forget(l.open());
+            l.open().close();
             throw new ProblemException(Type.NOT_FOUND, e.getMessage());
         } catch (IllegalStateException e) {
             throw new ProblemException(Type.CONFLICT, e.getMessage());
@@ -275,7 +275,7 @@ final class SessionRoutes implements AutoCloseable {
             l.notebook().add(cell, r);
             journal.end("result", view(r));
         } catch (SessionEndedException e) {
-            registry.forget(l.open());
+            l.open().close();
             journal.end("failed", failure(404, e.getMessage()));
         } catch (IllegalStateException e) {
             journal.end("failed", failure(409, e.getMessage()));
@@ -369,7 +369,7 @@ final class SessionRoutes implements AutoCloseable {
                     throw new ProblemException(Type.INTERNAL, e.getMessage());
             }
         } catch (SessionEndedException e) {
-            registry.forget(l.open());
+            l.open().close();
             throw new ProblemException(Type.NOT_FOUND, e.getMessage());
         } catch (IllegalStateException e) {
             throw new ProblemException(Type.CONFLICT, e.getMessage());

@@ -17,12 +17,14 @@ import org.slf4j.LoggerFactory;
 /**
  * A session as {@link OpenSessions} holds it: whose it is, when it was opened and last used, and what a door keeps
  * beside it (its notebook, its streams) as attachments that end with it. Work on the session goes through
- * {@link #use}, which is what keeps the idle clock from closing a session while a cell runs.
+ * {@link #use}, which is what keeps the idle clock from closing a session while a cell runs. Closing it (its holder is
+ * done, or found it ended) closes the session and takes it out of the registry.
  */
-public final class OpenSession {
+public final class OpenSession implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(OpenSession.class);
 
+    private final OpenSessions registry;
     private final Session session;
     private final String owner;
     private final Clock clock;
@@ -33,7 +35,8 @@ public final class OpenSession {
     private String endedBecause;
     private Instant endedAt;
 
-    OpenSession(Session session, String owner, Clock clock) {
+    OpenSession(OpenSessions registry, Session session, String owner, Clock clock) {
+        this.registry = registry;
         this.session = session;
         this.owner = owner;
         this.clock = clock;
@@ -94,6 +97,16 @@ public final class OpenSession {
             }
         }
         return session.endReason();
+    }
+
+    /**
+     * Closes the session (and what is attached to it) and takes it out of the registry: not found from now on. Also
+     * what a door does with a session it found ended, once it has said why. Idempotent.
+     */
+    @Override
+    public void close() {
+        registry.remove(this);
+        end(endReason().orElse("the session was closed"));
     }
 
     /** Whether a clock of {@code now} ends this session, and why; null while it may go on. */

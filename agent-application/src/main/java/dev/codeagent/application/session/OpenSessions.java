@@ -131,7 +131,7 @@ public final class OpenSessions implements AutoCloseable {
         synchronized (this) {
             giveBack(owner);
             if (!closed) {
-                made = new OpenSession(s, owner, clock);
+                made = new OpenSession(this, s, owner, clock);
                 sessions.put(s.id(), made);
                 startClocks();
             }
@@ -178,21 +178,14 @@ public final class OpenSessions implements AutoCloseable {
             if (s == null || !s.owner().equals(owner)) {
                 return false;
             }
-            sessions.remove(id);
         }
-        s.end("the session was closed");
+        s.close();
         return true;
     }
 
-    /**
-     * Forgets a session a door found ended (told the caller why): it is closed, if it is not yet, and not found from
-     * now on.
-     */
-    public void forget(OpenSession s) {
-        synchronized (this) {
-            sessions.remove(s.id(), s);
-        }
-        s.end(s.endReason().orElse("the session was closed"));
+    /** Takes a session out (its {@link OpenSession#close()} closes it). */
+    synchronized void remove(OpenSession s) {
+        sessions.remove(s.id(), s);
     }
 
     /** Sessions live now, over every owner. */
