@@ -244,6 +244,31 @@ class OpenSessionsTest {
     }
 
     @Test
+    void opensAreServedFromTheWarmPoolWhichClosesWithTheRegistry() throws Exception {
+        OpenSessions r = registry(new SessionPlaces(4, 4, 1));
+        OpenSession first = r.open("alice", SessionLimits.defaults());
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (r.ready() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        assertThat(r.ready()).as("one started ahead once a session was asked for").isEqualTo(1);
+        Fake warm = made.get(1);
+
+        OpenSession second = r.open("bob", SessionLimits.defaults());
+
+        assertThat(second.session()).as("handed out from the pool").isSameAs(warm);
+        assertThat(second.owner()).isEqualTo("bob");
+        assertThat(r.find("alice", second.id())).isEmpty();
+        deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (r.ready() < 1 && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        r.close();
+        assertThat(made).hasSize(3).allSatisfy(f -> assertThat(f.closed).as(f.id).isTrue());
+        assertThat(first.endReason()).isPresent();
+    }
+
+    @Test
     void concurrentOpensNeverTakeMoreThanTheOwnersShare() throws Exception {
         OpenSessions r = registry(new SessionPlaces(8, 2, 0));
         ExecutorService callers = Executors.newFixedThreadPool(8);
