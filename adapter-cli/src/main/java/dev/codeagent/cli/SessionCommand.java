@@ -3,6 +3,8 @@ package dev.codeagent.cli;
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.session.Notebook;
+import dev.codeagent.application.session.OpenSession;
+import dev.codeagent.application.session.SessionRefusedException;
 import dev.codeagent.application.session.OutputSanitizer;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import dev.codeagent.domain.session.Cell;
@@ -10,7 +12,6 @@ import dev.codeagent.domain.session.CellOutput;
 import dev.codeagent.domain.session.CellResult;
 import dev.codeagent.domain.session.CellStatus;
 import dev.codeagent.domain.session.MimeBundle;
-import dev.codeagent.domain.session.Session;
 import dev.codeagent.domain.session.SessionLimits;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -56,6 +57,9 @@ import picocli.CommandLine.Model.CommandSpec;
             "  codeagent session --notebook out.ipynb --cell-timeout 60s analysis.py",
             "  codeagent session --images plots/"})
 final class SessionCommand implements Callable<Integer> {
+
+    /** Whose sessions these are in the registry: the local user's, as for runs. */
+    static final String OWNER = dev.codeagent.application.run.Caller.localUser().owner();
 
     private static final Pattern CELL_MARKER = Pattern.compile("(?m)^# ?%%.*(?:\\n|$)");
 
@@ -121,14 +125,16 @@ final class SessionCommand implements Callable<Integer> {
         Notebook book = new Notebook();
         boolean failed = false;
         try {
-            try (CodeAgent agent = cli.agent(config); Session session = open(agent, limits)) {
-                for (int n = 1; cells.hasNext(); n++) {
-                    Cell cell = new Cell(cells.next());
-                    CellResult r = session.execute(cell);
-                    book.add(cell, r);
-                    show(out, n, r, imageDir);
-                    out.flush();
-                    failed |= r.status() != CellStatus.OK;
+            try (CodeAgent agent = cli.agent(config)) {
+                try (OpenSession session = open(agent, limits)) {
+                    for (int n = 1; cells.hasNext(); n++) {
+                        Cell cell = new Cell(cells.next());
+                        CellResult r = session.use(s -> s.execute(cell));
+                        book.add(cell, r);
+                        show(out, n, r, imageDir);
+                        out.flush();
+                        failed |= r.status() != CellStatus.OK;
+                    }
                 }
             }
             if (notebook != null) {
@@ -196,11 +202,14 @@ final class SessionCommand implements Callable<Integer> {
         return cells;
     }
 
-    /** A session of the configured tier; a tier without sessions is an unavailable sandbox (exit 125), said in one line. */
-    static Session open(CodeAgent agent, SessionLimits limits) {
+    /**
+     * A session of the configured tier, the local user's in the agent's registry; a tier without sessions is an
+     * unavailable sandbox (exit 125), said in one line, and so is a refusal (sessions turned off).
+     */
+    static OpenSession open(CodeAgent agent, SessionLimits limits) {
         try {
-            return agent.openSession(limits);
-        } catch (UnsupportedOperationException e) {
+            return agent.openSessions().open(OWNER, limits);
+        } catch (SessionRefusedException e) {
             throw new SandboxUnavailableException(e.getMessage());
         }
     }

@@ -145,10 +145,11 @@ final class SolveCommand implements Callable<Integer> {
                 SolveTask solveTask = agent.solveTask();
                 RunListener progress = json ? RunListener.NONE : new ProgressPrinter(err, cli.context().interactive(), task.maxAttempts());
                 if (session) {
-                    try (dev.codeagent.domain.session.Session s = SessionCommand.open(agent,
+                    try (dev.codeagent.application.session.OpenSession s = SessionCommand.open(agent,
                             dev.codeagent.domain.session.SessionLimits.defaults())) {
-                        run = solveTask.solveInSession(SolveTask.newRunId(), task, OWNER, progress,
-                                () -> dev.codeagent.application.solve.StopReason.CANCELLED, s);
+                        // in use for the whole run: the registry's idle clock does not run while the model thinks
+                        run = s.use(session -> solveTask.solveInSession(SolveTask.newRunId(), task, OWNER, progress,
+                                () -> dev.codeagent.application.solve.StopReason.CANCELLED, session));
                     }
                 } else {
                     run = solveTask.solve(SolveTask.newRunId(), task, OWNER, progress,

@@ -1,6 +1,8 @@
 package dev.codeagent.http;
 
 import dev.codeagent.application.CodeAgent;
+import dev.codeagent.application.session.OpenSessions;
+import dev.codeagent.application.session.SessionPlaces;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.Units;
@@ -99,9 +101,13 @@ public final class ApiServer implements AutoCloseable {
         PistonApi piston = new PistonApi(executeCode, config);
         new ExecutionRoutes(executions, bodies, requests, piston).register(router);
         new RunRoutes(runs, streams, bodies, requests).register(router);
-        this.sessions = new SessionRoutes(executeCode.sandbox(), bodies, streams, http.maxSessions(), http.sessionsPerKey(),
-                http.sessionPool(),
-                http.sessionOutputBudget().bytes());
+        // the server's own registry: its places are the http settings (one owner per key), not the one-owner default
+        // the composition gives the command line and the kernel
+        // (executions on the workers: this server has no sandbox of its own to host sessions in)
+        OpenSessions openSessions = new OpenSessions(http.queuesExecutions() ? java.util.Optional.empty() : agent.sessions(),
+                executeCode.sandbox().tier(),
+                new SessionPlaces(http.maxSessions(), http.sessionsPerKey(), http.sessionPool()), Clock.systemUTC());
+        this.sessions = new SessionRoutes(openSessions, bodies, streams, http.sessionOutputBudget().bytes());
         sessions.register(router);
         new PistonRoutes(executions, bodies, piston).register(router);
         this.connect = new PistonConnect(executions, executeCode, piston, guard, http.maxBodyBytes().bytes());

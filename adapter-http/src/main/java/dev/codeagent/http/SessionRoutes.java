@@ -3,9 +3,10 @@ package dev.codeagent.http;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.session.Notebook;
+import dev.codeagent.application.session.OpenSession;
+import dev.codeagent.application.session.OpenSessions;
 import dev.codeagent.application.session.OutputSanitizer;
-import dev.codeagent.application.session.PooledSessions;
-import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.application.session.SessionRefusedException;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import dev.codeagent.domain.session.Cell;
 import dev.codeagent.domain.session.CellOutput;
@@ -15,22 +16,24 @@ import dev.codeagent.domain.session.SessionEndedException;
 import dev.codeagent.domain.session.SessionFileException;
 import dev.codeagent.domain.session.SessionFiles;
 import dev.codeagent.domain.session.SessionLimits;
-import dev.codeagent.domain.session.SessionSandbox;
 import dev.codeagent.http.ProblemException.Type;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
  * Sessions (a real kernel kept across cells, in a sandbox of its own): {@code POST /v1/sessions} opens one,
  * {@code POST /v1/sessions/{id}/cells} runs a cell, {@code …/interrupt} and {@code …/restart} do what they say,
- * {@code GET …/notebook} gives the cells run so far as a notebook, {@code DELETE /v1/sessions/{id}} ends it. Live
- * sessions are capped ({@code http.maxSessions}, default 4; 0 turns them off); the next is refused with 503. The id is the session's own,
- * unguessable; a session belongs to the API key that opened it (another key gets 404, as for an id that does not
- * exist); an ended session (idle, lifetime, its sandbox lost) answers 404 with why.
+ * {@code GET …/notebook} gives the cells run so far as a notebook, {@code DELETE /v1/sessions/{id}} ends it.
+ *
+ * <p>The server's {@link OpenSessions} decides: owners (the API key's name), the caps ({@code http.maxSessions},
+ * default 4, 0 turns them off; {@code http.maxSessionsPerKey}), the pool ({@code http.sessionPool}), the idle and
+ * lifetime clocks. This maps requests onto it and renders its answers: a refusal is 503 naming the setting, another
+ * key's id is 404 as for an id that does not exist, an ended session (idle, lifetime, its sandbox lost) answers 404
+ * with why. What is the door's own is kept beside each session: its notebook (within {@code http.sessionOutputBudget})
+ * and its cells' event journals.
  */
 final class SessionRoutes implements AutoCloseable {
 
@@ -47,11 +50,12 @@ final class SessionRoutes implements AutoCloseable {
     /** How many cells' event journals a session keeps for resuming their streams. */
     static final int KEPT_JOURNALS = 4;
 
-    private record Live(Session session, Notebook notebook, String owner, java.util.concurrent.atomic.AtomicInteger cells,
-            java.util.concurrent.atomic.AtomicBoolean running, Map<Integer, CellJournal> journals) {
+    /** What this door keeps beside a session; its streams end when the session is closed, by anyone. */
+    private record Kept(Notebook notebook, java.util.concurrent.atomic.AtomicInteger cells,
+            java.util.concurrent.atomic.AtomicBoolean running, Map<Integer, CellJournal> journals) implements AutoCloseable {
 
-        Live(Session session, String owner, long outputBudget) {
-            this(session, new Notebook(outputBudget), owner, new java.util.concurrent.atomic.AtomicInteger(),
+        Kept(long outputBudget) {
+            this(new Notebook(outputBudget), new java.util.concurrent.atomic.AtomicInteger(),
                     new java.util.concurrent.atomic.AtomicBoolean(), java.util.Collections.synchronizedMap(
                             new java.util.LinkedHashMap<>(8, 0.75f, false) {
                                 @Override
@@ -59,6 +63,37 @@ final class SessionRoutes implements AutoCloseable {
                                     return size() > KEPT_JOURNALS;
                                 }
                             }));
+        }
+
+        @Override
+        public void close() {
+            synchronized (journals) {
+                journals.values().forEach(CellJournal::close);
+            }
+        }
+    }
+
+    /** A session of the caller's and what this door keeps beside it. */
+    private record Live(OpenSession open, Kept kept) {
+
+        Session session() {
+            return open.session();
+        }
+
+        Notebook notebook() {
+            return kept.notebook();
+        }
+
+        java.util.concurrent.atomic.AtomicInteger cells() {
+            return kept.cells();
+        }
+
+        java.util.concurrent.atomic.AtomicBoolean running() {
+            return kept.running();
+        }
+
+        Map<Integer, CellJournal> journals() {
+            return kept.journals();
         }
     }
 
@@ -68,7 +103,7 @@ final class SessionRoutes implements AutoCloseable {
         return name == null ? "" : name;
     }
 
-    private final Sandbox sandbox;
+    private final OpenSessions registry;
     private final JsonBodies bodies;
     private final EventStreams streams;
     /** Runs streamed cells, so that a client that goes away does not take its cell with it. */
@@ -77,32 +112,18 @@ final class SessionRoutes implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
-    private final Map<String, Live> sessions = new ConcurrentHashMap<>();
-    private final int maxSessions;
-    /** {@code http.maxSessionsPerKey} as it applies: what one key may hold of {@code maxSessions}. */
-    private final int perKey;
     /** {@code http.sessionOutputBudget}: what one session's notebook holds. */
     private final long outputBudget;
 
-    /** The tier's sessions, through a pool of sessions started ahead when one is configured; null without sessions. */
-    private final SessionSandbox tier;
-    private final PooledSessions pool;
-
     /**
-     * @param poolSize sessions (with the default limits) kept started ahead once sessions have been asked for:
-     *     a kernel takes over a second to start; they do not count against {@code maxSessions}
+     * @param registry the server's sessions, with its places from {@code http.maxSessions}, {@code http.maxSessionsPerKey}
+     *     and {@code http.sessionPool}; closed with these routes
      */
-    SessionRoutes(Sandbox sandbox, JsonBodies bodies, EventStreams streams, int maxSessions, int perKey, int poolSize,
-            long outputBudget) {
-        this.sandbox = sandbox;
-        this.perKey = perKey;
+    SessionRoutes(OpenSessions registry, JsonBodies bodies, EventStreams streams, long outputBudget) {
+        this.registry = registry;
         this.outputBudget = outputBudget;
         this.bodies = bodies;
         this.streams = streams;
-        this.maxSessions = maxSessions;
-        SessionSandbox t = sandbox instanceof SessionSandbox s ? s : null;
-        this.pool = t != null && maxSessions > 0 && poolSize > 0 ? new PooledSessions(t, SessionLimits.defaults(), poolSize) : null;
-        this.tier = pool != null ? pool : t;
     }
 
     void register(Router router) {
@@ -127,60 +148,63 @@ final class SessionRoutes implements AutoCloseable {
                 throw ProblemException.invalid("cellTimeoutMs", e.getMessage());
             }
         }
-        if (maxSessions == 0) {
-            throw new ProblemException(Type.OVERLOADED, "sessions are turned off on this server (http.maxSessions is 0)");
+        OpenSession opened;
+        try {
+            opened = registry.open(caller(ctx), limits);
+        } catch (SessionRefusedException e) {
+            throw refusal(e);
+        } catch (SandboxUnavailableException e) {
+            throw new ProblemException(Type.OVERLOADED, "cannot open a session: " + e.getMessage());
         }
-        if (tier == null) {
-            throw new ProblemException(Type.OVERLOADED, "sessions are not available on the " + sandbox.tier() + " tier");
-        }
-        synchronized (sessions) {
-            sessions.values().removeIf(l -> l.session().endReason().isPresent());
-            String owner = caller(ctx);
-            // the key's own cap first, and a refusal that names only what the key holds: were the server's count in it,
-            // a key opening until refused would learn how many sessions the other keys hold
-            if (sessions.values().stream().filter(l -> l.owner().equals(owner)).count() >= perKey) {
-                throw new ProblemException(Type.OVERLOADED, "this key may hold at most " + perKey
-                        + (perKey == 1 ? " session" : " sessions") + " live at once (http.maxSessionsPerKey, a share of"
-                        + " http.maxSessions); end one first");
-            }
-            if (sessions.size() >= maxSessions) {
-                throw ProblemException.retryLater(Type.OVERLOADED, "every session place is taken (http.maxSessions); try again"
+        kept(opened);
+        Session s = opened.session();
+        ctx.header("Location", "/v1/sessions/" + s.id());
+        ObjectNode view = Views.MAPPER.createObjectNode();
+        view.put("id", s.id());
+        view.put("cellTimeoutMs", s.limits().cellTimeout().toMillis());
+        view.put("memoryBytes", s.limits().memoryBytes());
+        Router.json(ctx, 201, view);
+    }
+
+    /** The registry's refusal in this server's words: its caps are the http settings. */
+    private static ProblemException refusal(SessionRefusedException e) {
+        int n = e.limit();
+        switch (e.reason()) {
+            case OFF:
+                return new ProblemException(Type.OVERLOADED, "sessions are turned off on this server (http.maxSessions is 0)");
+            case OWNER_FULL:
+                // names only what the key holds: the server's count would tell a key how many the other keys hold
+                return new ProblemException(Type.OVERLOADED, "this key may hold at most " + n + (n == 1 ? " session" : " sessions")
+                        + " live at once (http.maxSessionsPerKey, a share of http.maxSessions); end one first");
+            case ALL_FULL:
+                return ProblemException.retryLater(Type.OVERLOADED, "every session place is taken (http.maxSessions); try again"
                         + " later", Duration.ofSeconds(5));
-            }
-            Session s;
-            try {
-                s = tier.open(limits);
-            } catch (SandboxUnavailableException e) {
-                throw new ProblemException(Type.OVERLOADED, "cannot open a session: " + e.getMessage());
-            }
-            sessions.put(s.id(), new Live(s, owner, outputBudget));
-            ctx.header("Location", "/v1/sessions/" + s.id());
-            ObjectNode view = Views.MAPPER.createObjectNode();
-            view.put("id", s.id());
-            view.put("cellTimeoutMs", s.limits().cellTimeout().toMillis());
-            view.put("memoryBytes", s.limits().memoryBytes());
-            Router.json(ctx, 201, view);
+            default:
+                return new ProblemException(Type.OVERLOADED, "cannot open a session: the server is stopping");
         }
+    }
+
+    private Kept kept(OpenSession s) {
+        return s.attachment(Kept.class, () -> new Kept(outputBudget));
     }
 
     /** The caller's session named in the path; to any other caller it does not exist. */
     private Live owned(Context ctx) {
         String id = ctx.pathParam("id");
-        Live l = ID.matcher(id).matches() ? sessions.get(id) : null;
-        if (l == null || !l.owner().equals(caller(ctx))) {
+        OpenSession s = ID.matcher(id).matches() ? registry.find(caller(ctx), id).orElse(null) : null;
+        if (s == null) {
             throw new ProblemException(Type.NOT_FOUND, "no session with that id");
         }
-        return l;
+        return new Live(s, kept(s));
     }
 
     /** The caller's session, which must still be live: an ended one is removed and answers with why. */
     private Live live(Context ctx) {
         Live l = owned(ctx);
-        String id = l.session().id();
-        if (l.session().endReason().isPresent()) {
-            sessions.remove(id);
-            l.session().close();
-            throw new ProblemException(Type.NOT_FOUND, "the session has ended: " + l.session().endReason().get());
+        java.util.Optional<String> ended = l.open().endReason();
+        if (ended.isPresent()) {
+            l.open().close();
+            throw new ProblemException(Type.NOT_FOUND, "the session has ended: " + ended.get());
         }
         return l;
     }
@@ -208,9 +232,9 @@ final class SessionRoutes implements AutoCloseable {
         }
         CellResult r;
         try {
-            r = l.session().execute(cell);
+            r = l.open().use(s -> s.execute(cell));
         } catch (SessionEndedException e) {
-            sessions.remove(l.session().id());
+            l.open().close();
             throw new ProblemException(Type.NOT_FOUND, e.getMessage());
         } catch (IllegalStateException e) {
             throw new ProblemException(Type.CONFLICT, e.getMessage());
@@ -247,11 +271,11 @@ final class SessionRoutes implements AutoCloseable {
 
     private void runCell(Live l, Cell cell, CellJournal journal) {
         try {
-            CellResult r = l.session().execute(cell, o -> journal.output(output(o)));
+            CellResult r = l.open().use(s -> s.execute(cell, o -> journal.output(output(o))));
             l.notebook().add(cell, r);
             journal.end("result", view(r));
         } catch (SessionEndedException e) {
-            sessions.remove(l.session().id());
+            l.open().close();
             journal.end("failed", failure(404, e.getMessage()));
         } catch (IllegalStateException e) {
             journal.end("failed", failure(409, e.getMessage()));
@@ -291,7 +315,10 @@ final class SessionRoutes implements AutoCloseable {
 
     private void restart(Context ctx) {
         try {
-            live(ctx).session().restart();
+            live(ctx).open().use(s -> {
+                s.restart();
+                return null;
+            });
         } catch (IllegalStateException e) {
             throw new ProblemException(Type.CONFLICT, e.getMessage());
         }
@@ -303,8 +330,8 @@ final class SessionRoutes implements AutoCloseable {
         String path = filePath(ctx);
         byte[] content = bodies.bytes(ctx);
         Live l = live(ctx);
-        fileCall(l, true, () -> {
-            l.session().writeFile(path, content);
+        fileCall(l, true, s -> {
+            s.writeFile(path, content);
             return null;
         });
         ctx.status(204);
@@ -313,7 +340,7 @@ final class SessionRoutes implements AutoCloseable {
     private void getFile(Context ctx) {
         String path = filePath(ctx);
         Live l = live(ctx);
-        byte[] content = fileCall(l, false, () -> l.session().readFile(path, SessionFiles.MAX_BYTES));
+        byte[] content = fileCall(l, false, s -> s.readFile(path, SessionFiles.MAX_BYTES));
         ctx.status(200).contentType("application/octet-stream").result(content);
     }
 
@@ -327,9 +354,9 @@ final class SessionRoutes implements AutoCloseable {
     }
 
     /** @param upload whether the file came with the request (too large is then 413, else 409: the file is the problem) */
-    private <T> T fileCall(Live l, boolean upload, java.util.function.Supplier<T> call) {
+    private <T> T fileCall(Live l, boolean upload, java.util.function.Function<Session, T> call) {
         try {
-            return call.get();
+            return l.open().use(call);
         } catch (SessionFileException e) {
             switch (e.reason()) {
                 case INVALID:
@@ -342,7 +369,7 @@ final class SessionRoutes implements AutoCloseable {
                     throw new ProblemException(Type.INTERNAL, e.getMessage());
             }
         } catch (SessionEndedException e) {
-            sessions.remove(l.session().id());
+            l.open().close();
             throw new ProblemException(Type.NOT_FOUND, e.getMessage());
         } catch (IllegalStateException e) {
             throw new ProblemException(Type.CONFLICT, e.getMessage());
@@ -359,11 +386,10 @@ final class SessionRoutes implements AutoCloseable {
     }
 
     private void end(Context ctx) {
-        Live l = owned(ctx);
-        if (!sessions.remove(l.session().id(), l)) {
+        String id = ctx.pathParam("id");
+        if (!ID.matcher(id).matches() || !registry.close(caller(ctx), id)) {
             throw new ProblemException(Type.NOT_FOUND, "no session with that id");
         }
-        l.session().close();
         ctx.status(204);
     }
 
@@ -401,27 +427,19 @@ final class SessionRoutes implements AutoCloseable {
 
     /** Sessions open now. */
     int live() {
-        return sessions.size();
+        return registry.live();
     }
 
     /** Sessions started ahead and waiting in the pool. */
     int ready() {
-        return pool == null ? 0 : pool.ready();
+        return registry.ready();
     }
 
     /** Ends every live session and every cell stream (the server is stopping). */
     @Override
     public void close() {
         cellThreads.shutdown();
-        sessions.values().forEach(l -> {
-            l.session().close();
-            synchronized (l.journals()) {
-                l.journals().values().forEach(CellJournal::close);
-            }
-        });
-        sessions.clear();
-        if (pool != null) {
-            pool.close();
-        }
+        // every session ends, and with it what is kept beside it (its streams)
+        registry.close();
     }
 }

@@ -7,7 +7,9 @@ import dev.codeagent.application.command.LimitOverrides;
 import dev.codeagent.application.command.TaskRequest;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.Units;
+import dev.codeagent.application.session.OpenSession;
 import dev.codeagent.application.session.OutputSanitizer;
+import dev.codeagent.application.session.SessionRefusedException;
 import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.application.solve.StopReason;
 import dev.codeagent.domain.execution.Language;
@@ -102,7 +104,7 @@ public final class CodeAgentKernel extends BaseKernel {
     });
     private SessionLimits limits;
     private CodeAgent agent;
-    private Future<Session> session;
+    private Future<OpenSession> session;
     private String pendingTests;
     private volatile Future<?> solving;
     /**
@@ -270,8 +272,9 @@ public final class CodeAgentKernel extends BaseKernel {
     }
 
     private Failure runCode(String source, Notebook out) {
-        Session s = session();
-        CellResult r = s.execute(new Cell(source), out::show);
+        OpenSession open = session();
+        Session s = open.session();
+        CellResult r = open.use(x -> x.execute(new Cell(source), out::show));
         switch (r.status()) {
             case OK:
                 return null;
@@ -350,7 +353,7 @@ public final class CodeAgentKernel extends BaseKernel {
         }
         pendingTests = null;
         boolean inSession = language == Language.PYTHON;
-        Session shared = inSession ? session() : null;
+        OpenSession shared = inSession ? session() : null;
         SolveTask solveTask = a.solveTask();
         String runId = SolveTask.newRunId();
         out.stdout("codeagent: run " + runId + ", up to " + task.maxAttempts() + " attempt" + (task.maxAttempts() == 1 ? "" : "s")
@@ -359,7 +362,8 @@ public final class CodeAgentKernel extends BaseKernel {
         // the kernel runs as the notebook's user: its runs are theirs, as 'codeagent solve' runs are
         String owner = dev.codeagent.application.run.Caller.localUser().owner();
         Future<Run> work = worker.submit(() -> inSession
-                ? solveTask.solveInSession(runId, task, owner, event -> progress(event, task, out), () -> StopReason.CANCELLED, shared)
+                ? shared.use(kernelSession -> solveTask.solveInSession(runId, task, owner, event -> progress(event, task, out),
+                        () -> StopReason.CANCELLED, kernelSession))
                 : solveTask.solve(runId, task, owner, event -> progress(event, task, out), () -> StopReason.CANCELLED));
         solving = work;
         Run run;
@@ -564,6 +568,9 @@ public final class CodeAgentKernel extends BaseKernel {
 
     // ---- the agent and the session
 
+    /** The kernel's one owner in its agent's session registry: the notebook's. */
+    static final String OWNER = "kernel";
+
     private synchronized CodeAgent agent() {
         if (agent == null) {
             agent = CodeAgent.create(configs.apply(overrides));
@@ -577,15 +584,15 @@ public final class CodeAgentKernel extends BaseKernel {
         session = worker.submit(() -> {
             CodeAgent a = agent();
             try {
-                return a.openSession(l);
-            } catch (UnsupportedOperationException e) {
+                return a.openSessions().open(OWNER, l);
+            } catch (SessionRefusedException e) {
                 throw new dev.codeagent.domain.execution.SandboxUnavailableException(e.getMessage());
             }
         });
     }
 
-    private Session session() {
-        Future<Session> f;
+    private OpenSession session() {
+        Future<OpenSession> f;
         synchronized (this) {
             if (session == null) {
                 openSession();
@@ -593,7 +600,7 @@ public final class CodeAgentKernel extends BaseKernel {
             f = session;
         }
         try {
-            Session s = f.get();
+            OpenSession s = f.get();
             if (s.endReason().isPresent()) {
                 String why = s.endReason().get();
                 synchronized (this) {
@@ -629,7 +636,7 @@ public final class CodeAgentKernel extends BaseKernel {
 
     /** The caller holds this. */
     private void closeSession() {
-        Future<Session> f = session;
+        Future<OpenSession> f = session;
         session = null;
         if (f == null) {
             return;
@@ -668,10 +675,10 @@ public final class CodeAgentKernel extends BaseKernel {
         if (run != null) {
             run.cancel(true);
         }
-        Future<Session> f = session;
+        Future<OpenSession> f = session;
         if (f != null && f.isDone() && !f.isCancelled()) {
             try {
-                f.get().interrupt();
+                f.get().session().interrupt();
             } catch (ExecutionException | InterruptedException | RuntimeException e) {
                 log.debug("nothing to interrupt", e);
             }
@@ -685,7 +692,7 @@ public final class CodeAgentKernel extends BaseKernel {
             run.cancel(true);
         }
         CodeAgent a;
-        Future<Session> f;
+        Future<OpenSession> f;
         synchronized (this) {
             a = agent;
             f = session;

@@ -132,7 +132,7 @@ public final class CodeAgent implements AutoCloseable {
         public CodeAgent build() {
             // the store's queues and the worker are the application's own: bound with or without discovery
             List<AdapterModule> found = discover ? Adapters.discover().modules()
-                    : List.of(new dev.codeagent.application.work.WorkModule());
+                    : List.of(new dev.codeagent.application.work.WorkModule(), new dev.codeagent.application.session.SessionModule());
             return new CodeAgent(config, Composition.create(config, found,
                     new EmbeddingModule.Embedding(sandboxes, generators, runLogs, generator, runLog, sandbox)));
         }
@@ -162,6 +162,14 @@ public final class CodeAgent implements AutoCloseable {
     public Session openSession(SessionLimits limits) {
         return sessions().orElseThrow(() -> new UnsupportedOperationException("the " + sandbox().tier()
                 + " sandbox hosts no sessions; set sandbox.kind: process or docker for sessions")).open(limits);
+    }
+
+    /**
+     * The session registry of this agent (owners, caps, the warm pool, the idle and lifetime clocks), built on first
+     * call; closing the agent closes every session in it.
+     */
+    public dev.codeagent.application.session.OpenSessions openSessions() {
+        return composition.get(dev.codeagent.application.session.OpenSessions.class);
     }
 
     /** The configured sandbox's sessions, if it hosts them (built on first call, like {@link #sandbox()}). */

@@ -174,6 +174,32 @@ public abstract class SessionSandboxContractTest {
         assertThat(survivors(marker)).isZero();
     }
 
+    @Test
+    void theRegistrysIdleClockClosesAnAbandonedSessionWithNothingLeft() throws Exception {
+        String marker = "codeagent-session-abandoned-" + System.nanoTime();
+        OpenSessionsTest.Ticker clock = new OpenSessionsTest.Ticker();
+        SessionLimits limits = limits(256 * SessionLimits.MIB, Duration.ofSeconds(60));
+        try (OpenSessions registry = new OpenSessions(java.util.Optional.of(sessions()), "tier", new SessionPlaces(1, 1, 0),
+                clock)) {
+            OpenSession s = registry.open("abandoner", limits);
+            CellResult started = s.use(x -> x.execute(new Cell("import subprocess, sys, time\n"
+                    + "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)', '" + marker + "'],"
+                    + " start_new_session=True)\ntime.sleep(0.3)\nprint('started')")));
+            assertThat(text(started)).as(started.toString()).contains("started");
+
+            clock.advance(limits.idleTimeout());
+            registry.sweep();
+
+            assertThat(s.endReason()).hasValueSatisfying(why -> assertThat(why).contains("idle"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (survivors(marker) > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(survivors(marker)).as("the abandoned session's processes").isZero();
+            assertThat(registry.open("abandoner", limits).owner()).as("its place is free again").isEqualTo("abandoner");
+        }
+    }
+
     /** Host processes whose command line holds {@code marker} (a tier whose processes the host sees: not gVisor). */
     protected static long survivors(String marker) throws IOException {
         try (var procs = Files.list(Path.of("/proc"))) {
