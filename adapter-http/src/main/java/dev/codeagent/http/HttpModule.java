@@ -10,6 +10,7 @@ import dev.codeagent.application.run.RunScheduler;
 import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.application.work.RunPlacement;
+import dev.codeagent.application.work.WorkModule;
 import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.solving.RunLog;
@@ -41,6 +42,8 @@ public final class HttpModule extends AdapterModule {
 
     @Override
     protected void configure() {
+        // the run placement and the store's queues the door takes; bound once however many modules install it
+        install(new WorkModule());
         bind(ApiServer.class).in(LazySingleton.class);
         bind(Stopping.class).in(LazySingleton.class);
     }
