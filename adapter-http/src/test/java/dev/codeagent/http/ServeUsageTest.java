@@ -77,4 +77,14 @@ class ServeUsageTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("codeagent: http.runsOn (environment variable "
                 + "CODEAGENT_HTTP_RUNS_ON) was replaced by sandbox.kind: queue").hasLineCount(1);
     }
+
+    /** A door on the queue over a store only it uses would accept work no worker can see: refused before it listens. */
+    @Test
+    void theQueueOverAStoreWithoutOneIsOneLineNamingStoreKind() throws Exception {
+        Path config = Files.writeString(dir.resolve("q.yaml"), "sandbox: {kind: queue}\nstore: {kind: memory}\n");
+        Result r = serve("serve", "--config", config.toString());
+        assertThat(r.status()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("codeagent: sandbox.kind: queue runs programs on workers, which needs a store they share;"
+                + " store.kind 'memory' keeps no queue for other processes; set store.kind: postgres\n");
+    }
 }
