@@ -2,9 +2,11 @@ package dev.codeagent.http;
 
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.solving.RunStatus;
+import jakarta.inject.Inject;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics;
 import io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics;
 import io.micrometer.core.instrument.binder.system.ProcessorMetrics;
@@ -18,12 +20,20 @@ import java.util.function.Supplier;
  * The server's Prometheus metrics: executions by outcome with a latency histogram, runs by final
  * status, request latency by route and status, rejected requests by reason, and the fill of the
  * execution and run pools.
+ *
+ * <p>They are counted into the composition's one registry, to which this door adds the Prometheus registry it serves
+ * at {@code /metrics}: so the scrape shows the application's own meters too (a worker's, the queue's), made before
+ * or after this door.
  */
-final class ApiMetrics {
+final class ApiMetrics implements AutoCloseable {
 
-    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final CompositeMeterRegistry registry;
+    private final PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
 
-    ApiMetrics() {
+    @Inject
+    ApiMetrics(CompositeMeterRegistry registry) {
+        this.registry = registry;
+        registry.add(prometheus);
         new JvmMemoryMetrics().bindTo(registry);
         new JvmThreadMetrics().bindTo(registry);
         new ProcessorMetrics().bindTo(registry);
@@ -80,10 +90,13 @@ final class ApiMetrics {
     }
 
     String scrape() {
-        return registry.scrape();
+        return prometheus.scrape();
     }
 
-    void close() {
-        registry.close();
+    /** Stops exporting: the composition's registry lives on with the composition. */
+    @Override
+    public void close() {
+        registry.remove(prometheus);
+        prometheus.close();
     }
 }

@@ -32,6 +32,7 @@ final class ExecutionGate {
     enum Admission { REFUSE, QUEUE }
 
     private final ExecuteCode executeCode;
+    private final Set<dev.codeagent.domain.execution.Language> languages;
     private final ApiMetrics metrics;
     private final Semaphore places;
     private final int maxExecutions;
@@ -40,8 +41,10 @@ final class ExecutionGate {
     private final AtomicInteger queued = new AtomicInteger();
     private final Set<Thread> inFlight = ConcurrentHashMap.newKeySet();
 
-    ExecutionGate(ExecuteCode executeCode, int maxExecutions, int maxQueued, Duration queueWait, ApiMetrics metrics) {
+    ExecutionGate(ExecuteCode executeCode, Set<dev.codeagent.domain.execution.Language> languages, int maxExecutions, int maxQueued,
+            Duration queueWait, ApiMetrics metrics) {
         this.executeCode = executeCode;
+        this.languages = Set.copyOf(languages);
         this.metrics = metrics;
         this.maxExecutions = maxExecutions;
         this.maxQueued = maxQueued;
@@ -143,7 +146,7 @@ final class ExecutionGate {
         if ("language".equals(e.field())) {
             return new ProblemException(Type.UNSUPPORTED_LANGUAGE, "language: " + e.getMessage(),
                     List.of(new ProblemException.FieldError("language", e.getMessage())), null,
-                    Map.of("supported", executeCode.sandbox().languages().stream().map(l -> l.id()).sorted().toList()));
+                    Map.of("supported", languages.stream().map(l -> l.id()).sorted().toList()));
         }
         return ProblemException.invalid(e.field() == null ? "body" : e.field(), e.getMessage());
     }

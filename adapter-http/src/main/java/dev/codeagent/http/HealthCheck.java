@@ -8,6 +8,7 @@ import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.solving.RunLog;
 import java.time.Duration;
 import java.time.Instant;
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * The result is cached; a stale one is refreshed in the background so a probe never waits on it
  * (except the very first, which waits a little for the first check).
  */
-final class HealthCheck {
+final class HealthCheck implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(HealthCheck.class);
     private static final Duration MAX_AGE = Duration.ofSeconds(30);
@@ -38,6 +39,7 @@ final class HealthCheck {
 
     private final ExecuteCode executeCode;
     private final Supplier<RunLog> runLog;
+    private final Sandbox sandbox;
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "health-check");
         t.setDaemon(true);
@@ -48,8 +50,10 @@ final class HealthCheck {
     static final Duration PROBE_WAIT = Duration.ofSeconds(20);
     private volatile Status last;
 
-    HealthCheck(ExecuteCode executeCode, Supplier<RunLog> runLog) {
+    /** @param sandbox the composition's sandbox, the one {@code executeCode} runs in: what the probe may ask of it */
+    HealthCheck(ExecuteCode executeCode, Sandbox sandbox, Supplier<RunLog> runLog) {
         this.executeCode = executeCode;
+        this.sandbox = sandbox;
         this.runLog = runLog;
     }
 
@@ -126,7 +130,7 @@ final class HealthCheck {
         } catch (java.util.concurrent.TimeoutException e) {
             run.cancel(true); // interrupts the probe: a queued one is withdrawn
             throw new IllegalStateException("no result within " + wait.toSeconds() + " s"
-                    + (executeCode.sandbox().tier().equals(dev.codeagent.application.work.QueuedSandbox.TIER)
+                    + (sandbox.tier().equals(dev.codeagent.application.work.QueuedSandbox.TIER)
                             ? " (no worker took it: is a 'codeagent worker' running?)" : ""));
         } catch (java.util.concurrent.ExecutionException e) {
             throw e.getCause() instanceof RuntimeException r ? r : new IllegalStateException(e.getCause());
@@ -138,7 +142,7 @@ final class HealthCheck {
     }
 
     private ExecutionRequest probe() {
-        var languages = executeCode.sandbox().languages();
+        var languages = sandbox.languages();
         Language language = languages.contains(Language.PYTHON) ? Language.PYTHON
                 : languages.contains(Language.JAVASCRIPT) ? Language.JAVASCRIPT : Language.BASH;
         String source;
@@ -157,7 +161,8 @@ final class HealthCheck {
                 ResourceLimits.defaults().withWallTime(Duration.ofSeconds(10)));
     }
 
-    void close() {
+    @Override
+    public void close() {
         worker.shutdownNow();
     }
 }

@@ -15,16 +15,18 @@ final class HealthRoutes {
 
     private final HealthCheck health;
     private final ExecuteCode executeCode;
+    private final String tier;
     private final String storeKind;
     private final RunService runs;
     private final ApiMetrics metrics;
     private final RequestGuard guard;
     private final BooleanSupplier stopping;
 
-    HealthRoutes(HealthCheck health, ExecuteCode executeCode, String storeKind, RunService runs, ApiMetrics metrics,
+    HealthRoutes(HealthCheck health, ExecuteCode executeCode, String tier, String storeKind, RunService runs, ApiMetrics metrics,
             RequestGuard guard, BooleanSupplier stopping) {
         this.health = health;
         this.executeCode = executeCode;
+        this.tier = tier;
         this.storeKind = storeKind;
         this.runs = runs;
         this.metrics = metrics;
@@ -54,7 +56,7 @@ final class HealthRoutes {
         body.put("ready", ready);
         body.put("shuttingDown", shuttingDown);
         ObjectNode sandbox = body.putObject("sandbox");
-        sandbox.put("tier", executeCode.sandbox().tier());
+        sandbox.put("tier", tier);
         sandbox.put("ok", s.sandboxOk());
         ObjectNode store = body.putObject("store");
         store.put("kind", storeKind);

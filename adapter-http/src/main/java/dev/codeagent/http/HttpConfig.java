@@ -42,11 +42,6 @@ import java.util.regex.Pattern;
  * @param sessionOutputBudget what one session's notebook ({@code GET /v1/sessions/{id}/notebook}) holds of its cells'
  *     sources and outputs, in characters; past it the oldest outputs are dropped and the notebook says so. Bounds
  *     the heap a key's sessions take: {@code maxSessions} times this (twice that for text outside Latin-1); at least 64k
- * @param runsOn where {@code POST /v1/runs} has a run worked: {@code here} (this server solves it) or {@code queue}
- *     (it is queued in the shared store for {@code codeagent worker}s: a front door only; needs store.kind postgres)
- * @param executionsOn where {@code POST /v1/executions} and Piston's {@code /api/v2/execute} run a program: {@code here}
- *     (this server's sandbox) or {@code queue} (on a {@code codeagent worker} of the shared store; needs store.kind
- *     postgres). With {@code queue} this server hosts no sessions and no live Piston runs ({@code /api/v2/connect})
  * @param maxSessionsPerKey sessions one key may hold at once, so that one key cannot take every place of
  *     {@code maxSessions} from the others; 0 (the default): half of {@code maxSessions} (at least 1) when two or more
  *     keys are configured, all of them with one key or auth off (see {@link #sessionsPerKey()})
@@ -72,8 +67,6 @@ public record HttpConfig(
         int maxSessions,
         int sessionPool,
         ByteSize sessionOutputBudget,
-        String runsOn,
-        String executionsOn,
         int maxSessionsPerKey,
         int maxConcurrentRunsPerKey) {
 
@@ -87,8 +80,14 @@ public record HttpConfig(
      */
     public static final String OPERATOR_GROUP = "admin";
 
+    private static final String QUEUE_INSTEAD = "sandbox.kind: queue (runs and executions then go to the workers of the"
+            + " shared store; see docs/scaling-out.md)";
+
     /** Where these settings live in the config. */
-    public static final ConfigSection<HttpConfig> SECTION = new ConfigSection<>("http", HttpConfig.class, defaults());
+    public static final ConfigSection<HttpConfig> SECTION = new ConfigSection<>("http", HttpConfig.class, defaults())
+            // where work runs is the sandbox's choice now, for every door: one key instead of one per door
+            .withRetired("runsOn", QUEUE_INSTEAD)
+            .withRetired("executionsOn", QUEUE_INSTEAD);
 
     public HttpConfig {
         if (host == null || host.isBlank()) {
@@ -108,14 +107,6 @@ public record HttpConfig(
             throw new IllegalArgumentException("http.maxHeaderBytes must be between 1k and 1m, was " + maxHeaderBytes);
         }
         positive("http.requestTimeout", requestTimeout);
-        runsOn = runsOn == null ? "here" : runsOn;
-        if (!runsOn.equals("here") && !runsOn.equals("queue")) {
-            throw new IllegalArgumentException("http.runsOn must be here or queue, was " + runsOn);
-        }
-        executionsOn = executionsOn == null ? "here" : executionsOn;
-        if (!executionsOn.equals("here") && !executionsOn.equals("queue")) {
-            throw new IllegalArgumentException("http.executionsOn must be here or queue, was " + executionsOn);
-        }
         if (sessionPool < 0 || sessionPool > 16) {
             throw new IllegalArgumentException("http.sessionPool must be between 0 and 16, was " + sessionPool);
         }
@@ -261,7 +252,7 @@ public record HttpConfig(
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 64, Duration.ofSeconds(60), 4, 64, Duration.ofSeconds(60),
-                ByteSize.ofMiB(1024), 4, 1, ByteSize.ofMiB(8), "here", "here", 0, 0);
+                ByteSize.ofMiB(1024), 4, 1, ByteSize.ofMiB(8), 0, 0);
     }
 
     /** Sessions one key may hold at once: {@code maxSessionsPerKey}, or its default share of {@code maxSessions}. */
@@ -282,16 +273,6 @@ public record HttpConfig(
         // the places, so that it cannot hold them all while another key waits
         long names = auth.enabled() ? auth.keys().stream().map(ApiKey::name).distinct().count() : 1;
         return names < 2 ? places : Math.max(1, places / 2);
-    }
-
-    /** Whether executions this server accepts run on the shared store's workers. */
-    public boolean queuesExecutions() {
-        return executionsOn.equals("queue");
-    }
-
-    /** Whether this server is a front door only: runs it accepts are queued for workers. */
-    public boolean queuesRuns() {
-        return runsOn.equals("queue");
     }
 
     private static void positive(String key, int value) {

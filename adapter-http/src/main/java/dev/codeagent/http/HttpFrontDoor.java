@@ -3,7 +3,10 @@ package dev.codeagent.http;
 import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.application.spi.FrontDoorProvider;
 
-/** Contributes the {@code http.*} keys to the one config, wherever this front door is on the class path. */
+/**
+ * Names the {@code http} section among the front doors a distribution ships ({@code Adapters.frontDoors()}); the door
+ * itself is composed by {@link HttpModule}, which declares the same section (listed once).
+ */
 public final class HttpFrontDoor implements FrontDoorProvider<HttpConfig> {
 
     @Override

@@ -1,9 +1,11 @@
 package dev.codeagent.http;
 
-import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
+import dev.codeagent.application.inject.Composition;
+import dev.codeagent.application.inject.EmbeddingModule;
+import dev.codeagent.application.spi.Adapters;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -67,12 +69,13 @@ public final class HttpServerMain {
             out.println(HELP);
             return 0;
         }
-        CodeAgent agent;
+        Composition composition;
         try {
             // serving others: strict isolation unless the config says best-effort (see ConfigLoader.SERVICE_DEFAULTS)
             CodeAgentConfig config = new ConfigLoader().load(parsed.configFile(), env, parsed.overrides(),
                     ConfigLoader.SERVICE_DEFAULTS);
-            agent = CodeAgent.builder(config).build();
+            // the root: the server and every part of it come from here (HttpModule, found with the other adapters)
+            composition = Composition.create(config, Adapters.discover().modules(), EmbeddingModule.Embedding.none());
         } catch (ConfigException e) {
             err.println("codeagent: " + e.getMessage());
             return 2;
@@ -82,7 +85,7 @@ public final class HttpServerMain {
         }
         ApiServer server;
         try {
-            server = ApiServer.start(agent);
+            server = ApiServer.start(composition);
         } catch (ConfigException e) {
             err.println("codeagent: " + e.getMessage());
             return 2;
@@ -95,10 +98,10 @@ public final class HttpServerMain {
             err.println("codeagent: the server could not start: " + e);
             return 1;
         }
-        if (!agent.sandbox().isolation().missing().isEmpty()) {
+        if (!server.isolationMissing().isEmpty()) {
             // best-effort was asked for explicitly (the server is strict by default): say once what every run lacks
             log.warn("serving with sandbox.isolation: best-effort: every run lacks {}",
-                    String.join(", ", agent.sandbox().isolation().sortedMissing()));
+                    String.join(", ", server.isolationMissing()));
         }
         Runtime.getRuntime().addShutdownHook(new Thread(server::close, "shutdown"));
         try {

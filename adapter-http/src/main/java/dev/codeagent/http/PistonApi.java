@@ -114,12 +114,12 @@ final class PistonApi {
     private final Set<Language> supported;
     private final CompletableFuture<Map<Language, String>> versions;
 
-    PistonApi(ExecuteCode executeCode, CodeAgentConfig config) {
+    PistonApi(ExecuteCode executeCode, java.util.Set<Language> supported, CodeAgentConfig config) {
         this.executeCode = executeCode;
         this.policy = ApiRequests.policy(config);
         this.defaults = config.limits().toResourceLimits();
         this.compileDefaults = config.limits().compileLimits();
-        this.supported = executeCode.sandbox().languages();
+        this.supported = java.util.Set.copyOf(supported);
         // the versions are those of the interpreters the sandbox really runs (host or image), asked once
         this.versions = CompletableFuture.supplyAsync(this::detectVersions, r -> {
             Thread t = new Thread(r, "piston-versions");

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * ordinary execution, and its output is sent when it ends. The session holds one execution place for its whole life
  * (queued as {@code /api/v2/execute} is); a client that goes away cancels its program.
  */
-final class PistonConnect {
+final class PistonConnect implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PistonConnect.class);
     static final String PATH = "/api/v2/connect";
@@ -54,6 +54,8 @@ final class PistonConnect {
 
     private final ExecutionGate gate;
     private final ExecuteCode executeCode;
+    /** What the sandbox in use isolates: a compile stage's result names it. */
+    private final dev.codeagent.domain.execution.Isolation isolation;
     private final PistonApi piston;
     private final RequestGuard guard;
     private final long maxMessageBytes;
@@ -73,7 +75,9 @@ final class PistonConnect {
      * @param maxMessageBytes the largest message a client may send (http.maxBodyBytes: an init carries what the body
      *     of /api/v2/execute carries; Jetty's own default, 64 KiB, would refuse a program /execute takes)
      */
-    PistonConnect(ExecutionGate gate, ExecuteCode executeCode, PistonApi piston, RequestGuard guard, long maxMessageBytes) {
+    PistonConnect(ExecutionGate gate, ExecuteCode executeCode, dev.codeagent.domain.execution.Isolation isolation, PistonApi piston,
+            RequestGuard guard, long maxMessageBytes) {
+        this.isolation = isolation;
         this.maxMessageBytes = maxMessageBytes;
         this.gate = gate;
         this.executeCode = executeCode;
@@ -241,7 +245,7 @@ final class PistonConnect {
         if (LanguageProfile.of(request.program().language()).compiled()) {
             send(ctx, stage("compile"));
             // the executor's refusals (a request too large, no place) become the gate's problems
-            CompileAndRun.Built built = CompileAndRun.compile(request, executeCode::execute, executeCode.sandbox().isolation());
+            CompileAndRun.Built built = CompileAndRun.compile(request, executeCode::execute, isolation);
             Execution compile = built.compileStage() != null ? built.compileStage() : built.failure();
             data(ctx, "stdout", compile.stdout().text());
             data(ctx, "stderr", compile.stderr().text());
@@ -329,7 +333,8 @@ final class PistonConnect {
     }
 
     /** Stops the sessions' threads (the server is stopping: their programs were cancelled through the gate). */
-    void close() {
+    @Override
+    public void close() {
         sessions.shutdownNow();
         timers.shutdownNow();
     }

@@ -22,7 +22,7 @@ class PistonMappingTest {
 
     private final ScriptedSandbox sandbox = new ScriptedSandbox(r -> ScriptedSandbox.exited(0, "3.11.2\n", ""));
     private final PistonApi piston = new PistonApi(new ExecuteCode(sandbox, CodePolicy.permissive(), 1 << 20, 2,
-            Duration.ofSeconds(1)), CodeAgentConfig.defaults());
+            Duration.ofSeconds(1)), sandbox.languages(), CodeAgentConfig.defaults());
 
     @Test
     void matchesVersionSelectorsAsPistonClientsSendThem() {

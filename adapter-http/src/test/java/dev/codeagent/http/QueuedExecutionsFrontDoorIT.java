@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * A front door whose executions run on the shared store's workers ({@code http.executionsOn: queue}): {@code POST
+ * A front door whose executions run on the shared store's workers ({@code sandbox.kind: queue}): {@code POST
  * /v1/executions} and Piston's {@code /api/v2/execute} answer with what a worker's real process sandbox ran, and
  * readiness says whether a worker answers at all.
  */
@@ -28,7 +28,7 @@ class QueuedExecutionsFrontDoorIT {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         try (TestServer door = TestServer.builder().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
                 .set("store.postgres.user", db.user()).set("store.postgres.password", db.password())
-                .set("http.executionsOn", "queue").start()) {
+                .set("sandbox.kind", "queue").start()) {
             HttpResponse<String> early = door.get("/health", TestServer.ADMIN_KEY);
             assertThat(early.statusCode()).as("no worker yet: " + early.body()).isEqualTo(503);
 
@@ -54,8 +54,8 @@ class QueuedExecutionsFrontDoorIT {
 
     @Test
     void executionsOnTheQueueNeedAStoreThatKeepsOne() {
-        assertThatThrownBy(() -> TestServer.builder().set("http.executionsOn", "queue").start())
-                .hasStackTraceContaining("http.executionsOn: queue needs a store that keeps a queue for workers (store.kind: postgres)");
+        assertThatThrownBy(() -> TestServer.builder().set("sandbox.kind", "queue").start())
+                .hasStackTraceContaining("sandbox.kind: queue runs programs on workers, which needs a store they share; store.kind 'memory' keeps no queue for other processes; set store.kind: postgres");
     }
 
     /** A worker's execution side in this JVM: its own store connection and a real process sandbox. */

@@ -113,7 +113,7 @@ class RunOwnershipIT {
     void aRunQueuedForWorkersBelongsToItsKeyOnEveryFrontDoor() throws Exception {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         TestServer.Builder b = server().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
-                .set("store.postgres.user", db.user()).set("store.postgres.password", db.password()).set("http.runsOn", "queue");
+                .set("store.postgres.user", db.user()).set("store.postgres.password", db.password()).set("sandbox.kind", "queue");
         try (TestServer door = b.start(); TestServer otherDoor = b.start(); PostgresStore worker = PostgresStore.open(db)) {
             HttpResponse<String> accepted = door.post("/v1/runs", ALICE, "{\"prompt\":\"say hi\",\"maxAttempts\":1}");
             assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);

@@ -52,4 +52,39 @@ class ServeUsageTest {
         assertThat(r.err()).startsWith("codeagent: ").contains("limits.timeout").doesNotContain("ERROR", "Exception");
         assertThat(r.err().strip().lines().count()).isEqualTo(1);
     }
+
+    /** Where work runs is {@code sandbox.kind: queue} now; the old keys must not be ignored, nor be a bare "unknown key". */
+    @Test
+    void theOldQueueKeysAreRefusedNamingTheirReplacement() throws Exception {
+        Path config = Files.writeString(dir.resolve("old.yaml"), "store: {kind: postgres}\nhttp:\n  runsOn: queue\n");
+        for (Result r : java.util.List.of(serve("serve", "--config", config.toString()),
+                serve("serve", "--set", "http.executionsOn=queue"))) {
+            assertThat(r.status()).isEqualTo(2);
+            assertThat(r.err()).matches("codeagent: http\\.(runsOn|executionsOn) was replaced by sandbox\\.kind: queue .*\n")
+                    .doesNotContain("Exception");
+        }
+    }
+
+    /** An old variable would otherwise be ignored, and a door meant as a front door only would solve runs itself. */
+    @Test
+    void theOldQueueVariableIsRefusedToo() throws Exception {
+        Path empty = Files.writeString(dir.resolve("empty.yaml"), "{}\n");
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
+        int status = HttpServerMain.run(new String[] {"serve"}, Map.of("CODEAGENT_CONFIG", empty.toString(),
+                "CODEAGENT_HTTP_RUNS_ON", "queue"), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+        assertThat(status).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).startsWith("codeagent: http.runsOn (environment variable "
+                + "CODEAGENT_HTTP_RUNS_ON) was replaced by sandbox.kind: queue").hasLineCount(1);
+    }
+
+    /** A door on the queue over a store only it uses would accept work no worker can see: refused before it listens. */
+    @Test
+    void theQueueOverAStoreWithoutOneIsOneLineNamingStoreKind() throws Exception {
+        Path config = Files.writeString(dir.resolve("q.yaml"), "sandbox: {kind: queue}\nstore: {kind: memory}\n");
+        Result r = serve("serve", "--config", config.toString());
+        assertThat(r.status()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("codeagent: sandbox.kind: queue runs programs on workers, which needs a store they share;"
+                + " store.kind 'memory' keeps no queue for other processes; set store.kind: postgres\n");
+    }
 }

@@ -83,7 +83,7 @@ class SharedStoreRunsIT {
     void aFrontDoorOnlyQueuesTheRunsItAcceptsForTheWorkers() throws Exception {
         PostgresStoreConfig db = TestCluster.get().freshDatabase();
         try (TestServer door = TestServer.builder().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
-                .set("store.postgres.user", db.user()).set("store.postgres.password", db.password()).set("http.runsOn", "queue").start();
+                .set("store.postgres.user", db.user()).set("store.postgres.password", db.password()).set("sandbox.kind", "queue").start();
              PostgresStore worker = PostgresStore.open(db)) {
             HttpResponse<String> accepted = door.post("/v1/runs", TestServer.ADMIN_KEY, "{\"prompt\":\"say hi\",\"maxAttempts\":2}");
             assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
@@ -104,8 +104,8 @@ class SharedStoreRunsIT {
 
     @Test
     void aFrontDoorOnlyNeedsAStoreThatKeepsAQueue() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> TestServer.builder().set("http.runsOn", "queue").start())
-                .hasStackTraceContaining("http.runsOn: queue needs a store that keeps a queue for workers (store.kind: postgres)");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> TestServer.builder().set("sandbox.kind", "queue").start())
+                .hasStackTraceContaining("sandbox.kind: queue runs programs on workers, which needs a store they share; store.kind 'memory' keeps no queue for other processes; set store.kind: postgres");
     }
 
     private static TestServer server(PostgresStoreConfig db) {

@@ -1,9 +1,11 @@
 package dev.codeagent.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigLoader;
+import dev.codeagent.application.inject.Composition;
+import dev.codeagent.application.inject.EmbeddingModule;
+import dev.codeagent.application.spi.Adapters;
 import dev.codeagent.domain.solving.CodeGenerator;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,11 +18,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * A real server on a free loopback port, composed through {@link CodeAgent#builder} with the real
+ * A real server on a free loopback port, composed through the root ({@link Composition}) with the real
  * process sandbox, plus a real HTTP client. Config goes through {@link ConfigLoader} overrides, as
  * the command line does.
  */
@@ -38,6 +41,11 @@ final class TestServer implements AutoCloseable {
     private TestServer(ApiServer server) {
         this.server = server;
         this.base = server.uri();
+    }
+
+    /** A client for a server composed elsewhere; closing it closes the server. */
+    static TestServer over(ApiServer server) {
+        return new TestServer(server);
     }
 
     static Builder builder() {
@@ -85,7 +93,8 @@ final class TestServer implements AutoCloseable {
 
         TestServer start() {
             // the server owns the agent from here, also when it fails to start
-            return new TestServer(ApiServer.start(CodeAgent.builder(config()).generator(generator).build()));
+            return new TestServer(ApiServer.start(Composition.create(config(), Adapters.discover().modules(),
+                    new EmbeddingModule.Embedding(List.of(), List.of(), List.of(), generator, null, null))));
         }
     }
 

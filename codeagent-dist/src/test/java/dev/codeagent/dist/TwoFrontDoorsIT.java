@@ -29,7 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The scaled-out shape as separate OS processes, each started by the real launcher: two front doors
- * ({@code codeagent serve} with {@code http.runsOn: queue}) and one {@code codeagent worker} over one PostgreSQL
+ * ({@code codeagent serve} with {@code sandbox.kind: queue}) and one {@code codeagent worker} over one PostgreSQL
  * database. A run accepted by one door is worked by the worker and followed live from the other door; a cancel
  * sent to a door that did not accept the run reaches the worker running it.
  */
@@ -67,7 +67,7 @@ class TwoFrontDoorsIT {
         Path config = TestCluster.writePrivate(dir.resolve("config.yaml"), "store:\n  kind: postgres\n  postgres:\n"
                 + "    jdbcUrl: " + db.jdbcUrl() + "\n    user: " + db.user() + "\n    password: '" + db.password() + "'\n"
                 + "generator:\n  kind: replay\n  replay:\n    file: " + replay + "\n"
-                + "http:\n  port: 0\n  runsOn: queue\n  auth:\n    keys:\n      - {name: admin, sha256: " + sha + "}\n");
+                + "http:\n  port: 0\n  auth:\n    keys:\n      - {name: admin, sha256: " + sha + "}\n");
         URI doorA = serve(config, "door-a");
         URI doorB = serve(config, "door-b");
         LaunchedWorker worker = LaunchedWorker.start(dir, config, "worker");
@@ -105,7 +105,8 @@ class TwoFrontDoorsIT {
 
     /** {@code codeagent serve} on a free port, once its log says where it listens. */
     private URI serve(Path config, String name) throws Exception {
-        Process p = LaunchedWorker.launch(dir, config, name, "serve");
+        // the doors are on the queue; the worker, sharing the config file, runs programs in a sandbox of its own
+        Process p = LaunchedWorker.launch(dir, config, name, "serve", "--set", "sandbox.kind=queue");
         processes.add(p);
         Path err = dir.resolve(name + ".err");
         Path out = dir.resolve(name + ".out");

@@ -76,6 +76,8 @@ public final class ConfigLoader {
     private final ObjectNode defaults;
     /** The dotted keys whose values name a file ({@code true}) or a program ({@code false}): see {@link ConfigSection#files}. */
     private final Map<String, Boolean> pathKeys = new HashMap<>();
+    /** Keys that were removed, by full dotted path, each to what replaced it ({@link ConfigSection#retired}). */
+    private final Map<String, String> retired = new HashMap<>();
 
     /** A section and how to read its value back out of a config. */
     private record Part(ConfigSection<?> section, Function<CodeAgentConfig, Object> read) {
@@ -128,6 +130,7 @@ public final class ConfigLoader {
         for (Part p : parts) {
             p.section().files().forEach(k -> pathKeys.put(p.section().path() + "." + k, true));
             p.section().commands().forEach(k -> pathKeys.put(p.section().path() + "." + k, false));
+            p.section().retired().forEach((k, replacement) -> retired.put(p.section().path() + "." + k, replacement));
         }
         for (Part p : parts) {
             p.section().envAliases().forEach((env, key) -> {
@@ -235,13 +238,16 @@ public final class ConfigLoader {
         ObjectNode tree = defaults.deepCopy();
         Map<String, JsonNode> leaves = leaves(tree);
         doorDefaults.forEach((path, value) -> set(tree, path, value, leaves, "default"));
+        overrides.keySet().stream().filter(retired::containsKey).findFirst().ifPresent(path -> {
+            throw replaced(path, retired.get(path));
+        });
 
         Optional<Path> chosen = (file.isPresent() ? file : defaultFile(env)).map(f -> dir.resolve(f).normalize());
         if (chosen.isPresent()) {
             JsonNode fromFile = readFile(chosen.get(), file.isPresent() || env.containsKey(CONFIG_FILE_ENV));
             Path fileDir = chosen.get().getParent() != null ? chosen.get().getParent() : dir;
             absolutePaths(fromFile, "", fileDir);
-            merge(tree, fromFile, "");
+            merge(tree, fromFile, "", retired);
         }
         Map<String, String> fromEnv = new LinkedHashMap<>();
         Map<String, String> envNames = new LinkedHashMap<>();
@@ -251,6 +257,12 @@ public final class ConfigLoader {
         for (Part p : parts) {
             p.section().envAliases().forEach((alias, key) -> envNames.put(alias, p.section().path() + "." + key));
         }
+        retired.keySet().forEach(path -> {
+            if (env.containsKey(envName(path))) {
+                // an old variable would otherwise be ignored, and the process would silently work another way
+                throw replaced(path + " (environment variable " + envName(path) + ")", retired.get(path));
+            }
+        });
         env.forEach((name, value) -> {
             String path = envNames.get(name);
             if (path != null) {
@@ -311,7 +323,7 @@ public final class ConfigLoader {
                 if (!node.isObject()) {
                     throw new ConfigException("config must be a mapping of keys to values");
                 }
-                merge(tree, node, "");
+                merge(tree, node, "", retired);
             }
         } catch (JsonProcessingException e) {
             throw new ConfigException("config is not valid YAML or JSON: " + e.getOriginalMessage());
@@ -408,23 +420,30 @@ public final class ConfigLoader {
     }
 
     /** Merges {@code from} into {@code into}, failing on keys the defaults do not have. */
-    private static void merge(ObjectNode into, JsonNode from, String prefix) {
+    private static void merge(ObjectNode into, JsonNode from, String prefix, Map<String, String> retired) {
         Iterator<Map.Entry<String, JsonNode>> fields = from.fields();
         while (fields.hasNext()) {
             Map.Entry<String, JsonNode> f = fields.next();
             String path = prefix.isEmpty() ? f.getKey() : prefix + "." + f.getKey();
             JsonNode existing = into.get(f.getKey());
             if (existing == null) {
+                if (retired.containsKey(path)) {
+                    throw replaced(path, retired.get(path));
+                }
                 throw unknownKey(path, into);
             }
             if (existing.isObject() && f.getValue().isObject()) {
-                merge((ObjectNode) existing, f.getValue(), path);
+                merge((ObjectNode) existing, f.getValue(), path, retired);
             } else if (existing.isObject() && !f.getValue().isNull()) {
                 throw new ConfigException(path + ": expected a section with keys " + keysOf(existing) + ", got a value");
             } else {
                 into.set(f.getKey(), f.getValue());
             }
         }
+    }
+
+    private static ConfigException replaced(String key, String replacement) {
+        return new ConfigException(key + " was replaced by " + replacement);
     }
 
     private static ConfigException unknownKey(String path, JsonNode parent) {

@@ -20,6 +20,7 @@ import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +43,7 @@ public final class RunScheduler {
     public record Cancellation(Run run, boolean ended) {
     }
 
-    private final SolveTask solveTask;
+    private final Supplier<SolveTask> solveTask;
     private final RunLog runLog;
     private final Clock clock;
     private final ThreadPoolExecutor pool;
@@ -55,6 +56,15 @@ public final class RunScheduler {
      * @param maxRuns runs going on at once
      */
     public RunScheduler(SolveTask solveTask, RunLog runLog, int maxRuns, Clock clock) {
+        this(loopOf(Objects.requireNonNull(solveTask, "solveTask")), runLog, maxRuns, clock);
+    }
+
+    /**
+     * As above, the agent loop asked for only when a run starts: a door whose runs go whole to the workers' queue
+     * ({@link dev.codeagent.application.work.RunPlacement}) keeps a scheduler to answer for runs, and builds no
+     * generator or sandbox for it.
+     */
+    public RunScheduler(Supplier<SolveTask> solveTask, RunLog runLog, int maxRuns, Clock clock) {
         this.solveTask = Objects.requireNonNull(solveTask, "solveTask");
         this.runLog = Objects.requireNonNull(runLog, "runLog");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -106,7 +116,7 @@ public final class RunScheduler {
     private void work(ActiveRun run) {
         run.attach(Thread.currentThread());
         try {
-            solveTask.solve(run.id, run.task, run.owner, run::hear, run::stopReason);
+            solveTask.get().solve(run.id, run.task, run.owner, run::hear, run::stopReason);
         } catch (RuntimeException | Error e) {
             // a failing store, a cancellation surfacing as an exception, or a bug: the run must still end,
             // for the listener and, where the store can take it, in the store
@@ -129,6 +139,10 @@ public final class RunScheduler {
             active.remove(run.id);
             run.done.countDown();
         }
+    }
+
+    private static Supplier<SolveTask> loopOf(SolveTask loop) {
+        return () -> loop;
     }
 
     /** The run: from the run log, or as just accepted when the loop has not recorded it yet. */

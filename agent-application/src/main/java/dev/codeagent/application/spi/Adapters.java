@@ -45,7 +45,8 @@ public record Adapters(List<AdapterModule> modules, List<FrontDoorProvider<?>> f
         frontDoors.forEach(p -> all.add(p.config()));
         all.removeIf(ConfigSection::isNone);
         all.sort(Comparator.comparing(ConfigSection::path));
-        return all;
+        // a front door composed by a module of its own names its section in both roles: the same section, listed once
+        return all.stream().distinct().toList();
     }
 
     @SuppressWarnings({"rawtypes", "unchecked"})

@@ -29,10 +29,13 @@ import java.util.regex.Pattern;
  *     directory (a background process serving the command line runs elsewhere, so "relative" must be decided here)
  * @param commands keys relative to the section whose values name a program: one with a {@code /} is a path and is
  *     made absolute as {@code files} are; a bare name is looked up on the PATH and left as it is
+ * @param retired keys relative to the section that no longer exist, each to what replaced it (e.g. {@code runsOn} to
+ *     {@code sandbox.kind: queue}): setting one, in a file, a variable or a flag, fails naming the replacement, where
+ *     an unknown key's list of known ones would leave the user guessing (and an old variable would be ignored)
  * @param <T> the section's record type
  */
 public record ConfigSection<T>(String path, Class<T> type, T defaults, Map<String, String> envAliases, Set<String> secrets,
-                               Set<String> files, Set<String> commands) {
+                               Set<String> files, Set<String> commands, Map<String, String> retired) {
 
     /** For an adapter with nothing to configure (the in-memory run log). */
     public static final ConfigSection<Void> NONE = new ConfigSection<>("", Void.class, null, Map.of(), Set.of(), Set.of(), Set.of());
@@ -54,6 +57,13 @@ public record ConfigSection<T>(String path, Class<T> type, T defaults, Map<Strin
         secrets = Set.copyOf(secrets);
         files = Set.copyOf(files);
         commands = Set.copyOf(commands);
+        retired = Map.copyOf(retired);
+    }
+
+    /** A section with every kind of key and none retired. */
+    public ConfigSection(String path, Class<T> type, T defaults, Map<String, String> envAliases, Set<String> secrets,
+            Set<String> files, Set<String> commands) {
+        this(path, type, defaults, envAliases, secrets, files, commands, Map.of());
     }
 
     /** A section with aliases and secrets and no keys naming files. */
@@ -70,28 +80,35 @@ public record ConfigSection<T>(String path, Class<T> type, T defaults, Map<Strin
     public ConfigSection<T> withEnvAlias(String envName, String key) {
         Map<String, String> aliases = new LinkedHashMap<>(envAliases);
         aliases.put(envName, key);
-        return new ConfigSection<>(path, type, defaults, aliases, secrets, files, commands);
+        return new ConfigSection<>(path, type, defaults, aliases, secrets, files, commands, retired);
     }
 
     /** This section with one of its keys masked when the config is shown ({@code codeagent config}). */
     public ConfigSection<T> withSecret(String key) {
         Set<String> all = new TreeSet<>(secrets);
         all.add(key);
-        return new ConfigSection<>(path, type, defaults, envAliases, all, files, commands);
+        return new ConfigSection<>(path, type, defaults, envAliases, all, files, commands, retired);
     }
 
     /** This section with one of its keys naming a file or directory (see {@link #files}). */
     public ConfigSection<T> withFile(String key) {
         Set<String> all = new TreeSet<>(files);
         all.add(key);
-        return new ConfigSection<>(path, type, defaults, envAliases, secrets, all, commands);
+        return new ConfigSection<>(path, type, defaults, envAliases, secrets, all, commands, retired);
     }
 
     /** This section with one of its keys naming a program (see {@link #commands}). */
     public ConfigSection<T> withCommand(String key) {
         Set<String> all = new TreeSet<>(commands);
         all.add(key);
-        return new ConfigSection<>(path, type, defaults, envAliases, secrets, files, all);
+        return new ConfigSection<>(path, type, defaults, envAliases, secrets, files, all, retired);
+    }
+
+    /** This section with {@code key} (relative to it) refused as replaced by {@code replacement} (see {@link #retired}). */
+    public ConfigSection<T> withRetired(String key, String replacement) {
+        Map<String, String> all = new LinkedHashMap<>(retired);
+        all.put(key, replacement);
+        return new ConfigSection<>(path, type, defaults, envAliases, secrets, files, commands, all);
     }
 
     /** Whether this is {@link #NONE}. */

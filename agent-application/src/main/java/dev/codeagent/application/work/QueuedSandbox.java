@@ -65,7 +65,12 @@ public final class QueuedSandbox implements Sandbox {
         if (queue.isPresent()) {
             return new QueuedSandbox(queue.get());
         }
-        throw new ConfigException("sandbox.kind: queue runs programs on workers, which needs a store they share; store.kind '"
+        throw noSharedQueue(storeKind);
+    }
+
+    /** The one-line refusal of {@code sandbox.kind: queue} over a store that only this process uses. */
+    static ConfigException noSharedQueue(String storeKind) {
+        return new ConfigException("sandbox.kind: queue runs programs on workers, which needs a store they share; store.kind '"
                 + storeKind + "' keeps no queue for other processes; set store.kind: postgres");
     }
 

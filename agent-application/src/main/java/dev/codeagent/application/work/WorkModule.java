@@ -39,6 +39,8 @@ public final class WorkModule extends AdapterModule {
         MapBinder.newMapBinder(binder(), String.class, ExecutionQueue.class);
         OptionalBinder.newOptionalBinder(binder(), StoreQueues.class).setDefault().to(Key.get(StoreQueues.class, Configured.class));
         bind(RunWorker.class).in(LazySingleton.class);
+        // where a door's runs are worked (sandbox.kind: queue sends them whole to the workers): the rule, for every door
+        bind(RunPlacement.class).in(LazySingleton.class);
     }
 
     /**

@@ -1,0 +1,158 @@
+package dev.codeagent.http;
+
+import com.google.inject.Provides;
+import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.inject.Closer;
+import dev.codeagent.application.inject.LazySingleton;
+import dev.codeagent.application.run.RecoverInterruptedRuns;
+import dev.codeagent.application.run.RunScheduler;
+import dev.codeagent.application.session.OpenSessions;
+import dev.codeagent.application.session.SessionPlaces;
+import dev.codeagent.application.spi.AdapterModule;
+import dev.codeagent.application.spi.ConfigSection;
+import dev.codeagent.application.work.RunPlacement;
+import dev.codeagent.application.work.WorkModule;
+import dev.codeagent.application.work.WorkQueue;
+import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.domain.session.SessionSandbox;
+import dev.codeagent.domain.solving.RunLog;
+import jakarta.inject.Provider;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The HTTP door's part of the composition: its config section ({@code http}) and its parts, each made once per
+ * composition and only when the server is asked for ({@code codeagent exec} on the same class path builds none of
+ * them). Whatever a part opens (threads, the Prometheus exporter) is registered with the {@link Closer}, so it closes
+ * with the composition, newest first; the server's own graceful stop comes before that.
+ *
+ * <p>The door takes its sandbox, executor, run log and queues from the composition like any other consumer; where
+ * runs are worked is the application's {@link RunPlacement}, not a setting of this door.
+ */
+public final class HttpModule extends AdapterModule {
+
+    private static final Logger log = LoggerFactory.getLogger(HttpModule.class);
+
+    @Override
+    public List<ConfigSection<?>> sections() {
+        return List.of(HttpConfig.SECTION);
+    }
+
+    @Override
+    protected void configure() {
+        // the run placement and the store's queues the door takes; bound once however many modules install it
+        install(new WorkModule());
+        bind(ApiServer.class).in(LazySingleton.class);
+        bind(Stopping.class).in(LazySingleton.class);
+    }
+
+    @Provides
+    @LazySingleton
+    ApiMetrics metrics(io.micrometer.core.instrument.composite.CompositeMeterRegistry registry, Closer closer) {
+        return closer.register(new ApiMetrics(registry));
+    }
+
+    @Provides
+    @LazySingleton
+    RequestGuard guard(HttpConfig http, ApiMetrics metrics, Stopping stopping) {
+        return new RequestGuard(http, metrics, stopping::get);
+    }
+
+    @Provides
+    @LazySingleton
+    JsonBodies bodies(HttpConfig http) {
+        return new JsonBodies(http.maxBodyBytes().bytes(), http.requestTimeout());
+    }
+
+    @Provides
+    @LazySingleton
+    ApiRequests requests(CodeAgentConfig config, Sandbox sandbox) {
+        return new ApiRequests(config, sandbox.languages());
+    }
+
+    /** Executions the API runs at once: {@code http.maxConcurrentExecutions}, 0 meaning {@code sandbox.maxConcurrent}. */
+    @Provides
+    @LazySingleton
+    ExecutionGate executions(HttpConfig http, CodeAgentConfig config, ExecuteCode executeCode, Sandbox sandbox,
+            ApiMetrics metrics) {
+        int places = http.maxConcurrentExecutions() > 0 ? http.maxConcurrentExecutions() : config.sandbox().maxConcurrent();
+        return new ExecutionGate(executeCode, sandbox.languages(), places, http.maxQueuedExecutions(),
+                http.executionQueueWait(), metrics);
+    }
+
+    /**
+     * The runs, after the crash recovery every door does when it starts (runs left RUNNING by a process that is gone
+     * end ERROR). On the workers' queue ({@code sandbox.kind: queue}) the scheduler only answers for runs: the agent
+     * loop is never built here.
+     */
+    @Provides
+    @LazySingleton
+    RunService runs(HttpConfig http, RunPlacement placement, RunLog runLog, Optional<WorkQueue> sharedQueue, ApiMetrics metrics,
+            Clock clock) {
+        int interrupted = new RecoverInterruptedRuns(runLog).recover();
+        if (interrupted > 0) {
+            log.info("marked {} runs left unfinished by an earlier process as ERROR", interrupted);
+        }
+        RunScheduler scheduler = new RunScheduler(placement.agentLoop(), runLog, http.maxConcurrentRuns(), clock);
+        // over a shared store the queue is where runs worked by other processes are followed and cancelled, whether or
+        // not this door sends its own runs there
+        return new RunService(scheduler, runLog, metrics, sharedQueue.orElse(null), placement.queue().isPresent(),
+                http.runsPerKey());
+    }
+
+    @Provides
+    @LazySingleton
+    EventStreams streams(HttpConfig http) {
+        return new EventStreams(eventStreamPlaces(http), Duration.ofSeconds(15));
+    }
+
+    /** Each open event stream holds a request thread: never let them take more than half the pool. */
+    private static int eventStreamPlaces(HttpConfig http) {
+        int cap = JettyTuning.MAX_THREADS / 2;
+        if (http.maxEventStreams() > cap) {
+            log.warn("http.maxEventStreams={} would tie up the request threads; using {}", http.maxEventStreams(), cap);
+            return cap;
+        }
+        return http.maxEventStreams();
+    }
+
+    /** The run log is asked for per check: a store that cannot be opened makes the server not ready, not unable to start. */
+    @Provides
+    @LazySingleton
+    HealthCheck health(ExecuteCode executeCode, Sandbox sandbox, Provider<RunLog> runLog, Closer closer) {
+        return closer.register(new HealthCheck(executeCode, sandbox, runLog::get));
+    }
+
+    @Provides
+    @LazySingleton
+    PistonApi piston(ExecuteCode executeCode, Sandbox sandbox, CodeAgentConfig config) {
+        return new PistonApi(executeCode, sandbox.languages(), config);
+    }
+
+    @Provides
+    @LazySingleton
+    PistonConnect connect(ExecutionGate executions, ExecuteCode executeCode, Sandbox sandbox, PistonApi piston,
+            RequestGuard guard, HttpConfig http, Closer closer) {
+        return closer.register(new PistonConnect(executions, executeCode, sandbox.isolation(), piston, guard,
+                http.maxBodyBytes().bytes()));
+    }
+
+    /**
+     * The server's sessions: a registry of its own, whose places are the http settings (one owner per key) rather than
+     * the one-owner default the composition gives the command line and the kernel; on the queue tier there is no
+     * session sandbox, so every open is refused in one line.
+     */
+    @Provides
+    @LazySingleton
+    SessionRoutes sessions(Optional<SessionSandbox> tier, Sandbox sandbox, JsonBodies bodies, EventStreams streams,
+            HttpConfig http, Closer closer) {
+        OpenSessions registry = closer.register(new OpenSessions(tier, sandbox.tier(),
+                new SessionPlaces(http.maxSessions(), http.sessionsPerKey(), http.sessionPool()), Clock.systemUTC()));
+        return closer.register(new SessionRoutes(registry, bodies, streams, http.sessionOutputBudget().bytes()));
+    }
+}
