@@ -71,6 +71,9 @@ class ArchitectureTest {
     static final ArchRule adapterModulesAreListed = Composition.adapterModulesAreListed();
 
     @ArchTest
+    static final ArchRule doorsUseTheRootsPublicFace = Composition.doorsUseTheRootsPublicFace(ROOT);
+
+    @ArchTest
     static final ArchRule noPackageCycles = slices().matching(ROOT + ".(**)")
             .should().beFreeOfCycles()
             .because("a cycle makes two packages one unit that can only be understood and changed together");
@@ -232,6 +235,19 @@ class ArchitectureTest {
                 "dev.codeagent.sandbox.docker.DockerSandboxModule", "dev.codeagent.generator.GeneratorModule",
                 "dev.codeagent.store.sqlite.SqliteStoreModule", "dev.codeagent.store.postgres.PostgresStoreModule",
                 "dev.codeagent.application.work.QueueSandboxModule");
+    }
+
+    /** A door that takes the sandbox out of a use case, or uses the root's internals, is named. */
+    @Test
+    void aDoorReachingIntoTheRootIsCaught() {
+        JavaClasses fixture = new ClassFileImporter().importClasses(
+                dev.codeagent.architecture.fixture.grpc.PeekingFrontDoor.class);
+
+        EvaluationResult result = Composition.doorsUseTheRootsPublicFace(FIXTURE_ROOT).evaluate(fixture);
+
+        assertThat(result.hasViolation()).isTrue();
+        String report = String.join("\n", result.getFailureReport().getDetails());
+        assertThat(report).contains("ExecuteCode.sandbox()").contains("CoreModule");
     }
 
     /** Guice outside a module, the inject package or an entry point is caught. */

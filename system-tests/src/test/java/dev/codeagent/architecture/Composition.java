@@ -48,6 +48,28 @@ final class Composition {
     }
 
     /** An adapter module ServiceLoader cannot find is an adapter no config can choose. */
+    /**
+     * Doors ask the composition for what they need; they never take a port out of a use case ({@code
+     * ExecuteCode.sandbox()}) nor use the root's own workings (its modules' internals, the choice, the scopes' classes):
+     * from the {@code inject} package an adapter sees only what it needs to be composed and to compose at an entry point.
+     */
+    static ArchRule doorsUseTheRootsPublicFace(String root) {
+        Modules modules = new Modules(root);
+        Set<String> publicFace = Set.of("Composition", "Closer", "LazySingleton", "CodeAgentModules", "EmbeddingModule",
+                "EmbeddingModule$Embedding");
+        ArchRule noPortThroughAUseCase = noClasses().that(modules.adapters())
+                .should().callMethod(dev.codeagent.application.execute.ExecuteCode.class, "sandbox");
+        ArchRule noRootInternals = noClasses().that(modules.adapters())
+                .should().dependOnClassesThat(DescribedPredicate.describe("the root's internals (" + ROOT_INJECT + ", but "
+                        + publicFace + ")", c -> c.getPackageName().equals(ROOT_INJECT) && !publicFace.contains(c.getSimpleName())
+                        && !publicFace.contains(c.getName().substring(ROOT_INJECT.length() + 1))));
+        return com.tngtech.archunit.lang.CompositeArchRule.of(noPortThroughAUseCase).and(noRootInternals)
+                .because("a door maps and renders: what it needs comes from the composition, so that the root can change"
+                        + " how it builds things without a door noticing");
+    }
+
+    private static final String ROOT_INJECT = "dev.codeagent.application.inject";
+
     static ArchRule adapterModulesAreListed() {
         return classes().that().areAssignableTo(AdapterModule.class)
                 .and().doNotHaveModifier(JavaModifier.ABSTRACT)
