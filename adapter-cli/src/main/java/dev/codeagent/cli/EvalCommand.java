@@ -166,6 +166,11 @@ public final class EvalCommand implements Callable<Integer> {
         CodeAgentConfig config = cli.config(overrides(n));
         // sandbox.kind: queue (what --queue sets): the composition's executor is the workers' queue
         boolean queued = CodeAgentCli.onTheWorkers(config);
+        if (queued && workers == null && !queue) {
+            // set in the config rather than by --queue: as many in flight as --queue would keep
+            n = QUEUED_IN_FLIGHT;
+            config = cli.config(overrides(n));
+        }
         ResourceLimits limits = LimitOptions.resolve(config);
         boolean live = cli.context().interactive() || stderrIsTerminal();
         RunBenchmark.Generation generation = generator == null ? null
