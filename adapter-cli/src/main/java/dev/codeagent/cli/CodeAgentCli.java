@@ -224,6 +224,27 @@ public final class CodeAgentCli implements Runnable {
     }
 
     /**
+     * Whether work goes to the shared store's workers: {@code sandbox.kind: queue}, which the {@code --queue} flags of
+     * {@code solve}, {@code exec} and {@code eval} are shorthands for. A run goes to the run queue whole; a single
+     * execution through the composition's queue sandbox.
+     */
+    static boolean onTheWorkers(CodeAgentConfig config) {
+        return dev.codeagent.application.work.QueuedSandbox.TIER.equals(config.sandbox().kind());
+    }
+
+    /** What the user typed to send work to the workers, for a message about it. */
+    static String queueSource(boolean flag) {
+        return flag ? "--queue" : "sandbox.kind: queue";
+    }
+
+    /** The override a {@code --queue} flag stands for. */
+    static void queueFlag(boolean flag, Map<String, String> overrides) {
+        if (flag) {
+            overrides.put("sandbox.kind", dev.codeagent.application.work.QueuedSandbox.TIER);
+        }
+    }
+
+    /**
      * Composes the application from the config; the sandbox is built now, the generator and the run
      * log when first asked for. Close it when done.
      */

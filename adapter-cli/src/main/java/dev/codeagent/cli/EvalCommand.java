@@ -6,7 +6,6 @@ import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.Units;
 import dev.codeagent.application.eval.BadLine;
-import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.work.QueuedSandbox;
 import dev.codeagent.application.eval.EvaluateSamples;
 import dev.codeagent.application.eval.EvaluationException;
@@ -165,6 +164,13 @@ public final class EvalCommand implements Callable<Integer> {
 
         int n = workers != null ? workers : queue ? QUEUED_IN_FLIGHT : EvaluateSamples.defaultWorkers();
         CodeAgentConfig config = cli.config(overrides(n));
+        // sandbox.kind: queue (what --queue sets): the composition's executor is the workers' queue
+        boolean queued = CodeAgentCli.onTheWorkers(config);
+        if (queued && workers == null && !queue) {
+            // set in the config rather than by --queue: as many in flight as --queue would keep
+            n = QUEUED_IN_FLIGHT;
+            config = cli.config(overrides(n));
+        }
         ResourceLimits limits = LimitOptions.resolve(config);
         boolean live = cli.context().interactive() || stderrIsTerminal();
         RunBenchmark.Generation generation = generator == null ? null
@@ -174,20 +180,19 @@ public final class EvalCommand implements Callable<Integer> {
         try (ResultLines results = EvalResultsFile.open(outFile, samplesFile, err);
                 CodeAgent agent = cli.agent(config)) {
             Bars bars = new Bars(err, live, progressInterval(cli.context().env()));
-            ExecuteCode executeCode = queue ? queued(agent, n, err) : agent.executeCode();
+            if (queued) {
+                onTheWorkers(agent, n, err);
+            }
+            RunBenchmark benchmark = agent.service(CliServices.class).benchmark(limits);
             RunBenchmark.Result r;
             try {
-                r = evaluation(() -> new RunBenchmark(executeCode, agent::solveTask, limits).run(command, results, bars));
+                r = evaluation(() -> benchmark.run(command, results, bars));
             } catch (dev.codeagent.domain.execution.ExecutionCancelledException e) {
                 bars.generating.clear();
                 bars.evaluating.clear();
                 interrupted(bars.last, results, err);
+                // closing the agent (as this returns) closes its queue sandbox, which withdraws what is still queued
                 return ExitStatus.INTERRUPTED;
-            } finally {
-                if (queue) {
-                    // withdraws whatever is still queued (an interrupted evaluation leaves nothing for the workers)
-                    executeCode.sandbox().close();
-                }
             }
             bars.evaluating.clear();
             if (json) {
@@ -202,9 +207,9 @@ public final class EvalCommand implements Callable<Integer> {
                 print(r.report(), r.beforeRepair(), r.generated(), r.sandbox(), limits, problems.problems().size(), skipped, out);
             }
             warnAboutSandboxFailures(r.report(), err);
-            if (!queue) {
+            if (!queued) {
                 // the workers' sandboxes are theirs to report (a worker is strict by default)
-                IsolationWarning.print(err, java.util.List.of(executeCode.sandbox().isolation()));
+                IsolationWarning.print(err, java.util.List.of(agent.sandbox().isolation()));
             }
             boolean brokenProblems = reportProblemErrors(r.report(), err);
             out.flush();
@@ -236,13 +241,12 @@ public final class EvalCommand implements Callable<Integer> {
         err.flush();
     }
 
-    /** The shared store's workers as this evaluation's executor. */
-    private static ExecuteCode queued(CodeAgent agent, int inFlight, PrintWriter err) {
-        ExecuteCode executeCode = WorkerCommand.onTheWorkers(agent, inFlight);
+    /** The shared store's workers as this evaluation's executor: said once, before the first sample is queued. */
+    private void onTheWorkers(CodeAgent agent, int inFlight, PrintWriter err) {
+        WorkerCommand.requireExecutionQueue(agent, queue);
         err.println("codeagent: judging on the shared store's workers, " + inFlight + " samples queued at once"
                 + " (start 'codeagent worker' on machines that share the store if none is running)");
         err.flush();
-        return executeCode;
     }
 
     /** The progress bars of the two phases. */
@@ -316,6 +320,7 @@ public final class EvalCommand implements Callable<Integer> {
         o.put("limits.cpuTime", Units.formatDuration(t));
         // the executor's bulkhead must admit every worker, or they would queue behind it
         o.put("sandbox.maxConcurrent", Integer.toString(n));
+        CodeAgentCli.queueFlag(queue, o);
         if (generator != null) {
             o.put("generator.kind", generator);
         }

@@ -14,6 +14,7 @@ import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -94,7 +95,11 @@ final class ExecCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        CodeAgentConfig config = cli.configForOneRun(limits.overrides());
+        Map<String, String> overrides = new java.util.LinkedHashMap<>(limits.overrides());
+        CodeAgentCli.queueFlag(queue, overrides);
+        CodeAgentConfig config = cli.configForOneRun(overrides);
+        // sandbox.kind: queue (what --queue sets): the composition's executor is the workers' queue
+        boolean queued = CodeAgentCli.onTheWorkers(config);
         ExecutionRequest request = request(config);
         // bad input is refused above, before any sandbox is started; the result is shown before the
         // sandbox is closed, since cleaning up may take a moment the user need not wait for
@@ -103,7 +108,7 @@ final class ExecCommand implements Callable<Integer> {
             // live (a fresh sandbox, output as it is written) when someone watches or types, or when asked; otherwise
             // the warm sandbox runs it whole, twice as fast for short programs (cli-startup.sh: 42 against 82 ms)
             boolean watched = stream || cli.context().interactive() || cli.context().stdinTerminal();
-            LiveExecution live = queue || !watched ? null : startLive(agent, request);
+            LiveExecution live = queued || !watched ? null : startLive(agent, request);
             if (live == null && stdinMode == StdinMode.PASS_THROUGH) {
                 // run as a whole: its input is read now, whole (a terminal's only with --stdin -: else it would
                 // wait for Ctrl-D before the program started)
@@ -114,7 +119,7 @@ final class ExecCommand implements Callable<Integer> {
             if (live == null) {
                 Execution execution;
                 try {
-                    execution = queue ? onAWorker(agent, request) : agent.executeCode().execute(request);
+                    execution = queued ? onAWorker(agent, request) : agent.executeCode().execute(request);
                 } catch (ExecutionCancelledException e) {
                     return interrupted(started);
                 }
@@ -249,14 +254,13 @@ final class ExecCommand implements Callable<Integer> {
         }
     }
 
-    /** Queued for the shared store's workers; Ctrl-C withdraws it (a worker running it stops it). */
+    /**
+     * Queued for the shared store's workers through the composition's queue sandbox; Ctrl-C withdraws it (the waiting
+     * thread is interrupted, and a worker running it stops it).
+     */
     private Execution onAWorker(CodeAgent agent, ExecutionRequest request) {
-        dev.codeagent.application.execute.ExecuteCode queued = WorkerCommand.onTheWorkers(agent, 1);
-        try {
-            return queued.execute(request);
-        } finally {
-            queued.sandbox().close();
-        }
+        WorkerCommand.requireExecutionQueue(agent, queue);
+        return agent.executeCode().execute(request);
     }
 
     private void show(Execution execution, ExecutionRequest request, boolean streamed) {

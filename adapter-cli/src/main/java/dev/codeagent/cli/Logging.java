@@ -28,7 +28,7 @@ final class Logging {
         ch.qos.logback.classic.Logger root = context.getLogger(Logger.ROOT_LOGGER_NAME);
         root.setLevel(Level.INFO);
         context.getLogger("dev.codeagent").setLevel(Level.DEBUG);
-        Appender<?> appender = root.getAppender("STDERR");
+        Appender<?> appender = root.getAppender(LogConfigurator.APPENDER);
         if (appender instanceof ConsoleAppender) {
             @SuppressWarnings("unchecked")
             ConsoleAppender<ch.qos.logback.classic.spi.ILoggingEvent> console =

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.run.Caller;
-import dev.codeagent.application.run.RecoverInterruptedRuns;
 import dev.codeagent.application.run.VisibleRuns;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.domain.solving.Attempt;
@@ -104,9 +103,8 @@ final class RunsCommand implements Callable<Integer> {
     static <T> T withRunLog(CodeAgentCli cli, Function<RunLog, T> use) {
         CodeAgentConfig config = cli.config(Map.of("sandbox.kind", "process", "sandbox.isolation", "best-effort"));
         try (CodeAgent agent = cli.agent(config)) {
-            RunLog log = agent.runLog();
-            new RecoverInterruptedRuns(log).recover();
-            return use.apply(log);
+            agent.service(CliServices.class).recoverInterruptedRuns();
+            return use.apply(agent.runLog());
         }
     }
 

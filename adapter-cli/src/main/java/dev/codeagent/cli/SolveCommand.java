@@ -5,10 +5,8 @@ import dev.codeagent.application.command.FieldErrors;
 import dev.codeagent.application.command.InputPolicy;
 import dev.codeagent.application.command.TaskRequest;
 import dev.codeagent.application.config.CodeAgentConfig;
-import dev.codeagent.application.run.RecoverInterruptedRuns;
 import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.application.work.SubmitQueuedRun;
-import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
@@ -18,7 +16,6 @@ import dev.codeagent.domain.solving.Task;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -125,8 +122,11 @@ final class SolveCommand implements Callable<Integer> {
     public Integer call() {
         CodeAgentConfig config = cli.config(overrides());
         Task task = task(config);
-        if (session && queue) {
-            throw new UsageException("--session and --queue do not go together: a queued run is solved by a worker, without your session");
+        // sandbox.kind: queue (what --queue sets) hands the run whole to the workers
+        boolean queued = CodeAgentCli.onTheWorkers(config);
+        if (session && queued) {
+            throw new UsageException("--session and " + CodeAgentCli.queueSource(queue)
+                    + " do not go together: a queued run is solved by a worker, without your session");
         }
         if (session && task.language() != Language.PYTHON) {
             throw new UsageException("--session runs Python; this task is " + task.language().id());
@@ -135,12 +135,13 @@ final class SolveCommand implements Callable<Integer> {
         PrintWriter err = spec.commandLine().getErr();
         Run run;
         try (CodeAgent agent = cli.agent(config)) {
-            int marked = new RecoverInterruptedRuns(agent.runLog()).recover();
+            CliServices services = agent.service(CliServices.class);
+            int marked = services.recoverInterruptedRuns();
             if (marked > 0) {
                 log.debug("marked {} runs left RUNNING by an earlier process as ERROR", marked);
             }
-            if (queue) {
-                run = solveQueued(agent, task, err);
+            if (queued) {
+                run = solveQueued(services, config, task, err);
             } else {
                 SolveTask solveTask = agent.solveTask();
                 RunListener progress = json ? RunListener.NONE : new ProgressPrinter(err, cli.context().interactive(), task.maxAttempts());
@@ -173,13 +174,12 @@ final class SolveCommand implements Callable<Integer> {
         return run.status() == RunStatus.CANCELLED ? ExitStatus.INTERRUPTED : ExitStatus.FAILURE;
     }
 
-    private Run solveQueued(CodeAgent agent, Task task, PrintWriter err) {
-        WorkQueue workQueue = agent.workQueue().orElseThrow(() -> new UsageException("--queue needs a store that keeps a queue"
-                + " for workers (store.kind: postgres), not " + agent.config().store().kind()));
-        SubmitQueuedRun submit = new SubmitQueuedRun(workQueue, agent.runLog(), Clock.systemUTC());
+    private Run solveQueued(CliServices services, CodeAgentConfig config, Task task, PrintWriter err) {
+        SubmitQueuedRun submit = services.queuedRuns().orElseThrow(() -> new UsageException(CodeAgentCli.queueSource(queue)
+                + " needs a store that keeps a queue for workers (store.kind: postgres), not " + config.store().kind()));
         Run queued = submit.submit(task, OWNER);
         if (!json) {
-            err.println("codeagent: queued run " + queued.id() + " (" + workQueue.depth() + " waiting); waiting for a worker");
+            err.println("codeagent: queued run " + queued.id() + " (" + submit.waiting() + " waiting); waiting for a worker");
             err.flush();
         }
         try {
@@ -193,13 +193,14 @@ final class SolveCommand implements Callable<Integer> {
         } catch (InterruptedException e) {
             // handled here, to the end: the run is cancelled and the command ends with the interrupted status; the flag
             // is not set again, or closing the store's pool afterwards is itself interrupted
-            workQueue.cancel(queued.id(), "cancelled by the user who queued it");
+            submit.cancel(queued.id(), "cancelled by the user who queued it");
             throw new UsageException("interrupted; asked the workers to cancel run " + queued.id(), ExitStatus.INTERRUPTED);
         }
     }
 
     private Map<String, String> overrides() {
         Map<String, String> o = new LinkedHashMap<>(limits.overrides());
+        CodeAgentCli.queueFlag(queue, o);
         if (replay != null) {
             if (!Files.isRegularFile(replay) || !Files.isReadable(replay)) {
                 throw new UsageException(replay + ": no such file (--replay)");

@@ -118,16 +118,16 @@ final class WorkerCommand implements Callable<Integer> {
     }
 
     /**
-     * The executor of a {@code --queue} command: the shared store's workers, {@code inFlight} executions queued at once.
-     * The caller closes its sandbox, which withdraws what is still queued.
+     * Refuses, in the words of what the user typed, a command that sends executions to the workers when the store in
+     * use keeps no queue for them, before the composition's queue sandbox would say it in its own.
      *
+     * @param flag whether {@code --queue} was typed (else {@code sandbox.kind: queue} was set)
      * @throws UsageException when the configured store keeps no queue for other processes
      */
-    static dev.codeagent.application.execute.ExecuteCode onTheWorkers(CodeAgent agent, int inFlight) {
-        try {
-            return agent.queuedExecuteCode(inFlight);
-        } catch (IllegalStateException e) {
-            throw new UsageException("--queue: " + e.getMessage());
+    static void requireExecutionQueue(CodeAgent agent, boolean flag) {
+        if (agent.executionQueue().isEmpty()) {
+            throw new UsageException(CodeAgentCli.queueSource(flag) + ": store.kind " + agent.config().store().kind()
+                    + " keeps no queue for other processes; running on workers needs store.kind: postgres");
         }
     }
 }

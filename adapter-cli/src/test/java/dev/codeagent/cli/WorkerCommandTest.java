@@ -30,4 +30,35 @@ class WorkerCommandTest {
         assertThat(r.status()).as(r.toString()).isEqualTo(ExitStatus.USAGE);
         assertThat(r.err()).isEqualTo("codeagent: --queue needs a store that keeps a queue for workers (store.kind: postgres), not sqlite\n");
     }
+
+    /** {@code --queue} is {@code sandbox.kind: queue}: set either way, a solve goes whole to the run queue. */
+    @Test
+    void sandboxKindQueueHandsASolveWholeToTheRunQueue() {
+        CliRunner.Result r = new CliRunner(dir).env("CODEAGENT_STORE", "sqlite")
+                .env("CODEAGENT_STORE_SQLITE_PATH", dir.resolve("runs.db").toString())
+                .run("--set", "sandbox.kind=queue", "solve", "print 1");
+        assertThat(r.status()).as(r.toString()).isEqualTo(ExitStatus.USAGE);
+        assertThat(r.err()).isEqualTo("codeagent: sandbox.kind: queue needs a store that keeps a queue for workers"
+                + " (store.kind: postgres), not sqlite\n");
+    }
+
+    @Test
+    void execQueueRefusesAStoreThatKeepsNoQueueInOneLine() {
+        CliRunner.Result r = new CliRunner(dir).env("CODEAGENT_STORE", "sqlite")
+                .env("CODEAGENT_STORE_SQLITE_PATH", dir.resolve("runs.db").toString())
+                .runWithStdin("print(1)\n", "exec", "--queue", "-");
+        assertThat(r.status()).as(r.toString()).isEqualTo(ExitStatus.USAGE);
+        assertThat(r.err()).isEqualTo("codeagent: --queue: store.kind sqlite keeps no queue for other processes;"
+                + " running on workers needs store.kind: postgres\n");
+    }
+
+    @Test
+    void execWithSandboxKindQueueIsRefusedInTheWordsTyped() {
+        CliRunner.Result r = new CliRunner(dir).env("CODEAGENT_STORE", "sqlite")
+                .env("CODEAGENT_STORE_SQLITE_PATH", dir.resolve("runs.db").toString())
+                .runWithStdin("print(1)\n", "--sandbox", "queue", "exec", "-");
+        assertThat(r.status()).as(r.toString()).isEqualTo(ExitStatus.USAGE);
+        assertThat(r.err()).isEqualTo("codeagent: sandbox.kind: queue: store.kind sqlite keeps no queue for other processes;"
+                + " running on workers needs store.kind: postgres\n");
+    }
 }

@@ -96,6 +96,7 @@ public final class CodeAgentKernel extends BaseKernel {
             "  %runs [N]  the last N runs of the agent (default 10)");
 
     private final Function<Map<String, String>, CodeAgentConfig> configs;
+    private final Function<CodeAgentConfig, CodeAgent> agents;
     private final Map<String, String> overrides = new LinkedHashMap<>();
     private final ExecutorService worker = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "codeagent-cell");
@@ -118,9 +119,19 @@ public final class CodeAgentKernel extends BaseKernel {
      *     {@code sandbox.kind=docker} after {@code %sandbox docker}
      */
     public CodeAgentKernel(Function<Map<String, String>, CodeAgentConfig> configs) {
+        this(configs, CodeAgent::create);
+    }
+
+    /**
+     * @param configs as above
+     * @param agents the composition root's: an agent composed for a config (the entry point passes its own, so the
+     *     kernel wires nothing itself)
+     */
+    public CodeAgentKernel(Function<Map<String, String>, CodeAgentConfig> configs, Function<CodeAgentConfig, CodeAgent> agents) {
         super("codeagent", version(), languageInfo(), List.of(), null, new JupyterIO(java.nio.charset.StandardCharsets.UTF_8),
                 new CommManager(), new Renderer(), null, null, false, new StringStyler.Builder().build());
         this.configs = Objects.requireNonNull(configs, "configs");
+        this.agents = Objects.requireNonNull(agents, "agents");
         // a configured ceiling below the notebook's defaults lowers them
         this.limits = LimitOverrides.within(NOTEBOOK_LIMITS, JupyterConfig.from(configs.apply(Map.of())).policy());
     }
@@ -573,7 +584,7 @@ public final class CodeAgentKernel extends BaseKernel {
 
     private synchronized CodeAgent agent() {
         if (agent == null) {
-            agent = CodeAgent.create(configs.apply(overrides));
+            agent = agents.apply(configs.apply(overrides));
         }
         return agent;
     }

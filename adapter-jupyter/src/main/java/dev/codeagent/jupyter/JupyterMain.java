@@ -1,5 +1,6 @@
 package dev.codeagent.jupyter;
 
+import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
@@ -135,7 +136,8 @@ public final class JupyterMain {
             err.println("codeagent jupyter: cannot read the connection file " + connectionFile + ": " + e.getMessage());
             return 2;
         }
-        CodeAgentKernel kernel = new CodeAgentKernel(configs);
+        // composed at this entry point, the kernel's root: the kernel asks it for an agent when a cell first needs one
+        CodeAgentKernel kernel = new CodeAgentKernel(configs, config -> CodeAgent.builder(config).build());
         JupyterConnection wire;
         try {
             wire = new GuardedConnection(connection, kernel::executionCount);

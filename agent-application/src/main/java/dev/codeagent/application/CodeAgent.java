@@ -260,6 +260,16 @@ public final class CodeAgent implements AutoCloseable {
         return composition.get(io.micrometer.core.instrument.composite.CompositeMeterRegistry.class);
     }
 
+    /**
+     * What a front door's own module binds for its commands (the command line's {@code CliModule}), built on first
+     * call. Door modules are discovered like the adapters', so the core cannot name their types in a getter of its own.
+     *
+     * @throws RuntimeException the provider's own exception when it failed
+     */
+    public <T> T service(Class<T> type) {
+        return composition.get(type);
+    }
+
     /** The keys registered for a port: {@code sandbox}, {@code generator} or {@code store}, sorted. */
     public List<String> knownKeys(String port) {
         return composition.knownKeys(port);

@@ -165,6 +165,27 @@ class QueuedExecutionsIT {
         assertThat(rows(db)).isZero();
     }
 
+    /** {@code --queue} is a shorthand: {@code sandbox.kind: queue} set any other way sends the program to a worker too. */
+    @Test
+    void sandboxKindQueueIsWhatTheFlagSaysAndAWorkerRefusesIt() throws Exception {
+        PostgresStoreConfig db = TestCluster.get().freshDatabase();
+        Path config = config(db);
+        Result refused = command(config, "worker-on-queue", "worker", "--sandbox", "queue", "--exit-when-idle");
+        assertThat(refused.status).as(refused.err).isEqualTo(2);
+        assertThat(refused.err).isEqualTo("codeagent: sandbox.kind: queue: a worker runs programs in a sandbox of its own;"
+                + " set sandbox.kind: process or docker\n");
+
+        LaunchedWorker worker = start(config, "worker");
+        Path py = Files.writeString(dir.resolve("answer.py"), "print(6 * 7)\n");
+        Result r = command(config, "exec-kind", "exec", "--sandbox", "queue", "--json", py.toString());
+        assertThat(r.status).as(r.err).isZero();
+        JsonNode e = JSON.readTree(r.out);
+        assertThat(e.get("stdout").asText()).isEqualTo("42\n");
+        assertThat(e.get("sandbox").asText()).as("the worker's tier, not the queue").isEqualTo("process");
+        assertThat(worker.value("codeagent_worker_executions_worked_total")).isEqualTo(1);
+        assertThat(rows(db)).isZero();
+    }
+
     private Path config(PostgresStoreConfig db) throws Exception {
         // the schema, before any command of the test looks at the queue's table
         dev.codeagent.store.postgres.PostgresStore.open(db).close();

@@ -3,15 +3,10 @@ package dev.codeagent.cli.daemon;
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.domain.execution.Sandbox;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Modifier;
-import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
 
@@ -22,8 +17,9 @@ import java.util.function.Function;
  * concurrent executions (the HTTP server shares one the same way).
  *
  * <p>Each warm sandbox is owned by an agent of its own, composed for the configuration that made it and
- * closed when the sandbox leaves; the per-call agent is handed the sandbox as its own ({@code
- * Builder.sandbox}), so closing it leaves the sandbox warm.
+ * closed when the sandbox leaves; the per-call agent is handed the warm tier itself ({@code Builder.sandbox}: a
+ * sandbox handed in is the caller's to close), so closing it leaves the sandbox warm, and every capability of the
+ * tier (a {@code SessionSandbox} opens sessions) reaches the per-call composition as it is.
  */
 final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoCloseable {
 
@@ -44,7 +40,9 @@ final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoC
 
     @Override
     public CodeAgent apply(CodeAgentConfig config) {
-        return builders.apply(config).sandbox(() -> unclosable(warm(config))).build();
+        // the real tier, not a wrapper: what it can do besides Sandbox (sessions) the per-call composition reads off
+        // it; and a sandbox handed to the builder is the caller's, so closing the per-call agent leaves it warm
+        return builders.apply(config).sandbox(() -> warm(config)).build();
     }
 
     /** How many sandboxes are warm (for tests). */
@@ -98,36 +96,6 @@ final class WarmSandboxes implements Function<CodeAgentConfig, CodeAgent>, AutoC
             owner.close();
         } catch (RuntimeException e) {
             // stopping it anyway; the docker tier reaps its own leftovers at its next start
-        }
-    }
-
-    /**
-     * The sandbox as the per-call agent sees it: closing it is a no-op, so the sandbox stays warm for the next
-     * call. It keeps every interface of the sandbox (a {@code SessionSandbox} still opens sessions).
-     */
-    static Sandbox unclosable(Sandbox sandbox) {
-        Set<Class<?>> interfaces = new LinkedHashSet<>();
-        for (Class<?> c = sandbox.getClass(); c != null; c = c.getSuperclass()) {
-            collectInterfaces(c, interfaces);
-        }
-        return (Sandbox) Proxy.newProxyInstance(Sandbox.class.getClassLoader(), interfaces.toArray(new Class<?>[0]), (proxy, method, args) -> {
-            if (method.getName().equals("close") && method.getParameterCount() == 0) {
-                return null;
-            }
-            try {
-                return method.invoke(sandbox, args);
-            } catch (InvocationTargetException e) {
-                throw e.getCause();
-            }
-        });
-    }
-
-    private static void collectInterfaces(Class<?> type, Set<Class<?>> into) {
-        for (Class<?> i : type.getInterfaces()) {
-            // a proxy can only implement the public ones from here; the ports are all public
-            if (java.lang.reflect.Modifier.isPublic(i.getModifiers()) && into.add(i)) {
-                collectInterfaces(i, into);
-            }
         }
     }
 

@@ -277,6 +277,7 @@ class CliServerBoundsTest {
 
     @Test
     void aWarmSandboxKeepsEveryInterfaceOfTheTierSessionsToo() {
+        java.util.concurrent.atomic.AtomicInteger closed = new java.util.concurrent.atomic.AtomicInteger();
         class Both implements Sandbox, SessionSandbox {
             @Override
             public Execution execute(ExecutionRequest request) {
@@ -305,12 +306,22 @@ class CliServerBoundsTest {
 
             @Override
             public void close() {
-                throw new AssertionError("a warm sandbox is not closed by its call");
+                closed.incrementAndGet();
             }
         }
-        Sandbox warm = WarmSandboxes.unclosable(new Both());
-        assertThat(warm).isInstanceOf(SessionSandbox.class);
-        assertThatThrownBy(() -> ((SessionSandbox) warm).open(null)).hasMessage("opened");
-        warm.close();
+        // the per-call agent gets the warm tier itself (no wrapper that could drop an interface), and closing the
+        // call's agent leaves it open for the next call
+        try (WarmSandboxes sandboxes = new WarmSandboxes(c -> dev.codeagent.application.CodeAgent.builder(c).withoutDiscovery()
+                .provider(dev.codeagent.application.testing.SandboxProviders.of("both", Both::new)))) {
+            dev.codeagent.application.CodeAgent call = sandboxes.apply(
+                    new dev.codeagent.application.config.ConfigLoader().parse("sandbox: {kind: both}\nstore: {kind: memory}"));
+            Sandbox warm = call.sandbox();
+            assertThat(warm).isInstanceOf(SessionSandbox.class);
+            assertThat(call.sessions()).containsSame((SessionSandbox) warm);
+            assertThatThrownBy(() -> ((SessionSandbox) warm).open(null)).hasMessage("opened");
+            call.close();
+            assertThat(closed).as("a warm sandbox is not closed by its call").hasValue(0);
+        }
+        assertThat(closed).as("closed with the background process's warm sandboxes").hasValue(1);
     }
 }

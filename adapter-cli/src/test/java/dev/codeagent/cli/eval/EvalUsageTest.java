@@ -67,6 +67,15 @@ class EvalUsageTest {
         expectUsage(r, samples + ": no usable sample; first bad line: " + samples + ":1: not JSON");
     }
 
+    /** {@code --queue} is {@code sandbox.kind: queue}; either way a store without a queue is refused in the words typed. */
+    @Test
+    void queueingNeedsAStoreThatKeepsAQueueWhicheverWayItWasAskedFor() {
+        expectUsage(cli.run("--problems", problems.toString(), "--queue"),
+                "--queue: store.kind memory keeps no queue for other processes; running on workers needs store.kind: postgres");
+        expectUsage(cli.run("--problems", problems.toString(), "--sandbox", "queue"),
+                "sandbox.kind: queue: store.kind memory keeps no queue for other processes; running on workers needs store.kind: postgres");
+    }
+
     private static void expectUsage(EvalCli.Result r, String message) {
         assertThat(r.status()).as(r.toString()).isEqualTo(2);
         assertThat(r.err().lines()).as(r.toString()).hasSize(1);

@@ -41,6 +41,20 @@ public final class SubmitQueuedRun {
         return run;
     }
 
+    /** Runs waiting for a worker now, this one included once submitted. */
+    public int waiting() {
+        return queue.depth();
+    }
+
+    /**
+     * Asks for the run to be cancelled: it ends CANCELLED at once if no worker has it yet, else its worker is told.
+     *
+     * @return whether the run was still there to cancel
+     */
+    public boolean cancel(String runId, String reason) {
+        return queue.cancel(runId, reason);
+    }
+
     /**
      * Waits until the run has ended and returns it; {@code progress} hears the run each time it is
      * seen to have changed (more attempts).
