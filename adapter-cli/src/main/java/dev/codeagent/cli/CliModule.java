@@ -5,8 +5,8 @@ import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.run.RecoverInterruptedRuns;
 import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.ConfigSection;
-import dev.codeagent.application.work.RunPlacement;
 import dev.codeagent.application.work.SubmitQueuedRun;
+import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.solving.RunLog;
 import jakarta.inject.Provider;
 import java.time.Clock;
@@ -31,13 +31,12 @@ public final class CliModule extends AdapterModule {
     }
 
     /**
-     * A whole run handed to the workers, where the application's {@link RunPlacement} puts runs on the queue
-     * ({@code sandbox.kind: queue}, {@code solve --queue}) over a store that keeps one; empty otherwise. The run log is
-     * opened only when there is a queue to follow runs through.
+     * A whole run handed to the workers ({@code sandbox.kind: queue}, {@code solve --queue}), when the store in use
+     * keeps a run queue; empty otherwise. The run log is opened only when there is a queue to follow runs through.
      */
     @Provides
-    Optional<SubmitQueuedRun> queuedRuns(RunPlacement placement, Provider<RunLog> runLog, Clock clock) {
-        return placement.queue().map(q -> new SubmitQueuedRun(q, runLog.get(), clock));
+    Optional<SubmitQueuedRun> queuedRuns(Optional<WorkQueue> queue, Provider<RunLog> runLog, Clock clock) {
+        return queue.map(q -> new SubmitQueuedRun(q, runLog.get(), clock));
     }
 
     /** What every door does at start: runs an earlier process left RUNNING end ERROR. */
