@@ -51,8 +51,32 @@ class ScriptsAreCleanTest {
         List<String> command = new ArrayList<>(List.of("/usr/bin/python3", "-m", "pyflakes"));
         sources.forEach(p -> command.add(REPO.relativize(p).toString()));
         Result r = run(command);
-        assertThat(r.output()).as("pyflakes findings").isEmpty();
-        assertThat(r.status()).isZero();
+        List<String> findings = new ArrayList<>();
+        for (String line : r.output().lines().toList()) {
+            if (!waived(line)) {
+                findings.add(line);
+            }
+        }
+        assertThat(findings).as("pyflakes findings (a deliberate one is waived by '# noqa: F401' on its line)").isEmpty();
+    }
+
+    /**
+     * A finding its line waives as flake8 would: an import kept for its side effect (a zygote preloading what programs
+     * import, a judge server importing once for its children) says so with {@code # noqa: F401}; nothing else is waived.
+     */
+    private static boolean waived(String finding) {
+        String[] parts = finding.split(":", 3);
+        if (parts.length < 3 || !finding.contains("imported but unused")) {
+            return false;
+        }
+        try {
+            List<String> lines = Files.readAllLines(REPO.resolve(parts[0]), StandardCharsets.UTF_8);
+            String source = lines.get(Integer.parseInt(parts[1]) - 1);
+            int noqa = source.indexOf("# noqa");
+            return noqa >= 0 && (source.substring(noqa).contains("F401") || !source.substring(noqa).contains(":"));
+        } catch (IOException | NumberFormatException | IndexOutOfBoundsException e) {
+            return false;
+        }
     }
 
     private static List<Path> sources(String suffix) throws IOException {
