@@ -124,6 +124,9 @@ def main():
                     at += max(0, n)
                 buf = rest[at:]
                 serial += 1
+                # compiled here, once per problem, and inherited by every job's child
+                judge.precompile(texts[1], judge.TESTS_FILE)
+                judge.precompile(texts[2], "<prelude>")
                 r, w = os.pipe()
                 pid = os.fork()
                 if pid == 0:
