@@ -181,6 +181,35 @@ class SplitJudgeScriptsIT {
                 + "    body = " + body + "\n    os.write(c.wfd, b'%d\\n' % len(body) + body)\n    os.read(c.rfd, 1)\n";
     }
 
+    /** The code's f() writes the given bytes (a Python expression) to the judge's channel itself, in the given pieces. */
+    private static String rawWrites(String pieces) {
+        return "import gc, os, time\ndef f():\n    c = next(o for o in gc.get_objects() if type(o).__name__ == 'Candidate')\n"
+                + "    for piece in " + pieces + ":\n        os.write(c.wfd, piece)\n        time.sleep(0.002)\n"
+                + "    os.read(c.rfd, 1)\n";
+    }
+
+    @Test
+    void aReplyWrittenAByteAtATimeIsReadWhole() throws Exception {
+        // the judge reads ahead (a frame's header and body in one read): a frame cut anywhere must still be one frame
+        Judged j = judge(rawWrites("[bytes([b]) for b in b'14\\n[\"ok\",5,[],[]]']"), "assert f() == 5\n");
+        assertThat(j.outcome()).as(j.report).isEqualTo("passed");
+    }
+
+    @Test
+    void twoRepliesInOneWriteAreTwoRepliesInOrder() throws Exception {
+        // what was read past the first frame is the start of the next, never dropped: g() gets the second frame
+        Judged j = judge(rawWrites("[b'14\\n[\"ok\",5,[],[]]14\\n[\"ok\",6,[],[]]']") + "def g():\n    return 7\n",
+                "assert f() == 5\nassert g() == 6\n");
+        assertThat(j.outcome()).as(j.report).isEqualTo("passed");
+    }
+
+    @Test
+    void aFrameHeaderOverTwelveBytesIsRefusedNamingTheCap() throws Exception {
+        Judged j = judge(rawWrites("[b'1234567', b'8901234567']"), "assert f() == 1\n");
+        assertThat(j.outcome()).as(j.report).isEqualTo("protocol");
+        assertThat(j.report).contains("a frame header longer than 12 bytes");
+    }
+
     @Test
     void aHugeDecimalIntegerIsRefusedInLinearTimeNamingTheCap() throws Exception {
         Judged j = judge(rawReply("b'[\"ok\",' + b'1' * 1500000 + b',[],[]]'"), "assert f() == 1\n");

@@ -298,11 +298,11 @@ class Judge:
                           [(code_path, e.lineno or 0, "<module>", line)]))
         try:
             with open(tests_path, encoding="utf-8") as f:
-                tests = compile(f.read(), TESTS_FILE, "exec", dont_inherit=True)
+                tests = _compile(f.read(), TESTS_FILE)
             prelude = None
             if prelude_path is not None:
                 with open(prelude_path, encoding="utf-8") as f:
-                    prelude = compile(f.read(), "<prelude>", "exec", dont_inherit=True)
+                    prelude = _compile(f.read(), "<prelude>")
         except (SyntaxError, ValueError, UnicodeDecodeError) as e:
             return report("tests", "the tests do not compile (the problem's fault, not the code's): %s: %s"
                           % (type(e).__name__, getattr(e, "msg", None) or e))
@@ -636,6 +636,31 @@ def _json(v):
     if isinstance(v, (list, tuple)):
         return "[" + ",".join(_json(x) for x in v) + "]"
     return _json(str(v))
+
+
+#: the tests and preludes a judge server compiled before forking a job's child (text, name) -> code: trusted texts
+#: only, never the code under test; an evaluation's samples share their problem's tests, and compiling a suite of a
+#: few hundred asserts cost each sample's judge ~3 ms
+_compiled = {}
+_MAX_COMPILED = 512
+
+
+def precompile(text, name):
+    """Compiles a trusted text (the tests, as TESTS_FILE, or the prelude) for the children forked after this; a
+    text that does not compile is left for the child to report."""
+    if text is None or (text, name) in _compiled:
+        return
+    if len(_compiled) >= _MAX_COMPILED:
+        _compiled.clear()
+    try:
+        _compiled[(text, name)] = compile(text, name, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        pass
+
+
+def _compile(text, name):
+    code = _compiled.get((text, name))
+    return code if code is not None else compile(text, name, "exec", dont_inherit=True)
 
 
 def judge_files(channel_in, channel_out, code_path, tests_path, prelude_path=None, entries=(), cpu_limit=None):
