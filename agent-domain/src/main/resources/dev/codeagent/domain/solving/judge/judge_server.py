@@ -17,7 +17,7 @@ A verdict:    <nonce><verdict JSON>     (or <nonce> alone: the job's child died 
 """
 
 import os
-import resource  # noqa: F401  (imported once here for the children)
+import resource  # imported once here, for the children
 import select
 import signal
 import sys
@@ -59,8 +59,6 @@ def _name(name):
 
 
 def _child(job_dir, channel, entries, wall, memory, cpu, code, tests, prelude, verdict_w):
-    import resource
-
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     _name(b"codeagent-judge")
     signal.alarm(max(1, int(wall)))
