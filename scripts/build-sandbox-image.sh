@@ -74,7 +74,7 @@ languages=python
 
 # compiled languages: one line each, the language's id and the Debian packages of its toolchain. A language goes in
 # when the host has those packages: the files of their dependency closure are copied (scripts/image/package-files.py),
-# with the /etc/alternatives links they reach (cc, c++, java, javac). Its stages are Bash scripts (CompileAndRun).
+# with the /etc/alternatives links they reach (cc, c++, java, javac). Its stages are Bash scripts (the application's CompilingSandbox; command lines in Toolchains).
 toolchains=(
   "c gcc libc6-dev"
   "cpp g++ libc6-dev"

@@ -136,10 +136,9 @@ public final class HttpModule extends AdapterModule {
 
     @Provides
     @LazySingleton
-    PistonConnect connect(ExecutionGate executions, ExecuteCode executeCode, Sandbox sandbox, PistonApi piston,
-            RequestGuard guard, HttpConfig http, Closer closer) {
-        return closer.register(new PistonConnect(executions, executeCode, sandbox.isolation(), piston, guard,
-                http.maxBodyBytes().bytes()));
+    PistonConnect connect(ExecutionGate executions, ExecuteCode executeCode, PistonApi piston, RequestGuard guard,
+            HttpConfig http, Closer closer) {
+        return closer.register(new PistonConnect(executions, executeCode, piston, guard, http.maxBodyBytes().bytes()));
     }
 
     /**

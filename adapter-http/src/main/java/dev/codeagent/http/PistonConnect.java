@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.execute.ExecuteCode;
-import dev.codeagent.application.sandbox.CompileAndRun;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
@@ -54,8 +53,6 @@ final class PistonConnect implements AutoCloseable {
 
     private final ExecutionGate gate;
     private final ExecuteCode executeCode;
-    /** What the sandbox in use isolates: a compile stage's result names it. */
-    private final dev.codeagent.domain.execution.Isolation isolation;
     private final PistonApi piston;
     private final RequestGuard guard;
     private final long maxMessageBytes;
@@ -75,9 +72,7 @@ final class PistonConnect implements AutoCloseable {
      * @param maxMessageBytes the largest message a client may send (http.maxBodyBytes: an init carries what the body
      *     of /api/v2/execute carries; Jetty's own default, 64 KiB, would refuse a program /execute takes)
      */
-    PistonConnect(ExecutionGate gate, ExecuteCode executeCode, dev.codeagent.domain.execution.Isolation isolation, PistonApi piston,
-            RequestGuard guard, long maxMessageBytes) {
-        this.isolation = isolation;
+    PistonConnect(ExecutionGate gate, ExecuteCode executeCode, PistonApi piston, RequestGuard guard, long maxMessageBytes) {
         this.maxMessageBytes = maxMessageBytes;
         this.gate = gate;
         this.executeCode = executeCode;
@@ -240,42 +235,56 @@ final class PistonConnect implements AutoCloseable {
 
     private void run(WsContext ctx, Session s, ExecutionRequest request) {
         // as Piston: on a socket the program's stdin is only what the client sends as data, not init's stdin
-        ExecutionRequest runStage = new ExecutionRequest(request.program(), "", request.args(), request.limits(), null,
+        ExecutionRequest live = new ExecutionRequest(request.program(), "", request.args(), request.limits(), null,
                 request.compileLimits());
-        if (LanguageProfile.of(request.program().language()).compiled()) {
+        boolean compiled = LanguageProfile.of(request.program().language()).compiled();
+        boolean[] ran = {!compiled};
+        if (compiled) {
             send(ctx, stage("compile"));
-            // the executor's refusals (a request too large, no place) become the gate's problems
-            CompileAndRun.Built built = CompileAndRun.compile(request, executeCode::execute, isolation);
-            Execution compile = built.compileStage() != null ? built.compileStage() : built.failure();
-            data(ctx, "stdout", compile.stdout().text());
-            data(ctx, "stderr", compile.stderr().text());
-            send(ctx, exit("compile", compile));
-            if (built.runProgram() == null) {
-                return;
-            }
-            runStage = new ExecutionRequest(built.runProgram(), "", request.args(), request.limits());
+        } else {
+            send(ctx, stage("run"));
         }
-        send(ctx, stage("run"));
-        LiveExecution live;
+        LiveExecution.Listener listener = new LiveExecution.Listener() {
+            @Override
+            public void output(int stream, String text) {
+                data(ctx, stream == LiveExecution.Listener.STDOUT ? "stdout" : "stderr", text);
+            }
+
+            @Override
+            public void compiled(Execution compile, boolean built) {
+                data(ctx, "stdout", compile.stdout().text());
+                data(ctx, "stderr", compile.stderr().text());
+                send(ctx, exit("compile", compile));
+                if (built) {
+                    ran[0] = true;
+                    send(ctx, stage("run"));
+                }
+            }
+        };
+        LiveExecution running;
         try {
-            live = executeCode.start(runStage, (stream, text) ->
-                    data(ctx, stream == LiveExecution.Listener.STDOUT ? "stdout" : "stderr", text));
+            // a compiled language's compile stage runs first, inside this call (the executor's sandbox compiles)
+            running = executeCode.start(live, listener);
         } catch (UnsupportedOperationException e) {
             // this tier runs nothing live (the docker tier): said, not run another way
             throw ProblemException.invalid("language", e.getMessage());
         }
         String early;
         synchronized (s.early) {
-            s.live = live;
+            s.live = running;
             early = s.early.toString();
         }
         if (!early.isEmpty()) {
-            live.write(early);
+            running.write(early);
         }
         if (s.closed) {
-            live.cancel();
+            running.cancel();
         }
-        Execution e = live.await();
+        Execution e = running.await();
+        if (!ran[0]) {
+            // nothing was built: the compile stage's exit said so, and there is no run stage
+            return;
+        }
         gate.counted(e, "piston-connect");
         send(ctx, exit("run", e));
     }

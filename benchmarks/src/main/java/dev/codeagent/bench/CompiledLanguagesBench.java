@@ -1,6 +1,8 @@
 package dev.codeagent.bench;
 
-import dev.codeagent.application.sandbox.CompileAndRun;
+import dev.codeagent.application.compile.CompileStages;
+import dev.codeagent.application.compile.CompilingSandbox;
+import dev.codeagent.application.compile.Toolchains;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
@@ -48,7 +50,9 @@ public final class CompiledLanguagesBench {
         int n = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         int warmup = args.length > 1 ? Integer.parseInt(args[1]) : 2;
         boolean docker = args.length <= 2 || !args[2].equals("no");
-        try (ProcessSandbox sandbox = new ProcessSandbox(ProcessSandboxConfig.defaults(), IsolationMode.BEST_EFFORT)) {
+        try (ProcessSandbox tier = new ProcessSandbox(ProcessSandboxConfig.defaults(), IsolationMode.BEST_EFFORT)) {
+            // as the composition runs programs: compiled by the one decorator, in two stages through the tier
+            Sandbox sandbox = CompilingSandbox.over(tier);
             System.out.printf(Locale.ROOT, "compile + run of hello-world, %d runs after %d warm-up, %d cores%n", n, warmup,
                     Runtime.getRuntime().availableProcessors());
             System.out.printf(Locale.ROOT, "%-6s %12s %14s %8s %16s %16s%n", "", "bare p50 ms", "process p50 ms", "ratio",
@@ -95,7 +99,7 @@ public final class CompiledLanguagesBench {
             System.out.println("docker tier: not measured (" + unavailable.getMessage() + ")");
             return;
         }
-        try (Sandbox s = docker) {
+        try (Sandbox s = CompilingSandbox.over(docker)) {
             System.out.printf(Locale.ROOT, "%-6s %14s %16s %16s%n", "docker", "p50 ms", "compile stage ms", "run stage ms");
             for (Language l : List.of(Language.C, Language.CPP, Language.JAVA, Language.GO, Language.RUST)) {
                 if (!s.languages().contains(l)) {
@@ -125,15 +129,15 @@ public final class CompiledLanguagesBench {
         LanguageProfile profile = LanguageProfile.of(p.language());
         Path dir = Files.createTempDirectory("codeagent-bench-compiled-");
         try {
-            String mainFile = CompileAndRun.mainFile(p, profile);
+            String mainFile = CompileStages.mainFile(p, profile);
             Files.writeString(dir.resolve(mainFile), p.source());
-            Files.writeString(dir.resolve("compile.sh"), CompileAndRun.compileScript(p, profile, mainFile, request.compileLimits()));
-            Files.writeString(dir.resolve("run.sh"), CompileAndRun.runScript(p, profile, request.limits()));
+            Files.writeString(dir.resolve("compile.sh"), CompileStages.compileScript(p, profile, mainFile, request.compileLimits()));
+            Files.writeString(dir.resolve("run.sh"), CompileStages.runScript(p, profile, request.limits()));
             // as in the sandbox: every compile starts without Go's build cache
             deleteTree(Path.of("/tmp/codeagent-go"));
             long t0 = System.nanoTime();
             bash(dir, "compile.sh", "/dev/null");
-            if (profile.compiler().archived()) {
+            if (Toolchains.of(p.language()).orElseThrow().archived()) {
                 // the compile stage sends the classes as one tar; the run stage unpacks it
                 bash(dir, "tar-for-run.sh", null);
             }

@@ -4,7 +4,7 @@ import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.github.dockerjava.api.exception.NotFoundException;
 import com.github.dockerjava.api.model.Container;
 import com.github.dockerjava.api.model.Info;
-import dev.codeagent.application.sandbox.CompileAndRun;
+import dev.codeagent.application.compile.CompilingSandbox;
 import dev.codeagent.application.sandbox.JudgeReportJson;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
@@ -290,7 +290,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
             throw new UnsupportedLanguageException(request.program().language(), TIER, languages());
         }
         if (LanguageProfile.of(request.program().language()).compiled()) {
-            return CompileAndRun.execute(request, this::execute, isolation);
+            throw CompilingSandbox.refusal(request.program().language(), TIER);
         }
         long t0 = System.nanoTime();
         if (closed) {

@@ -2,7 +2,7 @@ package dev.codeagent.sandbox.docker;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.codeagent.application.sandbox.CompiledLanguagesContractTest;
+import dev.codeagent.application.compile.CompiledLanguagesContractTest;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
 import org.junit.jupiter.api.AfterAll;

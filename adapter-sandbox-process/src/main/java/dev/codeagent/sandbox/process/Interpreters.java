@@ -1,7 +1,7 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.compile.Toolchains;
 import dev.codeagent.domain.execution.Language;
-import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -44,17 +44,17 @@ final class Interpreters {
     }
 
     /**
-     * The compiled languages whose tools ({@code LanguageProfile.Compiler#tools}) the host has in /usr/bin, resolved
+     * The compiled languages whose tools ({@link Toolchains.Toolchain#tools}) the host has in /usr/bin, resolved
      * to files under /usr (the sandbox's view shows /usr and nothing else of the host's programs). Their stages are
      * Bash scripts, so Bash comes first. The language's entry is its first tool, the compiler.
      */
     private static void compilers(Map<Language, Path> into) {
         for (Language language : Language.values()) {
-            LanguageProfile.Compiler compiler = LanguageProfile.of(language).compiler();
-            if (compiler == null) {
+            Toolchains.Toolchain toolchain = Toolchains.of(language).orElse(null);
+            if (toolchain == null) {
                 continue;
             }
-            List<Optional<Path>> found = compiler.tools().stream().map(t -> nativeBinary(Path.of("/usr/bin", t))).toList();
+            List<Optional<Path>> found = toolchain.tools().stream().map(t -> nativeBinary(Path.of("/usr/bin", t))).toList();
             if (found.stream().allMatch(f -> f.filter(real -> real.startsWith("/usr")).isPresent())) {
                 into.put(language, found.get(0).get());
             }

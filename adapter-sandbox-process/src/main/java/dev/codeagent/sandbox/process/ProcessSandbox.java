@@ -1,6 +1,6 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.sandbox.CompileAndRun;
+import dev.codeagent.application.compile.CompilingSandbox;
 import dev.codeagent.application.sandbox.SeccompFilter;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
@@ -327,10 +327,10 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
         Language language = request.program().language();
         Path binary = interpreters.binary(language)
                 .orElseThrow(() -> new UnsupportedLanguageException(language, TIER, languages()));
-        Isolation runIsolation = isolationFor(request);
         if (LanguageProfile.of(language).compiled()) {
-            return CompileAndRun.execute(request, this::execute, runIsolation);
+            throw CompilingSandbox.refusal(language, TIER);
         }
+        Isolation runIsolation = isolationFor(request);
         if (Thread.currentThread().isInterrupted()) {
             throw new ExecutionCancelledException("execution cancelled before it started");
         }
@@ -386,8 +386,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
         Objects.requireNonNull(listener, "listener");
         Language language = request.program().language();
         if (LanguageProfile.of(language).compiled()) {
-            throw new IllegalArgumentException(language.id() + " is compiled: compile it first (CompileAndRun.compile), "
-                    + "then start what was built");
+            throw CompilingSandbox.refusal(language, TIER);
         }
         if (request.judged()) {
             throw new IllegalArgumentException("a judged request cannot run live");

@@ -1,6 +1,6 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.sandbox.CompiledLanguagesContractTest;
+import dev.codeagent.application.compile.CompiledLanguagesContractTest;
 import dev.codeagent.domain.execution.Sandbox;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

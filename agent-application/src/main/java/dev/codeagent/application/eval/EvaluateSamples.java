@@ -1,14 +1,12 @@
 package dev.codeagent.application.eval;
 
 import dev.codeagent.application.execute.ExecuteCode;
-import dev.codeagent.application.sandbox.CompileAndRun;
 import dev.codeagent.application.execute.InvalidRequestException;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.JudgeJob;
 import dev.codeagent.domain.execution.JudgeReport;
-import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Judge;
@@ -19,6 +17,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -238,20 +237,17 @@ public final class EvaluateSamples {
                     elapsedMs(t0));
         }
         ExecutionRequest request = submission.request("", limits);
-        CompileAndRun.Built built = null;
-        if (LanguageProfile.of(problem.language()).compiled()) {
-            built = CompileAndRun.compile(request, this::execute, executeCode.sandbox().isolation());
-        }
         List<Problem.IoCase> cases = problem.cases();
+        // each run made when the loop asks for it: a compiled language compiles once, before the first
+        Iterator<Execution> runs = executeCode.executeEach(request, cases.stream().map(Problem.IoCase::input).toList());
         Verdict verdict = Verdict.accepted();
         Execution execution = null;
         for (int i = 0; i < cases.size() && verdict.isAccepted(); i++) {
             Task task = problem.caseTask(problem.prompt(), i, limits, 1);
-            String input = cases.get(i).input();
-            if (built == null) {
-                execution = execute(new ExecutionRequest(request.program(), input, request.args(), request.limits()));
-            } else {
-                execution = built.failure() != null ? built.failure() : CompileAndRun.run(built, input, this::execute);
+            try {
+                execution = runs.next();
+            } catch (InvalidRequestException e) {
+                throw new EvaluationException("cannot evaluate: " + e.getMessage(), e);
             }
             verdict = judge.judge(task, submission, execution);
             if (!verdict.isAccepted() && cases.size() > 1 && execution.outcome() != Outcome.COMPILATION_ERROR) {

@@ -1,5 +1,6 @@
 package dev.codeagent.application.execute;
 
+import dev.codeagent.application.compile.CompilingSandbox;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.LiveExecution;
@@ -16,8 +17,9 @@ import io.github.resilience4j.bulkhead.BulkheadFullException;
 import io.github.resilience4j.retry.Retry;
 import io.github.resilience4j.retry.RetryConfig;
 import io.github.resilience4j.retry.RetryRegistry;
-import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,8 +43,10 @@ public final class ExecuteCode {
     private final Retry retry;
     private final ResourceLimits compileLimits;
 
-    /** The executor a composition makes: over its sandbox, with the config's policy, size, places and compile limits. */
-    @Inject
+    /**
+     * The executor a composition makes: over its sandbox (which the composition has made compile compiled languages:
+     * {@code CompilingSandbox}), with the config's policy, size, places and compile limits.
+     */
     public ExecuteCode(Sandbox sandbox, CodeAgentConfig config, RetryRegistry retries) {
         this(sandbox, config, config.sandbox().maxConcurrent(), retries);
     }
@@ -146,6 +150,20 @@ public final class ExecuteCode {
                 return Execution.sandboxError("the sandbox failed: " + e.getMessage(), Duration.ZERO, sandbox.isolation());
             }
         }
+    }
+
+    /**
+     * Runs the request's program once per input (as its stdin), lazily, each run as {@link #executeEach} runs one: a
+     * caller that judges run by run stops when it has its answer. A compiled language's program is compiled once,
+     * before the first run, when the sandbox compiles ({@link CompilingSandbox}); otherwise each input is a request of
+     * its own.
+     */
+    public Iterator<Execution> executeEach(ExecutionRequest request, List<String> inputs) {
+        if (sandbox instanceof CompilingSandbox compiling) {
+            return compiling.eachInput(request, inputs, this::executeEach);
+        }
+        return inputs.stream().map(input -> executeEach(new ExecutionRequest(request.program(), input, request.args(),
+                request.limits(), request.judging(), request.compileLimits()))).iterator();
     }
 
     /**

@@ -8,6 +8,7 @@ import com.google.inject.multibindings.MapBinder;
 import com.google.inject.multibindings.OptionalBinder;
 import com.google.inject.multibindings.ProvidesIntoMap;
 import com.google.inject.multibindings.StringMapKey;
+import dev.codeagent.application.compile.CompilingSandbox;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ResilienceConfig;
 import dev.codeagent.application.config.SolveConfig;
@@ -17,6 +18,7 @@ import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.application.store.InMemoryRunLog;
+import dev.codeagent.application.work.QueuedSandbox;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.session.SessionSandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
@@ -76,7 +78,6 @@ public final class CoreModule extends AbstractModule {
         // a run log an embedder handed in, said apart from the configured store (whose queues it does not have)
         OptionalBinder.newOptionalBinder(binder(), Key.get(RunLog.class, Embedded.class));
 
-        bind(ExecuteCode.class).in(LazySingleton.class);
         // one per composition: its circuit breaker must see every run of this process
         bind(SolveTask.class).in(LazySingleton.class);
         // the one registry: what the application counts goes here; each door adds the exporter it serves
@@ -121,6 +122,23 @@ public final class CoreModule extends AbstractModule {
     @LazySingleton
     Sandbox configuredSandbox(Map<String, Provider<Sandbox>> discovered, @Embedded Map<String, Provider<Sandbox>> embedded) {
         return Choice.of("sandbox.kind", config.sandbox().kind(), discovered, embedded).get();
+    }
+
+    /**
+     * The executor every door and embedder runs programs through, over the sandbox in use (configured or an embedder's)
+     * with compiled languages compiled: {@link CompilingSandbox} goes on here, once. Not over the workers' queue: a
+     * queued program crosses to a worker whole and the worker's own composition compiles it, so the built program
+     * never crosses the queue and nothing is compiled twice.
+     */
+    @Provides
+    @LazySingleton
+    ExecuteCode executeCode(Sandbox sandbox, CodeAgentConfig config, RetryRegistry retries) {
+        return new ExecuteCode(executing(sandbox), config, retries);
+    }
+
+    /** The sandbox programs run in: {@code sandbox} compiling compiled languages, unless it is the workers' queue. */
+    static Sandbox executing(Sandbox sandbox) {
+        return sandbox instanceof QueuedSandbox ? sandbox : CompilingSandbox.over(sandbox);
     }
 
     @Provides

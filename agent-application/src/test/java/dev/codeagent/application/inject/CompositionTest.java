@@ -10,6 +10,7 @@ import com.google.inject.Stage;
 import com.google.inject.multibindings.OptionalBinder;
 import com.google.inject.multibindings.ProvidesIntoMap;
 import com.google.inject.multibindings.StringMapKey;
+import dev.codeagent.application.compile.CompilingSandbox;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.config.ConfigException;
 import dev.codeagent.application.config.ConfigLoader;
@@ -83,6 +84,16 @@ class CompositionTest {
         assertThat(generatorsBuilt).hasValue(0);
         assertThat(injector.getInstance(ExecuteCode.class)).isSameAs(injector.getInstance(ExecuteCode.class));
         closer.close();
+    }
+
+    /** Compilation goes on once, at the root: the executor's sandbox is the configured tier under one decorator. */
+    @Test
+    void theExecutorCompilesOverTheConfiguredSandboxOnce() {
+        try (Composition root = root("sandbox: {kind: scripted}")) {
+            Sandbox executing = root.get(ExecuteCode.class).sandbox();
+            assertThat(executing).isInstanceOf(CompilingSandbox.class);
+            assertThat(((CompilingSandbox) executing).wrapped()).isSameAs(root.get(Sandbox.class));
+        }
     }
 
     @Test

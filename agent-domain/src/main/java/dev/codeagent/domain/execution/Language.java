@@ -7,7 +7,7 @@ import java.util.stream.Collectors;
 
 /**
  * What a program is written in. Each sandbox says which of these it can run. C, C++, Java, Go and Rust are
- * compiled first ({@link LanguageProfile#compiler()}); the others run from their source.
+ * compiled first ({@link LanguageProfile#compiled()}); the others run from their source.
  */
 public enum Language {
     PYTHON("python", ".py"),

@@ -16,8 +16,8 @@ import java.util.regex.Pattern;
  * <p>Adding an interpreted language: a {@link Language} constant (id, extension), its profile in {@link #of}, and an
  * entry in each sandbox's interpreter table (the process tier's {@code Interpreters}: config key and binary
  * candidates; the docker image's interpreter and its {@code dev.codeagent.languages} label). A compiled one: the
- * constant and its profile with a {@link Compiler} (the process tier finds its {@link Compiler#tools()} itself),
- * and its Debian packages on one line of the image recipe ({@code scripts/build-sandbox-image.sh}).
+ * constant, its profile marked {@code compiled}, and its toolchain in the application ({@code Toolchains}: the
+ * compile and run command lines live there, not here).
  *
  * @param language the language
  * @param displayName how prose names it ({@code "Python"})
@@ -30,9 +30,9 @@ import java.util.regex.Pattern;
  * @param shape how its code looks, to find code in a reply
  * @param tracebacks how a failure is reported on stderr
  * @param outOfMemory what its runtime prints on stderr when memory runs out (matched against the last part)
- * @param compiler how a compiled language is built and started; null for a language that runs from source (then
- *     {@code interpreter} runs the main file). For a compiled language {@code interpreter} names the compiler, the
- *     tool a sandbox must have to offer the language
+ * @param compiled whether programs in this language are compiled before they run (by the application's
+ *     {@code CompilingSandbox}); false for a language that runs from source (then {@code interpreter} runs the main
+ *     file). For a compiled language {@code interpreter} names the compiler
  */
 public record LanguageProfile(
         Language language,
@@ -45,7 +45,7 @@ public record LanguageProfile(
         CodeShape shape,
         Tracebacks tracebacks,
         Pattern outOfMemory,
-        Compiler compiler) {
+        boolean compiled) {
 
     /**
      * What the prompt promises about a task's tests; the judge keeps the promise (its tests run in a process of
@@ -57,43 +57,6 @@ public record LanguageProfile(
 
     /** How the prompt introduces a task's tests. */
     public static final String TESTS_HEADING = "These tests will be run against your code and must pass:";
-
-    /**
-     * How a compiled language is built and started. The compile stage is an execution of its own, with the request's
-     * compile limits: a Bash script runs {@code compile} in a work directory holding the sources and sends back
-     * what it left in {@link #OUTPUT_DIR}; the run stage is a second execution, in a fresh sandbox holding only that
-     * output (and the program's other files), that starts {@code run}. Words in braces are filled in: {@code {main}}
-     * the main file, {@code {sources}} the main file and the extra files ending in one of {@code sourceExtensions}
-     * (one argument each), {@code {out}} the output directory, {@code {heap}} MiB of heap for a runtime that sizes it
-     * from a flag, {@code {class}} the main class ({@link #mainClass}).
-     *
-     * @param compile the compile command; the compiler's standard output is sent to its standard error (the
-     *     stage's own stdout carries what it built)
-     * @param run the run command, relative to the work directory; the program's arguments follow it
-     * @param sourceExtensions the extensions of extra files that are compiled with the main file ({@code .c})
-     * @param environment variables the compiler needs (where Go keeps its build cache)
-     * @param archived whether the output is many files (Java's classes, whose names hold {@code $}): then it crosses
-     *     as one tar archive the run stage unpacks
-     * @param tools the commands the stages start besides Bash's own (the compiler, a runtime, the linker it calls):
-     *     a sandbox offers the language only where all of them are on its PATH
-     */
-    public record Compiler(List<String> compile, List<String> run, List<String> sourceExtensions,
-            Map<String, String> environment, boolean archived, List<String> tools) {
-
-        /** Where the compile stage leaves what it built, relative to the work directory. */
-        public static final String OUTPUT_DIR = "codeagent-build";
-
-        public Compiler {
-            compile = List.copyOf(compile);
-            run = List.copyOf(run);
-            sourceExtensions = List.copyOf(sourceExtensions);
-            environment = Map.copyOf(environment);
-            tools = List.copyOf(tools);
-            if (compile.isEmpty() || run.isEmpty() || tools.isEmpty()) {
-                throw new IllegalArgumentException("a compiler needs a compile and a run command");
-            }
-        }
-    }
 
     private static final Pattern JAVA_PUBLIC_CLASS = Pattern.compile(
             "(?m)^\\s*public\\s+(?:final\\s+|abstract\\s+)*(?:class|interface|enum|record)\\s+([A-Za-z_$][\\w$]*)");
@@ -120,11 +83,6 @@ public record LanguageProfile(
         }
         Matcher main = JAVA_MAIN_CLASS.matcher(source);
         return prefix + (main.find() ? main.group(1) : "Main");
-    }
-
-    /** Whether programs in this language are compiled before they run. */
-    public boolean compiled() {
-        return compiler != null;
     }
 
     /** How a runtime reports the error that ended a program. */
@@ -228,7 +186,7 @@ public record LanguageProfile(
                 Tracebacks.PYTHON,
                 // the exception that ended it stands at the start of a line; a bare "MemoryError" when even the
                 // traceback could not be allocated
-                Pattern.compile("(?m)^(\\w+\\.)*MemoryError\\b|Fatal Python error: .*memory"), null));
+                Pattern.compile("(?m)^(\\w+\\.)*MemoryError\\b|Fatal Python error: .*memory"), false));
         m.put(Language.JAVASCRIPT, new LanguageProfile(Language.JAVASCRIPT, "JavaScript", "a Node.js script (CommonJS)",
                 "node", List.of(), "--max-old-space-size=%d",
                 Pattern.compile("mjs|cjs|ecmascript|javascript[\\d.]*|node[\\d.]*"),
@@ -243,7 +201,7 @@ public record LanguageProfile(
                         null, List.of()),
                 Tracebacks.NONE,
                 // V8 prints its heap failure and then a native stack: not the last line
-                Pattern.compile("JavaScript heap out of memory|Fatal process out of memory|Fatal process OOM"), null));
+                Pattern.compile("JavaScript heap out of memory|Fatal process out of memory|Fatal process OOM"), false));
         m.put(Language.BASH, new LanguageProfile(Language.BASH, "Bash", "a Bash script", "bash", List.of(), null,
                 Pattern.compile("shell|shellscript|zsh|bash[\\d.]*"),
                 new CodeShape(
@@ -253,7 +211,7 @@ public record LanguageProfile(
                         Pattern.compile("^(?:#.*|[})]+.*|;;.*)$"),
                         null, null, null, List.of()),
                 Tracebacks.NONE,
-                Pattern.compile("xmalloc: cannot allocate"), null));
+                Pattern.compile("xmalloc: cannot allocate"), false));
         compiledProfiles(m);
         for (Language l : Language.values()) {
             if (!m.containsKey(l)) {
@@ -273,36 +231,20 @@ public record LanguageProfile(
             + "[A-Za-z_]\\w*_t)\\b[\\s*]+\\w+\\s*(?:\\(.*|\\[.*|=.*|;.*|,.*)";
     private static final Pattern C_FAMILY_WEAK = Pattern.compile("^(?://.*|/\\*.*|\\*.*|[)\\]}]+.*|.*[{(\\[,]\\s*)$");
 
-    /**
-     * The compiled languages. Each builds into {@link Compiler#OUTPUT_DIR} with the toolchain Debian ships: gcc and g++
-     * (GNU dialects, optimised, like a judge's), the JDK's javac and java (serial GC: one GC thread, a heap of half
-     * the memory limit, the rest for the JVM's own), Go without cgo and with its caches in /tmp (the sandbox has no
-     * other writable place and no network: GOPROXY=off, GOPATH mode), rustc for one crate (no cargo, no crates).
-     */
+    /** The compiled languages: how their code looks; how they are built is the application's ({@code Toolchains}). */
     private static void compiledProfiles(Map<Language, LanguageProfile> m) {
         Pattern cMain = Pattern.compile("(?m)^\\s*(?:int|void)\\s+main\\s*\\(");
         m.put(Language.C, new LanguageProfile(Language.C, "C", "a C17 program (GNU dialect, compiled with gcc -O2 -lm)",
                 "gcc", List.of(), null, Pattern.compile("h|c\\d*|gnuc"),
                 new CodeShape(Pattern.compile("^(?:#\\s*(?:include|define|if|ifdef|ifndef|endif|pragma|undef)\\b.*|"
                         + C_DECLARATION + "|" + C_FAMILY_LINE + ")$"), C_FAMILY_WEAK, cMain, null, null, List.of()),
-                Tracebacks.NONE, Pattern.compile("(?i)cannot allocate memory|out of memory"),
-                new Compiler(List.of("gcc", "-std=gnu17", "-O2", "-pipe", "-o", "{out}/main", "{sources}", "-lm"),
-                        List.of("{out}/main"), List.of(".c"), Map.of(), false, List.of("gcc"))));
+                Tracebacks.NONE, Pattern.compile("(?i)cannot allocate memory|out of memory"), true));
         m.put(Language.CPP, new LanguageProfile(Language.CPP, "C++", "a C++17 program (GNU dialect, compiled with g++ -O2)",
                 "g++", List.of(), null, Pattern.compile("cc|cxx|hpp|hh|c\\+\\+\\d*|cpp\\d*"),
                 new CodeShape(Pattern.compile("^(?:#\\s*(?:include|define|if|ifdef|ifndef|endif|pragma|undef)\\b.*|"
                         + "(?:using|namespace|template|class|struct|public:|private:|protected:)\\b.*|std::.*|"
                         + C_DECLARATION + "|" + C_FAMILY_LINE + ")$"), C_FAMILY_WEAK, cMain, null, null, List.of()),
-                Tracebacks.NONE, Pattern.compile("std::bad_alloc|(?i)cannot allocate memory|out of memory"),
-                new Compiler(List.of("g++", "-std=gnu++17", "-O2", "-pipe", "-o", "{out}/main", "{sources}"),
-                        List.of("{out}/main"), List.of(".cpp", ".cc", ".cxx"), Map.of(), false, List.of("g++"))));
-        List<String> jvm = List.of("-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xshare:auto");
-        List<String> javac = new java.util.ArrayList<>(List.of("javac", "-J-Xmx{heap}m", "-J-XX:TieredStopAtLevel=1"));
-        jvm.forEach(f -> javac.add("-J" + f));
-        javac.addAll(List.of("-encoding", "UTF-8", "-d", "{out}", "{sources}"));
-        List<String> java = new java.util.ArrayList<>(List.of("java", "-Xmx{heap}m"));
-        java.addAll(jvm);
-        java.addAll(List.of("-cp", "{out}", "{class}"));
+                Tracebacks.NONE, Pattern.compile("std::bad_alloc|(?i)cannot allocate memory|out of memory"), true));
         m.put(Language.JAVA, new LanguageProfile(Language.JAVA, "Java", "a Java 17 program (javac, then java with the "
                 + "class that declares main; a public class named as you like)", "javac", List.of(), null,
                 Pattern.compile("java\\d*|jdk"),
@@ -311,8 +253,7 @@ public record LanguageProfile(
                         + C_FAMILY_LINE + ")$"), C_FAMILY_WEAK,
                         Pattern.compile("(?m)^\\s*(?:public\\s+)?(?:final\\s+)?class\\s+\\w+"),
                         Pattern.compile("(?m)^import (?:static )?org\\.junit"), null, List.of("\"\"\"")),
-                Tracebacks.NONE, Pattern.compile("java\\.lang\\.OutOfMemoryError|Could not reserve enough space"),
-                new Compiler(javac, java, List.of(".java"), Map.of(), true, List.of("javac", "java"))));
+                Tracebacks.NONE, Pattern.compile("java\\.lang\\.OutOfMemoryError|Could not reserve enough space"), true));
         m.put(Language.GO, new LanguageProfile(Language.GO, "Go", "a Go program (package main, built with go build)",
                 "go", List.of(), null, Pattern.compile("golang|go\\d[\\d.]*"),
                 new CodeShape(Pattern.compile("^(?:package\\s+\\w+|import\\s*(?:\\(|\".*\")|func\\s+.*|"
@@ -321,11 +262,7 @@ public record LanguageProfile(
                         Pattern.compile("^(?://.*|/\\*.*|\\*.*|[)\\]}]+.*|.*[{(\\[,]\\s*)$"),
                         Pattern.compile("(?m)^package main\\b|^func main\\(\\)"),
                         Pattern.compile("(?m)^func Test\\w*\\(\\w+ \\*testing\\.T\\)"), null, List.of("`")),
-                Tracebacks.NONE, Pattern.compile("fatal error: runtime: out of memory|cannot allocate memory"),
-                new Compiler(List.of("go", "build", "-ldflags=-s -w", "-o", "{out}/main", "{sources}"),
-                        List.of("{out}/main"), List.of(".go"),
-                        Map.of("GOCACHE", "/tmp/codeagent-go/cache", "GOPATH", "/tmp/codeagent-go", "GO111MODULE", "off",
-                                "GOPROXY", "off", "CGO_ENABLED", "0", "GOFLAGS", "-buildvcs=false"), false, List.of("go"))));
+                Tracebacks.NONE, Pattern.compile("fatal error: runtime: out of memory|cannot allocate memory"), true));
         m.put(Language.RUST, new LanguageProfile(Language.RUST, "Rust", "a Rust program (one crate, edition 2021, "
                 + "rustc -O; the standard library only)", "rustc", List.of(), null, Pattern.compile("rs|rust\\d*"),
                 new CodeShape(Pattern.compile("^(?:(?:pub(?:\\([\\w ]+\\))?\\s+)?(?:fn|struct|enum|impl|trait|mod|use|const|static|"
@@ -333,9 +270,7 @@ public record LanguageProfile(
                         + "(?:println|print|eprintln|eprint|vec|assert|assert_eq|assert_ne|panic|write|writeln)!.*|#!?\\[.*|.*;)$"),
                         C_FAMILY_WEAK, Pattern.compile("(?m)^\\s*(?:pub\\s+)?fn\\s+main\\s*\\("),
                         Pattern.compile("(?m)^\\s*#\\[(?:cfg\\(test\\)|test)\\]"), null, List.of()),
-                Tracebacks.NONE, Pattern.compile("memory allocation of \\d+ bytes failed|out of memory"),
-                new Compiler(List.of("rustc", "--edition", "2021", "-O", "-C", "strip=symbols", "-o", "{out}/main", "{main}"),
-                        List.of("{out}/main"), List.of(), Map.of(), false, List.of("rustc", "cc"))));
+                Tracebacks.NONE, Pattern.compile("memory allocation of \\d+ bytes failed|out of memory"), true));
     }
 
     // last: the profiles are built from the patterns above

@@ -17,6 +17,15 @@ public interface LiveExecution {
          */
         void output(int stream, String text);
 
+        /**
+         * For a compiled language's program: its compile stage as the caller sees it (the compiler's messages, or why
+         * the program was refused before it), once, before any output of the program. When {@code built} is false
+         * the program never starts and {@link LiveExecution#await()} returns the failure. Interpreted programs never
+         * call it.
+         */
+        default void compiled(Execution compileStage, boolean built) {
+        }
+
         int STDOUT = 1;
         int STDERR = 2;
     }

@@ -34,7 +34,13 @@ public interface Sandbox extends AutoCloseable {
      * Jobs of one {@linkplain JudgeJob#batch() batch} may be judged by one long-lived judge process for the batch
      * (a forked child each); every program still runs alone and reaches only its own job's judge.
      *
+     * <p>A {@linkplain LanguageProfile#compiled() compiled} language's program is compiled by one decorator the
+     * application puts over every tier ({@code CompilingSandbox}): it runs a compile stage and then a run stage, both
+     * Bash programs, through the tier. A tier runs stages only: given a compiled language's program itself it throws
+     * {@link IllegalArgumentException} rather than run its source.
+     *
      * @throws UnsupportedLanguageException when {@link #languages()} lacks the program's language
+     * @throws IllegalArgumentException from a tier given a compiled language's program (see above)
      * @throws ExecutionCancelledException when the calling thread is interrupted; the program has been
      *     killed and cleaned up before this is thrown, and the thread's interrupt flag is set again
      */
@@ -44,8 +50,9 @@ public interface Sandbox extends AutoCloseable {
      * Starts one program and returns at once, its output reaching {@code listener} as it comes and its stdin open
      * for {@link LiveExecution#write} (the request's stdin is written first). Everything else is as for
      * {@link #execute}: the same limits, the same clean-up, the same {@link Execution} from
-     * {@link LiveExecution#await()}. Not for judged requests, and not for a compiled language's program (compile it
-     * first, then start what was built: the application's {@code CompileAndRun}).
+     * {@link LiveExecution#await()}. Not for judged requests. A compiled language's program is compiled first by the
+     * application's {@code CompilingSandbox}, which then starts what was built; a tier refuses one, as for
+     * {@link #execute}.
      *
      * @throws UnsupportedOperationException when this tier cannot run a program live (the default): the caller says
      *     so rather than falling back to a run whose output comes only at the end

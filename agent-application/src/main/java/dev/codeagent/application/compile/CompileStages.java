@@ -1,4 +1,4 @@
-package dev.codeagent.application.sandbox;
+package dev.codeagent.application.compile;
 
 import dev.codeagent.domain.execution.CapturedOutput;
 import dev.codeagent.domain.execution.Execution;
@@ -6,7 +6,6 @@ import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.LanguageProfile;
-import dev.codeagent.domain.execution.LanguageProfile.Compiler;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.ResourceLimits;
@@ -20,7 +19,8 @@ import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
- * A program of a compiled language, run by any tier as two executions of its own (each in a fresh sandbox, with all
+ * The two stages of a compiled language's program, as {@link CompilingSandbox} runs them: a program run by any tier
+ * as two executions of its own (each in a fresh sandbox, with all
  * of the tier's isolation): the <em>compile stage</em> runs the compiler on the sources under the request's compile
  * limits and sends back what it built on its standard output; the <em>run stage</em> starts what was built, under
  * the request's limits, with the request's stdin and arguments. The run stage starts the program with {@code exec},
@@ -31,10 +31,9 @@ import java.util.regex.Pattern;
  * the compiler is never in the sandbox the program runs in. What crosses between them is bytes (the built program),
  * from a sandbox back into a sandbox: the host never runs or interprets it, it only checks the names.
  *
- * <p>A tier calls {@link #execute} from its {@code execute} for a {@linkplain LanguageProfile#compiled() compiled}
- * language; both stages are Bash programs, which the tier runs as any other.
+ * <p>Both stages are Bash programs, which the tier runs as any other; the command lines are {@link Toolchains}'.
  */
-public final class CompileAndRun {
+public final class CompileStages {
 
     /** The compile stage's script in its work directory. */
     static final String COMPILE_SCRIPT = "codeagent-compile.sh";
@@ -49,7 +48,7 @@ public final class CompileAndRun {
         Execution run(ExecutionRequest request);
     }
 
-    private CompileAndRun() {
+    private CompileStages() {
     }
 
     /**
@@ -87,8 +86,7 @@ public final class CompileAndRun {
         Objects.requireNonNull(stage, "stage");
         Program program = request.program();
         LanguageProfile profile = LanguageProfile.of(program.language());
-        Compiler compiler = profile.compiler();
-        if (compiler == null) {
+        if (Toolchains.of(program.language()).isEmpty()) {
             throw new IllegalArgumentException(program.language().id() + " is not compiled");
         }
         String mainFile = mainFile(program, profile);
@@ -116,7 +114,7 @@ public final class CompileAndRun {
                     Execution.compilationFailed(shown, "the compile stage sent back no program it built"));
         }
         Map<String, String> binaries = new LinkedHashMap<>(program.binaryFiles());
-        output.get().forEach((name, b64) -> binaries.put(Compiler.OUTPUT_DIR + "/" + name, b64));
+        output.get().forEach((name, b64) -> binaries.put(Toolchains.OUTPUT_DIR + "/" + name, b64));
         Program runProgram = new Program(Language.BASH, runScript(program, profile, request.limits()), sources, RUN_SCRIPT,
                 binaries);
         return new Built(request, shown, runProgram, null);
@@ -142,9 +140,9 @@ public final class CompileAndRun {
             return "a file of the program is named " + COMPILE_SCRIPT + " or " + RUN_SCRIPT
                     + ", the names of the compile and run stages' own scripts";
         }
-        if (program.binaryFiles().keySet().stream().anyMatch(f -> f.startsWith(Compiler.OUTPUT_DIR + "/"))
-                || sources.keySet().stream().anyMatch(f -> f.startsWith(Compiler.OUTPUT_DIR + "/"))) {
-            return "a file of the program is in " + Compiler.OUTPUT_DIR + "/, where the compile stage puts what it builds";
+        if (program.binaryFiles().keySet().stream().anyMatch(f -> f.startsWith(Toolchains.OUTPUT_DIR + "/"))
+                || sources.keySet().stream().anyMatch(f -> f.startsWith(Toolchains.OUTPUT_DIR + "/"))) {
+            return "a file of the program is in " + Toolchains.OUTPUT_DIR + "/, where the compile stage puts what it builds";
         }
         if (sources.size() != program.files().size() + 1 || program.binaryFiles().containsKey(mainFile)) {
             return "another file of the program is named " + mainFile + ", the name the main source is compiled under";
@@ -174,13 +172,13 @@ public final class CompileAndRun {
      * built), then each built file as a line with its name and a line with its base64.
      */
     public static String compileScript(Program program, LanguageProfile profile, String mainFile, ResourceLimits limits) {
-        Compiler c = profile.compiler();
+        Toolchains.Toolchain c = toolchain(program);
         StringBuilder s = new StringBuilder("set -u\n");
         new java.util.TreeMap<>(c.environment()).forEach((k, v) -> s.append("export ").append(k).append('=').append(quoted(v)).append('\n'));
-        s.append("mkdir -p ").append(Compiler.OUTPUT_DIR).append(" || exit 125\n");
+        s.append("mkdir -p ").append(Toolchains.OUTPUT_DIR).append(" || exit 125\n");
         s.append(command(c.compile(), program, profile, mainFile, limits)).append(" >&2\n");
         s.append("status=$?\n[ $status -eq 0 ] || exit $status\n");
-        s.append("cd ").append(Compiler.OUTPUT_DIR).append(" || exit 125\n");
+        s.append("cd ").append(Toolchains.OUTPUT_DIR).append(" || exit 125\n");
         if (c.archived()) {
             s.append("printf '%s\\n' ").append(ARCHIVE).append(" && tar -cf - . | base64 -w0 && printf '\\n' || exit 125\n");
         } else {
@@ -192,9 +190,9 @@ public final class CompileAndRun {
 
     /** The run stage's script: unpack or mark executable what was built, then become the program. */
     public static String runScript(Program program, LanguageProfile profile, ResourceLimits limits) {
-        Compiler c = profile.compiler();
+        Toolchains.Toolchain c = toolchain(program);
         StringBuilder s = new StringBuilder();
-        String out = Compiler.OUTPUT_DIR;
+        String out = Toolchains.OUTPUT_DIR;
         if (c.archived()) {
             s.append("tar -xf ").append(out).append('/').append(ARCHIVE).append(" -C ").append(out).append(" && rm -f ")
                     .append(out).append('/').append(ARCHIVE)
@@ -215,12 +213,12 @@ public final class CompileAndRun {
             if (word.equals("{sources}")) {
                 args.add(mainFile);
                 program.files().keySet().stream()
-                        .filter(f -> profile.compiler().sourceExtensions().stream().anyMatch(f::endsWith))
+                        .filter(f -> toolchain(program).sourceExtensions().stream().anyMatch(f::endsWith))
                         .forEach(args::add);
                 continue;
             }
             args.add(word.replace("{main}", mainFile)
-                    .replace("{out}", Compiler.OUTPUT_DIR)
+                    .replace("{out}", Toolchains.OUTPUT_DIR)
                     .replace("{heap}", Long.toString(Math.max(16, limits.memoryBytes() / 2 / ResourceLimits.MIB)))
                     .replace("{class}", mainClass == null ? "" : mainClass));
         }
@@ -232,6 +230,11 @@ public final class CompileAndRun {
             b.append(quoted(a));
         }
         return b.toString();
+    }
+
+    private static Toolchains.Toolchain toolchain(Program program) {
+        return Toolchains.of(program.language())
+                .orElseThrow(() -> new IllegalArgumentException(program.language().id() + " is not compiled"));
     }
 
     private static String quoted(String s) {

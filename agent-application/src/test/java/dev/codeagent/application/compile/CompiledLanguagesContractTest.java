@@ -1,8 +1,10 @@
-package dev.codeagent.application.sandbox;
+package dev.codeagent.application.compile;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import dev.codeagent.application.sandbox.HostProbe;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
@@ -18,15 +20,21 @@ import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * What every tier owes a compiled language (C, C++, Java, Go, Rust): a compile stage with its own limits and result,
- * then the program with the run's limits, its stdin and arguments, and its real exit status or signal. On a CI
+ * What every tier owes a compiled language (C, C++, Java, Go, Rust), under the decorator the composition puts over it
+ * ({@link CompilingSandbox}): a compile stage with its own limits and result, then the program with the run's limits,
+ * its stdin and arguments, and its real exit status or signal; the tier alone refuses the program. On a CI
  * machine the languages must be there (.ci/run installs the toolchains and the image carries them); elsewhere a
  * tier without a toolchain skips its language.
  */
 public abstract class CompiledLanguagesContractTest {
 
-    /** The sandbox under test; may return the same instance on every call. */
+    /** The sandbox under test (the tier itself); may return the same instance on every call. */
     protected abstract Sandbox sandbox();
+
+    /** The tier as the composition gives it to every door: compiling compiled languages. */
+    private Sandbox compiling() {
+        return CompilingSandbox.over(sandbox());
+    }
 
     /** Time a tier may take beyond a wall limit to kill and clean up a run. */
     protected Duration slack() {
@@ -100,9 +108,19 @@ public abstract class CompiledLanguagesContractTest {
 
     @ParameterizedTest
     @EnumSource(value = Language.class, names = {"C", "CPP", "JAVA", "GO", "RUST"})
+    void theTierAloneRefusesACompiledProgramRatherThanRunItsSource(Language language) {
+        require(language);
+        ExecutionRequest request = new ExecutionRequest(new Program(language, ECHO.get(language)), "a line\n",
+                List.of("first arg", "2"), ResourceLimits.defaults());
+        assertThatThrownBy(() -> sandbox().execute(request)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(language.id() + " is compiled").hasMessageContaining("CompilingSandbox");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Language.class, names = {"C", "CPP", "JAVA", "GO", "RUST"})
     void compilesAndRunsWithStdinAndArguments(Language language) {
         require(language);
-        Execution e = sandbox().execute(new ExecutionRequest(new Program(language, ECHO.get(language)), "a line\n",
+        Execution e = compiling().execute(new ExecutionRequest(new Program(language, ECHO.get(language)), "a line\n",
                 List.of("first arg", "2"), ResourceLimits.defaults()));
         assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.OK);
         assertThat(e.stdout().text()).isEqualTo(language.id() + " first arg 2 a line\n");
@@ -122,7 +140,7 @@ public abstract class CompiledLanguagesContractTest {
             case RUST -> "fn main() {\n    let x: i32 = 1;\n    undefined_name(x);\n}\n";
             default -> "int main(void) {\n  int x = 1;\n  return undefined_name(x) + ;\n}\n";
         };
-        Execution e = sandbox().execute(new ExecutionRequest(new Program(language, broken), "", ResourceLimits.defaults()));
+        Execution e = compiling().execute(new ExecutionRequest(new Program(language, broken), "", ResourceLimits.defaults()));
         assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.COMPILATION_ERROR);
         assertThat(e.exitCode()).as("the program never ran").isNull();
         assertThat(e.stdout().text()).isEmpty();
@@ -133,11 +151,11 @@ public abstract class CompiledLanguagesContractTest {
     @Test
     void exitStatusAndSignalAreTheProgramsOwn() {
         require(Language.C);
-        Execution exited = sandbox().execute(new ExecutionRequest(new Program(Language.C,
+        Execution exited = compiling().execute(new ExecutionRequest(new Program(Language.C,
                 "int main(void) { return 137; }"), "", ResourceLimits.defaults()));
         assertThat(exited.exitCode()).as(why(exited)).isEqualTo(137);
         assertThat(exited.signal()).isNull();
-        Execution killed = sandbox().execute(new ExecutionRequest(new Program(Language.C,
+        Execution killed = compiling().execute(new ExecutionRequest(new Program(Language.C,
                 "#include <signal.h>\nint main(void) { raise(SIGSEGV); return 0; }"), "", ResourceLimits.defaults()));
         assertThat(killed.outcome()).as(why(killed)).isEqualTo(Outcome.RUNTIME_ERROR);
         assertThat(killed.signal()).isEqualTo(11);
@@ -148,11 +166,11 @@ public abstract class CompiledLanguagesContractTest {
     void theRunStageHasTheRunsLimits() {
         require(Language.C);
         ResourceLimits limits = ResourceLimits.defaults().withWallTime(Duration.ofSeconds(2)).withMemoryBytes(64 * ResourceLimits.MIB);
-        Execution spin = sandbox().execute(new ExecutionRequest(new Program(Language.C,
+        Execution spin = compiling().execute(new ExecutionRequest(new Program(Language.C,
                 "int main(void) { volatile unsigned long i = 0; for (;;) i++; }"), "", limits));
         assertThat(spin.outcome()).as(why(spin)).isEqualTo(Outcome.TIME_LIMIT);
         assertThat(spin.wallTime()).isLessThan(limits.wallTime().plus(slack()));
-        Execution hog = sandbox().execute(new ExecutionRequest(new Program(Language.C, """
+        Execution hog = compiling().execute(new ExecutionRequest(new Program(Language.C, """
                 #include <stdlib.h>
                 #include <string.h>
                 int main(void) {
@@ -171,7 +189,7 @@ public abstract class CompiledLanguagesContractTest {
     void theCompileStageHasItsOwnLimits() {
         require(Language.CPP);
         ResourceLimits compile = ResourceLimits.compileDefaults().withWallTime(Duration.ofSeconds(3));
-        Execution e = sandbox().execute(new ExecutionRequest(new Program(Language.CPP, """
+        Execution e = compiling().execute(new ExecutionRequest(new Program(Language.CPP, """
                 constexpr long spin() {
                     long s = 0;
                     for (long i = 0; i < 200000; i++) for (long j = 0; j < 200000; j++) s += (i ^ j) % 7;
@@ -197,7 +215,7 @@ public abstract class CompiledLanguagesContractTest {
         ResourceLimits compile = ResourceLimits.compileDefaults().withMemoryBytes(256 * ResourceLimits.MIB)
                 .withWallTime(Duration.ofSeconds(10));
         // the marker is an extra source: on the compiler driver's command line while it runs
-        Execution e = sandbox().execute(new ExecutionRequest(new Program(Language.C,
+        Execution e = compiling().execute(new ExecutionRequest(new Program(Language.C,
                 "#include \"/dev/zero\"\nint main(void) { return 0; }\n", Map.of(marker + ".c", "int unused;\n")), "",
                 List.of(), ResourceLimits.defaults(), null, compile));
         assertThat(e.outcome()).as(why(e)).isEqualTo(Outcome.COMPILATION_ERROR);
@@ -209,7 +227,7 @@ public abstract class CompiledLanguagesContractTest {
     @Test
     void extraSourcesAndHeadersAreCompiledTogether() {
         require(Language.C);
-        Execution e = sandbox().execute(new ExecutionRequest(new Program(Language.C,
+        Execution e = compiling().execute(new ExecutionRequest(new Program(Language.C,
                 "#include <stdio.h>\n#include \"util.h\"\nint main(void) { printf(\"%d\\n\", twice(21)); return 0; }\n",
                 Map.of("util.h", "int twice(int);\n", "util.c", "int twice(int x) { return 2 * x; }\n")), "",
                 ResourceLimits.defaults()));

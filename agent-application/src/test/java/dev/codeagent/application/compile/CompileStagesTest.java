@@ -1,4 +1,4 @@
-package dev.codeagent.application.sandbox;
+package dev.codeagent.application.compile;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,13 +19,13 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /** The two stages' requests and how their results combine; the stages themselves run in each tier's ITs. */
-class CompileAndRunTest {
+class CompileStagesTest {
 
     private static final String ELF = Base64.getEncoder().encodeToString(new byte[] {0x7f, 'E', 'L', 'F', 0, 1});
     private final List<ExecutionRequest> stages = new ArrayList<>();
 
     private Execution run(ExecutionRequest request, Execution compiled, Execution ran) {
-        return CompileAndRun.execute(request, r -> {
+        return CompileStages.execute(request, r -> {
             stages.add(r);
             return stages.size() == 1 ? compiled : ran;
         }, ScriptedSandbox.ISOLATION);
@@ -90,12 +90,12 @@ class CompileAndRunTest {
     /** The compile stage's stdout is checked, never trusted: names stay in the output dir, content is base64. */
     @Test
     void builtFilesAreCheckedBeforeTheyCross() {
-        assertThat(CompileAndRun.builtFiles(new CapturedOutput("main\n" + ELF + "\n", false))).contains(Map.of("main", ELF));
+        assertThat(CompileStages.builtFiles(new CapturedOutput("main\n" + ELF + "\n", false))).contains(Map.of("main", ELF));
         for (String bad : List.of("../main\n" + ELF + "\n", "/etc/x\n" + ELF + "\n", "main\nnot base64!\n", "main\n",
                 "", ".hidden\n" + ELF + "\n", "a/b\n" + ELF + "\n", "main\n" + ELF + "\nmain\n" + ELF + "\n")) {
-            assertThat(CompileAndRun.builtFiles(new CapturedOutput(bad, false))).as(bad).isEmpty();
+            assertThat(CompileStages.builtFiles(new CapturedOutput(bad, false))).as(bad).isEmpty();
         }
-        assertThat(CompileAndRun.builtFiles(new CapturedOutput("main\n" + ELF + "\n", true))).as("cut short").isEmpty();
+        assertThat(CompileStages.builtFiles(new CapturedOutput("main\n" + ELF + "\n", true))).as("cut short").isEmpty();
         Execution e = run(c("x"), ScriptedSandbox.exited(0, "../../x\n" + ELF + "\n", ""), null);
         assertThat(e.outcome()).isEqualTo(Outcome.COMPILATION_ERROR);
         assertThat(stages).hasSize(1);
@@ -122,7 +122,7 @@ class CompileAndRunTest {
         assertThat(LanguageProfile.of(Language.JAVA).mainClass("int x;")).isEqualTo("Main");
         String packaged = "package demo.tools;\npublic class App { public static void main(String[] a) {} }\n";
         assertThat(LanguageProfile.of(Language.JAVA).mainClass(packaged)).isEqualTo("demo.tools.App");
-        assertThat(CompileAndRun.mainFile(new Program(Language.JAVA, packaged), LanguageProfile.of(Language.JAVA)))
+        assertThat(CompileStages.mainFile(new Program(Language.JAVA, packaged), LanguageProfile.of(Language.JAVA)))
                 .isEqualTo("App.java");
     }
 

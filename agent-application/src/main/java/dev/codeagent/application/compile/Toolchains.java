@@ -1,0 +1,102 @@
+package dev.codeagent.application.compile;
+
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LanguageProfile;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * How each compiled language is built and started: the toolchain command lines, their environment and the tools a
+ * sandbox must have. They are the application's, next to {@link CompilingSandbox} that runs them, not the domain's:
+ * the domain knows that a language is {@linkplain LanguageProfile#compiled() compiled}, not with which flags.
+ *
+ * <p>Each builds into {@link #OUTPUT_DIR} with the toolchain Debian ships: gcc and g++ (GNU dialects, optimised, like a
+ * judge's), the JDK's javac and java (serial GC: one GC thread, a heap of half the memory limit, the rest for the JVM's
+ * own), Go without cgo and with its caches in /tmp (the sandbox has no other writable place and no network:
+ * GOPROXY=off, GOPATH mode), rustc for one crate (no cargo, no crates).
+ *
+ * <p>Adding a compiled language: its {@link Language} constant and {@link LanguageProfile} (marked compiled), its
+ * toolchain here, and its Debian packages on one line of the image recipe ({@code scripts/build-sandbox-image.sh}); the
+ * process tier finds its {@link Toolchain#tools()} on the host itself.
+ */
+public final class Toolchains {
+
+    /** Where the compile stage leaves what it built, relative to the work directory. */
+    public static final String OUTPUT_DIR = "codeagent-build";
+
+    /**
+     * How one compiled language is built and started. The compile stage is an execution of its own, with the
+     * request's compile limits: a Bash script runs {@code compile} in a work directory holding the sources and sends
+     * back what it left in {@link #OUTPUT_DIR}; the run stage is a second execution, in a fresh sandbox holding only
+     * that output (and the program's other files), that starts {@code run}. Words in braces are filled in:
+     * {@code {main}} the main file, {@code {sources}} the main file and the extra files ending in one of
+     * {@code sourceExtensions} (one argument each), {@code {out}} the output directory, {@code {heap}} MiB of heap for
+     * a runtime that sizes it from a flag, {@code {class}} the main class ({@link LanguageProfile#mainClass}).
+     *
+     * @param compile the compile command; the compiler's standard output is sent to its standard error (the
+     *     stage's own stdout carries what it built)
+     * @param run the run command, relative to the work directory; the program's arguments follow it
+     * @param sourceExtensions the extensions of extra files that are compiled with the main file ({@code .c})
+     * @param environment variables the compiler needs (where Go keeps its build cache)
+     * @param archived whether the output is many files (Java's classes, whose names hold {@code $}): then it crosses
+     *     as one tar archive the run stage unpacks
+     * @param tools the commands the stages start besides Bash's own (the compiler, a runtime, the linker it calls):
+     *     a sandbox offers the language only where all of them are on its PATH
+     */
+    public record Toolchain(List<String> compile, List<String> run, List<String> sourceExtensions,
+            Map<String, String> environment, boolean archived, List<String> tools) {
+
+        public Toolchain {
+            compile = List.copyOf(compile);
+            run = List.copyOf(run);
+            sourceExtensions = List.copyOf(sourceExtensions);
+            environment = Map.copyOf(environment);
+            tools = List.copyOf(tools);
+            if (compile.isEmpty() || run.isEmpty() || tools.isEmpty()) {
+                throw new IllegalArgumentException("a toolchain needs a compile and a run command and its tools");
+            }
+        }
+    }
+
+    private static final Map<Language, Toolchain> TOOLCHAINS = toolchains();
+
+    private Toolchains() {
+    }
+
+    /** The toolchain of a compiled language; empty for a language that runs from source. */
+    public static Optional<Toolchain> of(Language language) {
+        return Optional.ofNullable(TOOLCHAINS.get(language));
+    }
+
+    private static Map<Language, Toolchain> toolchains() {
+        Map<Language, Toolchain> m = new EnumMap<>(Language.class);
+        m.put(Language.C, new Toolchain(List.of("gcc", "-std=gnu17", "-O2", "-pipe", "-o", "{out}/main", "{sources}", "-lm"),
+                List.of("{out}/main"), List.of(".c"), Map.of(), false, List.of("gcc")));
+        m.put(Language.CPP, new Toolchain(List.of("g++", "-std=gnu++17", "-O2", "-pipe", "-o", "{out}/main", "{sources}"),
+                List.of("{out}/main"), List.of(".cpp", ".cc", ".cxx"), Map.of(), false, List.of("g++")));
+        List<String> jvm = List.of("-XX:+UseSerialGC", "-XX:-UsePerfData", "-Xshare:auto");
+        List<String> javac = new ArrayList<>(List.of("javac", "-J-Xmx{heap}m", "-J-XX:TieredStopAtLevel=1"));
+        jvm.forEach(f -> javac.add("-J" + f));
+        javac.addAll(List.of("-encoding", "UTF-8", "-d", "{out}", "{sources}"));
+        List<String> java = new ArrayList<>(List.of("java", "-Xmx{heap}m"));
+        java.addAll(jvm);
+        java.addAll(List.of("-cp", "{out}", "{class}"));
+        m.put(Language.JAVA, new Toolchain(javac, java, List.of(".java"), Map.of(), true, List.of("javac", "java")));
+        m.put(Language.GO, new Toolchain(List.of("go", "build", "-ldflags=-s -w", "-o", "{out}/main", "{sources}"),
+                List.of("{out}/main"), List.of(".go"),
+                Map.of("GOCACHE", "/tmp/codeagent-go/cache", "GOPATH", "/tmp/codeagent-go", "GO111MODULE", "off",
+                        "GOPROXY", "off", "CGO_ENABLED", "0", "GOFLAGS", "-buildvcs=false"), false, List.of("go")));
+        m.put(Language.RUST, new Toolchain(List.of("rustc", "--edition", "2021", "-O", "-C", "strip=symbols", "-o", "{out}/main",
+                "{main}"), List.of("{out}/main"), List.of(), Map.of(), false, List.of("rustc", "cc")));
+        for (Language l : Language.values()) {
+            if (LanguageProfile.of(l).compiled() != m.containsKey(l)) {
+                throw new IllegalStateException(l.id() + (m.containsKey(l) ? " has a toolchain but is not compiled"
+                        : " is compiled but has no toolchain"));
+            }
+        }
+        return Map.copyOf(m);
+    }
+}
