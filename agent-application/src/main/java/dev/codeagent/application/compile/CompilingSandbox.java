@@ -29,9 +29,20 @@ public final class CompilingSandbox implements Sandbox {
         this.tier = Objects.requireNonNull(tier, "tier");
     }
 
-    /** {@code sandbox} compiling compiled languages; the sandbox itself when it already does (never twice). */
+    /**
+     * A sandbox that hands each program whole to another composition's sandbox, which compiles it there (the
+     * workers' queue: a worker's composition puts this decorator over its own tier).
+     */
+    public interface CompiledElsewhere extends Sandbox {
+    }
+
+    /**
+     * {@code sandbox} compiling compiled languages; the sandbox itself when it already does (never twice) or when it
+     * is {@link CompiledElsewhere} (then the source crosses once and nothing built crosses back and forth).
+     */
     public static Sandbox over(Sandbox sandbox) {
-        return sandbox instanceof CompilingSandbox ? sandbox : new CompilingSandbox(sandbox);
+        return sandbox instanceof CompilingSandbox || sandbox instanceof CompiledElsewhere ? sandbox
+                : new CompilingSandbox(sandbox);
     }
 
     /**

@@ -18,7 +18,6 @@ import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.application.spi.ConfigSection;
 import dev.codeagent.application.spi.SandboxSettings;
 import dev.codeagent.application.store.InMemoryRunLog;
-import dev.codeagent.application.work.QueuedSandbox;
 import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.domain.session.SessionSandbox;
 import dev.codeagent.domain.solving.CodeGenerator;
@@ -126,19 +125,14 @@ public final class CoreModule extends AbstractModule {
 
     /**
      * The executor every door and embedder runs programs through, over the sandbox in use (configured or an embedder's)
-     * with compiled languages compiled: {@link CompilingSandbox} goes on here, once. Not over the workers' queue: a
-     * queued program crosses to a worker whole and the worker's own composition compiles it, so the built program
-     * never crosses the queue and nothing is compiled twice.
+     * with compiled languages compiled: {@link CompilingSandbox} goes on here, once. Not over the workers' queue
+     * ({@link CompilingSandbox.CompiledElsewhere}): a queued program crosses to a worker whole and the worker's own
+     * composition compiles it, so the built program never crosses the queue and nothing is compiled twice.
      */
     @Provides
     @LazySingleton
     ExecuteCode executeCode(Sandbox sandbox, CodeAgentConfig config, RetryRegistry retries) {
-        return new ExecuteCode(executing(sandbox), config, retries);
-    }
-
-    /** The sandbox programs run in: {@code sandbox} compiling compiled languages, unless it is the workers' queue. */
-    static Sandbox executing(Sandbox sandbox) {
-        return sandbox instanceof QueuedSandbox ? sandbox : CompilingSandbox.over(sandbox);
+        return new ExecuteCode(CompilingSandbox.over(sandbox), config, retries);
     }
 
     @Provides

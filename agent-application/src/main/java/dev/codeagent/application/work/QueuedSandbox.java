@@ -1,11 +1,11 @@
 package dev.codeagent.application.work;
 
+import dev.codeagent.application.compile.CompilingSandbox;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.Language;
-import dev.codeagent.domain.execution.Sandbox;
 import dev.codeagent.application.config.ConfigException;
 import java.time.Duration;
 import java.util.EnumSet;
@@ -28,9 +28,10 @@ import org.slf4j.LoggerFactory;
  * <p>Many threads may wait at once (an evaluation keeps many executions queued so every worker stays busy); one
  * collector thread takes the results as the queue announces them. A waiting thread that is interrupted
  * withdraws its execution (a worker running it stops it) and gets {@link ExecutionCancelledException}.
- * Closing withdraws whatever is still waiting.
+ * Closing withdraws whatever is still waiting. A compiled language's program is queued as its source: the worker's
+ * composition compiles it ({@link CompilingSandbox.CompiledElsewhere}).
  */
-public final class QueuedSandbox implements Sandbox {
+public final class QueuedSandbox implements CompilingSandbox.CompiledElsewhere {
 
     /** The tier this sandbox reports: the real one is each worker's. */
     public static final String TIER = "queue";

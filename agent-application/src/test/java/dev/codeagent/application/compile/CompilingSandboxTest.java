@@ -65,6 +65,39 @@ class CompilingSandboxTest {
         assertThat(tier.requests()).as("a compile stage and a run stage, not four").hasSize(2);
     }
 
+    /** The workers' queue hands programs whole to workers whose own composition compiles them. */
+    @Test
+    void aSandboxThatCompilesElsewhereIsLeftAsItIs() {
+        CompilingSandbox.CompiledElsewhere queue = new CompiledElsewhereTier(tier);
+        assertThat(CompilingSandbox.over(queue)).isSameAs(queue);
+    }
+
+    private record CompiledElsewhereTier(Sandbox worker) implements CompilingSandbox.CompiledElsewhere {
+        @Override
+        public String tier() {
+            return "queue";
+        }
+
+        @Override
+        public Set<Language> languages() {
+            return worker.languages();
+        }
+
+        @Override
+        public Isolation isolation() {
+            return worker.isolation();
+        }
+
+        @Override
+        public Execution execute(ExecutionRequest request) {
+            return worker.execute(request);
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
     @Test
     void eachInputCompilesOnceAndRunsWhatWasBuiltWithEveryInput() {
         CompilingSandbox compiling = (CompilingSandbox) CompilingSandbox.over(tier);
