@@ -180,7 +180,7 @@ public final class CompilingSandbox implements Sandbox {
     }
 
     /** A live execution that ended before it started: a compiled program that did not build. */
-    private static LiveExecution ended(Execution failure) {
+    static LiveExecution ended(Execution failure) {
         return new LiveExecution() {
             @Override
             public void write(String text) {

@@ -72,29 +72,10 @@ class CompilingSandboxTest {
         assertThat(CompilingSandbox.over(queue)).isSameAs(queue);
     }
 
-    private record CompiledElsewhereTier(Sandbox worker) implements CompilingSandbox.CompiledElsewhere {
-        @Override
-        public String tier() {
-            return "queue";
-        }
-
-        @Override
-        public Set<Language> languages() {
-            return worker.languages();
-        }
-
-        @Override
-        public Isolation isolation() {
-            return worker.isolation();
-        }
-
-        @Override
-        public Execution execute(ExecutionRequest request) {
-            return worker.execute(request);
-        }
-
-        @Override
-        public void close() {
+    /** As the workers' queue: programs go whole to a sandbox that compiles them there. */
+    private static final class CompiledElsewhereTier extends LiveTier implements CompilingSandbox.CompiledElsewhere {
+        CompiledElsewhereTier(ScriptedSandbox worker) {
+            super(worker);
         }
     }
 
@@ -162,7 +143,7 @@ class CompilingSandboxTest {
     }
 
     /** A tier that starts live runs: records what it started, which ends at once with its scripted answer. */
-    private static final class LiveTier implements Sandbox {
+    private static class LiveTier implements Sandbox {
         private final ScriptedSandbox stages;
         final List<ExecutionRequest> started = new ArrayList<>();
 
@@ -193,30 +174,7 @@ class CompilingSandboxTest {
         @Override
         public LiveExecution start(ExecutionRequest request, LiveExecution.Listener listener) {
             started.add(request);
-            Execution ended = stages.execute(request);
-            return new LiveExecution() {
-                @Override
-                public void write(String text) {
-                }
-
-                @Override
-                public void closeStdin() {
-                }
-
-                @Override
-                public boolean signal(int signal) {
-                    return false;
-                }
-
-                @Override
-                public void cancel() {
-                }
-
-                @Override
-                public Execution await() {
-                    return ended;
-                }
-            };
+            return CompilingSandbox.ended(stages.execute(request));
         }
 
         @Override
