@@ -131,7 +131,8 @@ public final class CompiledLanguagesBench {
         try {
             String mainFile = CompileStages.mainFile(p, profile);
             Files.writeString(dir.resolve(mainFile), p.source());
-            Files.writeString(dir.resolve("compile.sh"), CompileStages.compileScript(p, profile, mainFile, request.compileLimits()));
+            Files.writeString(dir.resolve("compile.sh"), CompileStages.compileScript(p, profile, mainFile,
+                    request.compileLimitsOr(ResourceLimits.compileDefaults())));
             Files.writeString(dir.resolve("run.sh"), CompileStages.runScript(p, profile, request.limits()));
             // as in the sandbox: every compile starts without Go's build cache
             deleteTree(Path.of("/tmp/codeagent-go"));
