@@ -143,7 +143,9 @@ public final class CodeAgent implements AutoCloseable {
     }
 
     /**
-     * The configured sandbox, built (and its host checked) on first call.
+     * The configured sandbox, built (and its host checked) on first call: the tier itself, which runs a compiled
+     * language's program only as the stages {@link #executeCode()} compiles it into (its sandbox is this one under
+     * {@code CompilingSandbox}); run programs through that.
      *
      * @throws dev.codeagent.domain.execution.SandboxUnavailableException when it cannot run on this host
      */
