@@ -109,6 +109,16 @@ class ExecTerminalIT {
         assertThat(t.seconds - t.when("started")).as(t.toString()).isLessThan(20);
     }
 
+    /** Exit 130 is Ctrl-C's status too: a program that chooses it, untouched, is shown as it ended, not as stopped. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"daemon", "no-daemon"})
+    void aProgramsOwnExit130IsNotAnInterrupt(String way) throws Exception {
+        Path own = Files.writeString(dir.resolve("own130.py"), "import sys\nprint('leaving')\nsys.exit(130)\n");
+        Terminal t = onATerminal(way, List.of(), "exec", own.toString());
+        assertThat(t.status).as(t.toString()).isEqualTo(130);
+        assertThat(t.text()).contains("leaving").doesNotContain("interrupted");
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"daemon", "no-daemon"})
     void inputReadsWhatIsTyped(String way) throws Exception {
