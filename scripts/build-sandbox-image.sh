@@ -195,8 +195,12 @@ if command -v unshare >/dev/null 2>&1 && unshare --help 2>/dev/null | grep -q --
   unshare --root="$root" /usr/bin/python3 -S -c 'import json, re, collections' \
     || die "the assembled root filesystem cannot run python3"
   if [ "$kernel" = ipykernel ]; then
-    PYDEVD_DISABLE_FILE_VALIDATION=1 unshare --root="$root" /usr/bin/python3 -I -c 'import ipykernel.kernelapp, jupyter_client.manager, zmq' \
-      || die "the assembled root filesystem cannot import the kernel's packages"
+    # no /proc in this root: psutil prints a traceback it then recovers from; shown only when the import fails
+    if ! smoke_err="$(PYDEVD_DISABLE_FILE_VALIDATION=1 unshare --root="$root" /usr/bin/python3 -I \
+        -c 'import ipykernel.kernelapp, jupyter_client.manager, zmq' 2>&1)"; then
+      printf '%s\n' "$smoke_err" >&2
+      die "the assembled root filesystem cannot import the kernel's packages"
+    fi
   fi
 fi
 
