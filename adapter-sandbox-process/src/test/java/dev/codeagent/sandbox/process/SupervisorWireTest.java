@@ -72,7 +72,7 @@ class SupervisorWireTest {
 
         @Override
         protected String python() {
-            HostSupport.require(java.nio.file.Files.isExecutable(HostSupport.PYTHON), HostSupport.PYTHON.toString());
+            HostSupport.require(Files.isExecutable(HostSupport.PYTHON), HostSupport.PYTHON.toString());
             return Interpreters.nativeBinary(HostSupport.PYTHON).map(Path::toString).orElse(HostSupport.PYTHON.toString());
         }
 
