@@ -9,7 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 
 /**
- * A process sandbox over a private work root of its own, for one test class: the root is where the
+ * A process sandbox over a private work root of its own, for one suite ({@link ProcessFixture}): the root is where the
  * attack tests look for leftovers, and closing checks which start path the runs really took.
  */
 final class ScratchSandbox {
