@@ -1,6 +1,6 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.sandbox.SupervisorJob;
+import dev.codeagent.kit.sandbox.SupervisorJob;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;

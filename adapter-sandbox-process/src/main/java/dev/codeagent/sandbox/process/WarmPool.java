@@ -1,6 +1,6 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.sandbox.SupervisorJob;
+import dev.codeagent.kit.sandbox.SupervisorJob;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.ByteArrayOutputStream;

@@ -2,13 +2,10 @@ package dev.codeagent.application.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.codeagent.application.session.PooledSessionsTest.Fake;
 import dev.codeagent.application.session.SessionRefusedException.Reason;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
-import dev.codeagent.domain.session.Cell;
-import dev.codeagent.domain.session.CellStatus;
 import dev.codeagent.domain.session.Session;
 import dev.codeagent.domain.session.SessionLimits;
 import dev.codeagent.domain.session.SessionSandbox;
@@ -293,34 +290,5 @@ class OpenSessionsTest {
         } finally {
             callers.shutdownNow();
         }
-    }
-
-    /** With a real kernel: a session the idle clock closes is gone (its kernel dead), and its place is free. */
-    @Test
-    void theIdleClockEndsARealKernel() {
-        assumeTrue(LocalBridge.available(), "Debian's python3 with ipykernel is needed for a real kernel");
-        SessionSandbox local = new SessionSandbox() {
-            @Override
-            public String tier() {
-                return "local";
-            }
-
-            @Override
-            public Session open(SessionLimits limits) {
-                return LocalBridge.open(limits);
-            }
-        };
-        registry = new OpenSessions(Optional.of(local), "local", new SessionPlaces(1, 1, 0), clock);
-        OpenSession s = registry.open("kernel", SessionLimits.defaults());
-        assertThat(s.use(x -> x.execute(new Cell("x = 6 * 7\nx"))).status()).isEqualTo(CellStatus.OK);
-
-        clock.advance(SessionLimits.defaults().idleTimeout());
-        registry.sweep();
-
-        assertThat(s.endReason()).hasValueSatisfying(why -> assertThat(why).contains("idle"));
-        assertThatThrownBy(() -> s.session().execute(new Cell("x")))
-                .isInstanceOf(dev.codeagent.domain.session.SessionEndedException.class);
-        OpenSession next = registry.open("kernel", SessionLimits.defaults());
-        assertThat(next.use(x -> x.execute(new Cell("'x' in dir()"))).outputs().toString()).contains("False");
     }
 }
