@@ -1,8 +1,9 @@
-# The process tier's in-sandbox supervisor (see WarmPool.java and Runner.java), run as `python3 -S -c <this
+# The process tier's in-sandbox supervisor, the Python build of supervisor.c for hosts without a C compiler
+# (see Supervisor.java, WarmPool.java and Runner.java), run as `python3 -S -c <this
 # file>` by bubblewrap with --as-pid-1: the sandbox's pid namespace's init, as the run's uid, in its empty
 # tmpfs /work, under the seccomp filter, in the run's control group. Cold runs get it with the job at once,
 # pre-started (warm) ones block on stdin for it. The job is in the supervisor wire format
-# (dev.codeagent.application.sandbox.SupervisorJob: "<bytes>\n" and a JSON object with files, argv, env,
+# (dev.codeagent.kit.sandbox.SupervisorJob: "<bytes>\n" and a JSON object with files, argv, env,
 # rlimits and this tier's nonce); it reads no byte past it: the program's stdin follows on the same pipe.
 # It writes the files into the tmpfs (nothing of the program's is on the host's disk), forks; the child
 # lowers its rlimits and execve()s the interpreter; the supervisor waits for it, reaping the orphans that

@@ -3,7 +3,7 @@
  * runs it with --as-pid-1 as the sandbox's init, as the run's uid, in its empty tmpfs /work, under the seccomp
  * filter, in the run's control group. Cold runs get the job at once, pre-started (warm) ones block on stdin
  * for it. The job is the supervisor wire format both tiers share
- * (dev.codeagent.application.sandbox.SupervisorJob: "<bytes>\n" and one JSON object with files, argv, env,
+ * (dev.codeagent.kit.sandbox.SupervisorJob: "<bytes>\n" and one JSON object with files, argv, env,
  * rlimits and this tier's nonce); it reads no byte past it: the program's stdin follows on the same pipe.
  * It writes the files into the tmpfs (nothing of the program's is on the host's disk), forks; the child lowers
  * its rlimits and execve()s the interpreter; the supervisor waits for it, reaping the orphans that come to

@@ -1,6 +1,6 @@
 # The docker tier's supervisor: the container's init (pid 1), run as `python3 -I -S -c <this file>`.
 # See Bootstrap.java for why it is built the way it is. It reads one job in the supervisor wire format
-# (dev.codeagent.application.sandbox.SupervisorJob: "<bytes>\n" and a JSON object with files, argv, env,
+# (dev.codeagent.kit.sandbox.SupervisorJob: "<bytes>\n" and a JSON object with files, argv, env,
 # rlimits, and this tier's stdin, nonce and backstop), starts the program, waits for it, kills what it
 # left, and reports how it ended on stdout behind a marker made from the nonce.
 # Started as root with only CAP_SETUID and CAP_SETGID (and under gVisor CAP_SYS_ADMIN for its pids group), it runs the program as 65534, which
