@@ -9,10 +9,7 @@ import dev.codeagent.domain.execution.SandboxUnavailableException;
 import dev.codeagent.domain.session.Session;
 import dev.codeagent.domain.session.SessionLimits;
 import dev.codeagent.domain.session.SessionSandbox;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -26,30 +23,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class OpenSessionsTest {
-
-    /** A clock the test moves. */
-    static final class Ticker extends Clock {
-        private volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-    }
 
     private final Ticker clock = new Ticker();
     private final List<Fake> made = new CopyOnWriteArrayList<>();

@@ -7,45 +7,18 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.codeagent.application.session.OpenSession;
 import dev.codeagent.application.session.OpenSessions;
 import dev.codeagent.application.session.SessionPlaces;
+import dev.codeagent.application.session.Ticker;
 import dev.codeagent.domain.session.Cell;
 import dev.codeagent.domain.session.CellStatus;
 import dev.codeagent.domain.session.Session;
 import dev.codeagent.domain.session.SessionLimits;
 import dev.codeagent.domain.session.SessionSandbox;
-import java.time.Clock;
-import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The application's session registry over a real kernel bridge (the kit's side of what OpenSessionsTest fakes). */
 class OpenSessionsOverABridgeTest {
-
-    /** A clock the test moves. */
-    private static final class Ticker extends Clock {
-        private volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-    }
 
     private final Ticker clock = new Ticker();
     private OpenSessions registry;
