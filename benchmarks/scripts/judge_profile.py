@@ -52,7 +52,7 @@ def main():
     ap.add_argument("data")
     ap.add_argument("--set", default="humaneval")
     ap.add_argument("--copies", type=int, default=1)
-    ap.add_argument("--scripts", default=os.path.join(HERE, "../../agent-domain/src/main/resources/dev/codeagent/domain/solving/judge"))
+    ap.add_argument("--scripts", default=os.path.join(HERE, "../../kit-sandbox/src/main/python/dev/codeagent/kit/sandbox"))
     ap.add_argument("--limit", type=int, default=0)
     a = ap.parse_args()
     sys.path.insert(0, os.path.abspath(a.scripts))

@@ -25,10 +25,13 @@ import dev.codeagent.architecture.fixture.application.LeakyUseCase;
 import dev.codeagent.architecture.fixture.application.InjectorInAUseCase;
 import dev.codeagent.architecture.fixture.domain.Widgets;
 import dev.codeagent.architecture.fixture.unlisted.UnlistedSandboxModule;
+import dev.codeagent.architecture.fixture.console.ConsoleWidgets;
 import dev.codeagent.architecture.fixture.grpc.GrpcFrontDoor;
+import dev.codeagent.architecture.fixture.kit.sandbox.wire.WidgetWire;
 import dev.codeagent.architecture.fixture.kit.store.rows.LeakyRows;
 import dev.codeagent.architecture.fixture.kit.store.rows.WidgetRows;
 import dev.codeagent.architecture.fixture.sandbox.firecracker.FirecrackerWidgets;
+import dev.codeagent.architecture.fixture.sandbox.gvisor.GvisorWidgets;
 import dev.codeagent.architecture.fixture.store.postgres.PostgresWidgets;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -190,6 +193,7 @@ class ArchitectureTest {
         assertThat(modules.moduleOf("dev.codeagent.kit.store.jdbc.rows")).isEqualTo("kit.store.jdbc");
         assertThat(modules.kitFamily("dev.codeagent.kit.store.jdbc")).isEqualTo("store");
         assertThat(modules.isAdapter("dev.codeagent.kit.sandbox")).isFalse();
+        assertThat(modules.kitFamily("dev.codeagent.kit.sandbox")).isEqualTo("sandbox");
         assertThat(modules.adapterFamily("dev.codeagent.store.sqlite")).isEqualTo("store");
     }
 
@@ -207,7 +211,11 @@ class ArchitectureTest {
         assertThat(report).contains(LeakyUseCase.class.getName()).contains(GrpcFrontDoor.class.getName());
         // a kit used outside its family, and a kit leaning on an adapter
         assertThat(report).contains(FirecrackerWidgets.class.getName() + " uses " + WidgetRows.class.getName())
-                .contains(LeakyRows.class.getName());
+                .contains(LeakyRows.class.getName())
+                // the sandbox kit outside the sandbox family: a front door borrowing the tiers' wire
+                .contains(ConsoleWidgets.class.getName() + " uses " + WidgetWire.class.getName()
+                        + ", a kit of the sandbox family, from outside that family");
+        assertThat(report).doesNotContain(GvisorWidgets.class.getName());
         assertThat(result.getFailureReport().toString()).contains("adapters are chosen by config at run time");
     }
 
@@ -215,7 +223,8 @@ class ArchitectureTest {
     @Test
     void passesAdapterPackagesThatDependInward() {
         JavaClasses lawful = new ClassFileImporter()
-                .importClasses(Widgets.class, CountWidgets.class, GrpcFrontDoor.class, PostgresWidgets.class, WidgetRows.class);
+                .importClasses(Widgets.class, CountWidgets.class, GrpcFrontDoor.class, PostgresWidgets.class, WidgetRows.class,
+                        GvisorWidgets.class, WidgetWire.class);
 
         assertThat(dependenciesPointInward(FIXTURE_ROOT).evaluate(lawful).hasViolation()).isFalse();
         assertThat(domainDependsOnTheJdkOnly(FIXTURE_ROOT).evaluate(lawful).hasViolation()).isFalse();

@@ -20,7 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The judge-integrity corpus (agent-domain's {@code judge-attacks}: completions that read their source, frames,
+ * The judge-integrity corpus (kit-sandbox's {@code judge-attacks}: completions that read their source, frames,
  * {@code gc}, {@code /proc} and descriptors, exit early every way, patch builtins and the harness, print
  * markers, return always-equal objects) through both front doors that judge, on both tiers: every attack is
  * refused in {@code eval} and in {@code solve}, while the same problems' canonical solutions pass in the same
@@ -150,7 +150,7 @@ class JudgeAttacksIT {
         }
         assertThat(root).as("the repository root").isNotNull();
         Map<String, String> attacks = new TreeMap<>();
-        try (Stream<Path> files = Files.list(root.resolve("agent-domain/src/test/resources/judge-attacks"))) {
+        try (Stream<Path> files = Files.list(root.resolve("kit-sandbox/src/test/resources/judge-attacks"))) {
             for (Path f : files.filter(f -> f.toString().endsWith(".py")).toList()) {
                 attacks.put(f.getFileName().toString(), Files.readString(f, StandardCharsets.UTF_8));
             }

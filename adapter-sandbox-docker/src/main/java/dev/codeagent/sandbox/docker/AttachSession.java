@@ -25,7 +25,7 @@ final class AttachSession implements ResultCallback<Frame> {
 
     private final MarkedStream stdout;
     private final MarkedStream stderr;
-    private final dev.codeagent.application.sandbox.ArrivalOrder order = new dev.codeagent.application.sandbox.ArrivalOrder();
+    private final dev.codeagent.kit.sandbox.ArrivalOrder order = new dev.codeagent.kit.sandbox.ArrivalOrder();
     private final CountDownLatch done = new CountDownLatch(1);
     private final byte[] ackSeen = new byte[Bootstrap.ACK.length];
     private int ackLength;
@@ -79,8 +79,8 @@ final class AttachSession implements ResultCallback<Frame> {
         } else {
             return;
         }
-        order.kept(type == StreamType.STDERR ? dev.codeagent.application.sandbox.ArrivalOrder.STDERR
-                : dev.codeagent.application.sandbox.ArrivalOrder.STDOUT, type == StreamType.STDERR ? stderr.keptSize() : stdout.keptSize());
+        order.kept(type == StreamType.STDERR ? dev.codeagent.kit.sandbox.ArrivalOrder.STDERR
+                : dev.codeagent.kit.sandbox.ArrivalOrder.STDOUT, type == StreamType.STDERR ? stderr.keptSize() : stdout.keptSize());
         if (!fits) {
             finish(End.OVERFLOW, null);
         } else if (stdout.ended() && stderr.ended()) {

@@ -1,11 +1,11 @@
 package dev.codeagent.sandbox.docker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.codeagent.application.sandbox.SupervisorJob;
+import dev.codeagent.kit.sandbox.SupervisorJob;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.JudgeJob;
-import dev.codeagent.domain.execution.JudgeScripts;
+import dev.codeagent.kit.sandbox.JudgeScripts;
 import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.nio.charset.StandardCharsets;
@@ -150,7 +150,7 @@ final class Bootstrap {
     }
 
     /**
-     * @param programFilter a seccomp program (BPF, {@link dev.codeagent.application.sandbox.SeccompFilter#bytes()}) the
+     * @param programFilter a seccomp program (BPF, {@link dev.codeagent.kit.sandbox.SeccompFilter#bytes()}) the
      *     supervisor installs in the program's process before it starts the program, or null: under gVisor, where the
      *     engine's profile does not reach the program
      */

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 class SeccompProfileTest {
 
     private static final Path POLICY = Path.of(System.getenv().getOrDefault("CODEAGENT_REPO_ROOT", ".."))
-            .resolve("agent-application/src/main/java/dev/codeagent/application/sandbox/SeccompPolicy.java");
+            .resolve("kit-sandbox/src/main/java/dev/codeagent/kit/sandbox/SeccompPolicy.java");
 
     /**
      * Process-tier rules that compare bits or values the profile leaves to Docker's default: unshare and

@@ -1,6 +1,6 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.sandbox.JudgeReportJson;
+import dev.codeagent.kit.sandbox.JudgeReportJson;
 import dev.codeagent.domain.execution.JudgeJob;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -23,7 +23,7 @@ final class Launch {
     final OutputBuffer out = new OutputBuffer(ResourceLimits.MIB);
     final OutputBuffer err = new OutputBuffer(ResourceLimits.MIB);
     /** How the two streams interleaved as they were read (Piston's {@code run.output}). */
-    final dev.codeagent.application.sandbox.ArrivalOrder order = new dev.codeagent.application.sandbox.ArrivalOrder();
+    final dev.codeagent.kit.sandbox.ArrivalOrder order = new dev.codeagent.kit.sandbox.ArrivalOrder();
     final StreamCapture streams;
     /** The child, as soon as Commons Exec reports it started. */
     final CompletableFuture<Process> process = new CompletableFuture<>();

@@ -1,6 +1,6 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.sandbox.SeccompFilter;
+import dev.codeagent.kit.sandbox.SeccompFilter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -67,7 +67,7 @@ final class LiveRun implements LiveExecution {
 
     /** A chunk one of the run's pumps read (stream: ArrivalOrder's numbering). */
     void chunk(int stream, byte[] b, int off, int len) {
-        if (stream == dev.codeagent.application.sandbox.ArrivalOrder.STDOUT) {
+        if (stream == dev.codeagent.kit.sandbox.ArrivalOrder.STDOUT) {
             synchronized (out) {
                 emit(Listener.STDOUT, out.decode(b, off, len, false));
             }

@@ -99,7 +99,7 @@ final class OutputBuffer {
      * the cap, a multi-byte character split by the cut is dropped rather than shown as a replacement.
      */
     /** The kept bytes interleaved with another buffer's as they arrived. */
-    CapturedOutput mergedWith(OutputBuffer other, dev.codeagent.application.sandbox.ArrivalOrder order) {
+    CapturedOutput mergedWith(OutputBuffer other, dev.codeagent.kit.sandbox.ArrivalOrder order) {
         byte[] mine;
         int mySize;
         synchronized (this) {

@@ -1,7 +1,7 @@
 package dev.codeagent.sandbox.process;
 
 import dev.codeagent.application.compile.CompilingSandbox;
-import dev.codeagent.application.sandbox.SeccompFilter;
+import dev.codeagent.kit.sandbox.SeccompFilter;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
@@ -12,7 +12,7 @@ import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.LiveExecution;
 import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Sandbox;
-import dev.codeagent.application.session.BridgeSession;
+import dev.codeagent.kit.sandbox.BridgeSession;
 import dev.codeagent.domain.session.Session;
 import dev.codeagent.domain.session.SessionLimits;
 import dev.codeagent.domain.session.SessionSandbox;

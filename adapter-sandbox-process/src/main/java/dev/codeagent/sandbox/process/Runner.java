@@ -5,12 +5,12 @@ import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.JudgeReport;
-import dev.codeagent.domain.execution.JudgeScripts;
+import dev.codeagent.kit.sandbox.JudgeScripts;
 import dev.codeagent.domain.execution.JudgeJob;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Program;
-import dev.codeagent.application.sandbox.JudgeReportJson;
+import dev.codeagent.kit.sandbox.JudgeReportJson;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
@@ -565,7 +565,7 @@ final class Runner {
             String channel, Zygote zygote, Isolation isolation) throws IOException {
         if (zygote != null) {
             // the supervisor's job without its nonce (the status comes from the run's init) and without the stdin
-            dev.codeagent.application.sandbox.SupervisorJob job = new dev.codeagent.application.sandbox.SupervisorJob(
+            dev.codeagent.kit.sandbox.SupervisorJob job = new dev.codeagent.kit.sandbox.SupervisorJob(
                     files(request), request.program().binaryFiles(), argv, plan.environment(null));
             rlimits(request).forEach(l -> job.rlimit(l.name(), l.soft(), l.hard()));
             RunSpec spec = new RunSpec(uid, workRoot, List.of(), argv, plan.environment(null), request.limits(), true, null,
@@ -595,7 +595,7 @@ final class Runner {
             Duration cpu = limits.cpuBudget().compareTo(hour) > 0 ? hour : limits.cpuBudget();
             ResourceLimits rl = new ResourceLimits(hour, cpu, limits.memoryBytes(), limits.maxProcesses(),
                     limits.maxOutputBytesPerCell(), limits.diskBytes(), false);
-            List<String> argv = List.of(python.toString(), "-I", "-c", dev.codeagent.application.session.BridgeSession.script());
+            List<String> argv = List.of(python.toString(), "-I", "-c", dev.codeagent.kit.sandbox.BridgeSession.script());
             // no address-space limit: a kernel's threads reserve far more than they use; the group holds the memory
             bridge = startLongLived(rl, false, argv, List.of(), null);
         } catch (IOException | RuntimeException e) {

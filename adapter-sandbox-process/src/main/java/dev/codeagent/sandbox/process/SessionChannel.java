@@ -1,7 +1,7 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.session.BridgeSession;
-import dev.codeagent.application.session.EndingChannel;
+import dev.codeagent.kit.sandbox.BridgeSession;
+import dev.codeagent.kit.sandbox.EndingChannel;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -1,6 +1,6 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.sandbox.ArrivalOrder;
+import dev.codeagent.kit.sandbox.ArrivalOrder;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

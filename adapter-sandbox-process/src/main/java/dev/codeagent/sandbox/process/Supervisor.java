@@ -1,6 +1,6 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.sandbox.SupervisorJob;
+import dev.codeagent.kit.sandbox.SupervisorJob;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -12,7 +12,7 @@ import org.slf4j.LoggerFactory;
  * the tmpfs, starts the program and reports its real wait status behind a nonce. Two builds of the same
  * behaviour: {@code supervisor.c}, compiled on this host once per source version (it starts in about a
  * millisecond; the Python supervisor cost as much CPU as the program's own interpreter start, and an evaluation
- * on 2 cores is CPU-bound), and {@code warm-bootstrap.py}, run by the host's Python,
+ * on 2 cores is CPU-bound), and {@code supervisor.py}, run by the host's Python,
  * for hosts without a C compiler. Both read the {@link SupervisorJob} wire format and are held to one contract
  * ({@code SupervisorTest}).
  *

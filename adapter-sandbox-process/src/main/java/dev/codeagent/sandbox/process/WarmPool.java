@@ -1,6 +1,6 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.application.sandbox.SupervisorJob;
+import dev.codeagent.kit.sandbox.SupervisorJob;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.ByteArrayOutputStream;
@@ -30,14 +30,14 @@ import org.slf4j.LoggerFactory;
  * sandbox serves one execution and dies with it, and its group is removed after.
  *
  * <p>The job is in the supervisor wire format both tiers share ({@link SupervisorJob}); the supervisor is
- * {@code warm-bootstrap.py} beside this class, which cold runs use too.
+ * the Python build of the supervisor ({@code supervisor.py} beside this class), which cold runs use too.
  */
 final class WarmPool implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(WarmPool.class);
 
     /** Reads the job without buffering past it (the program's stdin follows), runs the program, reports its status. */
-    static final String BOOTSTRAP = SupervisorJob.script(WarmPool.class, "warm-bootstrap.py");
+    static final String BOOTSTRAP = SupervisorJob.script(WarmPool.class, "supervisor.py");
 
     /** One pre-started sandbox, already in its control group (null where cgroups cannot be had). */
     record Warm(Launch launch, long uid, RunGroup group, long memoryBytes) {

@@ -2,7 +2,7 @@ package dev.codeagent.sandbox.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.codeagent.application.sandbox.ArrivalOrder;
+import dev.codeagent.kit.sandbox.ArrivalOrder;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.InputStream;

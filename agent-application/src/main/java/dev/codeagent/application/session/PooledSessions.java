@@ -80,8 +80,8 @@ public final class PooledSessions implements SessionSandbox, AutoCloseable {
         }
         ended.forEach(Session::close);
         if (ready != null) {
-            if (ready instanceof BridgeSession b) {
-                b.handedOut();
+            if (ready instanceof StartedAhead s) {
+                s.handedOut();
             }
             refill();
             return ready;
@@ -141,7 +141,7 @@ public final class PooledSessions implements SessionSandbox, AutoCloseable {
         starter.shutdown();
         try {
             // one that is starting now closes itself when it finds the pool closed
-            starter.awaitTermination(BridgeSession.START.toSeconds() + 5, java.util.concurrent.TimeUnit.SECONDS);
+            starter.awaitTermination(StartedAhead.START.toSeconds() + 5, java.util.concurrent.TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

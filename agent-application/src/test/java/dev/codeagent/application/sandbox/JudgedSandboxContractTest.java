@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * What every tier owes a judged execution (see {@link Sandbox#execute}): the verdict is the judge's, made where
- * the code cannot reach. Each attack of the corpus ({@code agent-domain/src/test/resources/judge-attacks}: reading
+ * the code cannot reach. Each attack of the corpus ({@code kit-sandbox/src/test/resources/judge-attacks}: reading
  * its own source, frames, {@code gc}, {@code /proc}, fds; exiting early every way; patching builtins and
  * {@code __eq__}; printing markers) runs as a HumanEval completion and must not get a passing report; honest code
  * passes with the value it returned shown when it fails; the tests cannot be read by the code. A tier's
@@ -263,7 +263,7 @@ public abstract class JudgedSandboxContractTest {
     }
 
     private static Map<String, String> attacks() throws IOException {
-        Path dir = repository().resolve("agent-domain/src/test/resources/judge-attacks");
+        Path dir = repository().resolve("kit-sandbox/src/test/resources/judge-attacks");
         Map<String, String> attacks = new LinkedHashMap<>();
         try (Stream<Path> files = Files.list(dir)) {
             for (Path f : files.filter(f -> f.toString().endsWith(".py")).sorted().toList()) {

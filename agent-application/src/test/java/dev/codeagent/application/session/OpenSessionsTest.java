@@ -2,20 +2,14 @@ package dev.codeagent.application.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.codeagent.application.session.PooledSessionsTest.Fake;
 import dev.codeagent.application.session.SessionRefusedException.Reason;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
-import dev.codeagent.domain.session.Cell;
-import dev.codeagent.domain.session.CellStatus;
 import dev.codeagent.domain.session.Session;
 import dev.codeagent.domain.session.SessionLimits;
 import dev.codeagent.domain.session.SessionSandbox;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -29,30 +23,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class OpenSessionsTest {
-
-    /** A clock the test moves. */
-    static final class Ticker extends Clock {
-        private volatile Instant now = Instant.parse("2026-01-01T00:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-    }
 
     private final Ticker clock = new Ticker();
     private final List<Fake> made = new CopyOnWriteArrayList<>();
@@ -293,34 +263,5 @@ class OpenSessionsTest {
         } finally {
             callers.shutdownNow();
         }
-    }
-
-    /** With a real kernel: a session the idle clock closes is gone (its kernel dead), and its place is free. */
-    @Test
-    void theIdleClockEndsARealKernel() {
-        assumeTrue(LocalBridge.available(), "Debian's python3 with ipykernel is needed for a real kernel");
-        SessionSandbox local = new SessionSandbox() {
-            @Override
-            public String tier() {
-                return "local";
-            }
-
-            @Override
-            public Session open(SessionLimits limits) {
-                return LocalBridge.open(limits);
-            }
-        };
-        registry = new OpenSessions(Optional.of(local), "local", new SessionPlaces(1, 1, 0), clock);
-        OpenSession s = registry.open("kernel", SessionLimits.defaults());
-        assertThat(s.use(x -> x.execute(new Cell("x = 6 * 7\nx"))).status()).isEqualTo(CellStatus.OK);
-
-        clock.advance(SessionLimits.defaults().idleTimeout());
-        registry.sweep();
-
-        assertThat(s.endReason()).hasValueSatisfying(why -> assertThat(why).contains("idle"));
-        assertThatThrownBy(() -> s.session().execute(new Cell("x")))
-                .isInstanceOf(dev.codeagent.domain.session.SessionEndedException.class);
-        OpenSession next = registry.open("kernel", SessionLimits.defaults());
-        assertThat(next.use(x -> x.execute(new Cell("'x' in dir()"))).outputs().toString()).contains("False");
     }
 }

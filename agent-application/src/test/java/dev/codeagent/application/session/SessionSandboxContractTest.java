@@ -177,7 +177,7 @@ public abstract class SessionSandboxContractTest {
     @Test
     void theRegistrysIdleClockClosesAnAbandonedSessionWithNothingLeft() throws Exception {
         String marker = "codeagent-session-abandoned-" + System.nanoTime();
-        OpenSessionsTest.Ticker clock = new OpenSessionsTest.Ticker();
+        Ticker clock = new Ticker();
         SessionLimits limits = limits(256 * SessionLimits.MIB, Duration.ofSeconds(60));
         try (OpenSessions registry = new OpenSessions(java.util.Optional.of(sessions()), "tier", new SessionPlaces(1, 1, 0),
                 clock)) {

@@ -8,9 +8,9 @@ import java.util.regex.Pattern;
  * Tests to decide a Python program by, run by a judge process the program cannot reach.
  *
  * <p>A sandbox given a judged {@link ExecutionRequest} runs the program (the <em>candidate</em>) through
- * {@code candidate.py} and, beside it, {@code judge.py} (see {@link JudgeScripts}) under another uid the
- * candidate cannot read, signal, trace or write to. The judge runs {@code prelude} then {@code tests} in a
- * namespace whose names call into the candidate, values crossing as data. Its verdict reaches the caller as
+ * {@code candidate.py} and, beside it, {@code judge.py} (scripts the tier supplies; the sandbox kit ships them)
+ * under another uid the candidate cannot read, signal, trace or write to. The judge runs {@code prelude} then
+ * {@code tests} in a namespace whose names call into the candidate, values crossing as data. Its verdict reaches the caller as
  * {@link Execution#judgement()} over a channel only the sandbox reads; the tests, the prelude and the verdict
  * are never visible to the candidate (not in its files, arguments, environment or output).
  *

@@ -12,7 +12,6 @@ import dev.codeagent.domain.execution.JudgeJob;
 import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.JudgeReport;
-import dev.codeagent.application.sandbox.JudgeReportJson;
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
@@ -197,8 +196,9 @@ public final class RunJson {
         n.put("peakMemoryBytes", e.peakMemoryBytes());
         n.put("detail", e.detail());
         n.set("isolation", isolation(e.isolation()));
-        // the judge's own report, in the shape judge.py writes it: the verdict can be re-derived from the stored row
-        n.set("judgement", e.judgement() == null ? n.nullNode() : JudgeReportJson.write(e.judgement()));
+        // the judge's own report (the verdict can be re-derived from the stored row), in the shape judge.py wrote
+        // when it was first stored: the store's form now, fixed by the golden files, whatever the judge's wire becomes
+        n.set("judgement", e.judgement() == null ? n.nullNode() : judgement(e.judgement()));
         // both streams in arrival order, where the tier recorded it (what a terminal showed)
         n.set("output", e.output() == null ? n.nullNode() : output(e.output()));
         // a compiled language's compile stage (an execution of its own); null for the others
@@ -228,6 +228,32 @@ public final class RunJson {
         n.put("message", v.message());
         n.set("error", v.error() == null ? n.nullNode() : error(v.error()));
         n.set("difference", v.difference() == null ? n.nullNode() : difference(v.difference()));
+        return n;
+    }
+
+    private ObjectNode judgement(JudgeReport report) {
+        ObjectNode n = mapper.createObjectNode();
+        n.put("outcome", report.outcome().wireName());
+        n.put("message", report.message());
+        n.put("testLine", report.testLine());
+        n.put("testSource", report.testSource());
+        ArrayNode calls = n.putArray("calls");
+        report.calls().forEach(calls::add);
+        if (report.error() == null) {
+            n.putNull("error");
+        } else {
+            ObjectNode e = n.putObject("error");
+            e.put("type", report.error().type());
+            e.put("message", report.error().message());
+            ArrayNode frames = e.putArray("frames");
+            for (JudgeReport.ReportedFrame f : report.error().frames()) {
+                ObjectNode fn = frames.addObject();
+                fn.put("file", f.file());
+                fn.put("line", f.line());
+                fn.put("function", f.function());
+                fn.put("source", f.source());
+            }
+        }
         return n;
     }
 
@@ -330,8 +356,22 @@ public final class RunJson {
         if (stored == null) {
             return null;
         }
-        return JudgeReportJson.read(stored.json()).orElseThrow(
-                () -> new IllegalArgumentException(stored.path() + " is not a judge report"));
+        try {
+            Node error = stored.optionalObject("error");
+            return new JudgeReport(stored.enumValue("outcome", JudgeReport.Outcome::fromWire), stored.text("message"),
+                    stored.optionalInteger("testLine"), stored.optionalText("testSource"), stored.textList("calls"),
+                    error == null ? null : raised(error));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(stored.path() + " is not a judge report", e);
+        }
+    }
+
+    private static JudgeReport.RaisedError raised(Node n) {
+        List<JudgeReport.ReportedFrame> frames = new ArrayList<>();
+        for (Node f : n.objects("frames")) {
+            frames.add(new JudgeReport.ReportedFrame(f.text("file"), f.integer("line"), f.text("function"), f.text("source")));
+        }
+        return new JudgeReport.RaisedError(n.text("type"), n.text("message"), frames);
     }
 
     private static CapturedOutput output(Node n) {

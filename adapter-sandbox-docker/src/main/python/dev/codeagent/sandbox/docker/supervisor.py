@@ -1,0 +1,216 @@
+# The docker tier's supervisor: the container's init (pid 1), run as `python3 -I -S -c <this file>`.
+# See Bootstrap.java for why it is built the way it is. It reads one job in the supervisor wire format
+# (dev.codeagent.kit.sandbox.SupervisorJob: "<bytes>\n" and a JSON object with files, argv, env,
+# rlimits, and this tier's stdin, nonce and backstop), starts the program, waits for it, kills what it
+# left, and reports how it ended on stdout behind a marker made from the nonce.
+# Started as root with only CAP_SETUID and CAP_SETGID (and under gVisor CAP_SYS_ADMIN for its pids group), it runs the program as 65534, which
+# then has no capability and cannot signal, trace or prlimit its root supervisor. A judged job ("judge" in the
+# payload) also forks the judge (judge.py) as 65533 with the tests in a directory only it can read, joined to
+# the candidate (candidate.py running the program) by two pipes; the judge's verdict comes back on a third
+# pipe only this process reads and goes into the report.
+# Exit statuses of its own: 121 it could not start the program (Bootstrap.FAILED), 122 it ended the run at
+# its backstop (Bootstrap.BACKSTOP). CODEAGENT_IDLE_SECONDS (Bootstrap.IDLE_ENV): how long a pooled one waits.
+import os,sys,json,resource,signal,select,time
+# the supervisor must be pid 1 and non-dumpable before any secret reaches it. As the pid
+# namespace's init it cannot be killed or stopped from inside, kill(-1) reaches every other
+# process, and its end ends them all; non-dumpable, the program (same uid) cannot ptrace it,
+# read its memory or fds, or set its OOM score. Failing that, it refuses to run anything,
+# but only once a payload arrives, so that the host hears why.
+E=None
+try:
+  import ctypes;L=ctypes.CDLL(None,use_errno=True)
+  if L.prctl(4,0,0,0,0)!=0:E='prctl(PR_SET_DUMPABLE) failed with errno %d'%ctypes.get_errno()
+except Exception as x:E='cannot make the supervisor non-dumpable (%r)'%(x,)
+if os.getpid()!=1:E='the supervisor is pid %d, not the container init (was the container made with --init?)'%os.getpid()
+R=os.getuid()==0;U=65534;J=65533
+def euid(u):
+  # files the program may change are its own: made with its uid as the effective one (root keeps the saved uid)
+  if R:
+    if u:os.setegid(u);os.seteuid(u)
+    else:os.seteuid(0);os.setegid(0)
+def become(u):
+  if R:os.setgroups([]);os.setresgid(u,u,u);os.setresuid(u,u,u)
+def put(p,v,mode=0o644):
+  d=os.path.dirname(p)
+  if d:os.makedirs(d,exist_ok=True)
+  fd=os.open(p,os.O_WRONLY|os.O_CREAT|os.O_TRUNC,mode)
+  if isinstance(v,bytes):
+    with open(fd,'wb') as f:f.write(v)
+  else:
+    with open(fd,'w',encoding='utf-8',errors='replace',newline='') as f:f.write(v)
+def fail(m):
+  os.write(2,b'codeagent-bootstrap: '+m.encode('utf-8','replace')+b'\n');os._exit(121)
+def rd(n):
+  b=bytearray()
+  while len(b)<n:
+    c=os.read(0,min(n-len(b),1<<20))
+    if not c:fail('the payload ended early')
+    b+=c
+  return bytes(b)
+def oom():
+  for p in ('/sys/fs/cgroup/memory/memory.oom_control','/sys/fs/cgroup/memory.events'):
+    try:
+      for l in open(p):
+        if l.startswith('oom_kill '):return int(l.split()[1])
+    except (OSError,ValueError):pass
+  return -1
+# every other process of the container: killed and reaped until none is left (an orphan
+# comes to pid 1, so no child left means nothing left)
+def sweep():
+  while True:
+    try:os.kill(-1,9)
+    except OSError:pass
+    try:os.wait()
+    except ChildProcessError:return
+# a pooled container that nobody claims ends itself: its maker may have died
+if not select.select([0],[],[],int(os.environ.get('CODEAGENT_IDLE_SECONDS','900')))[0]:os._exit(0)
+h=b''
+while not h.endswith(b'\n'):
+  c=os.read(0,1)
+  if not c:os._exit(0)
+  h+=c
+  if len(h)>24:fail('bad payload header')
+if E:fail(E)
+try:
+  r=json.loads(rd(int(h)))
+  jg=r.get('judge')
+  if jg and not R:fail('a judged run needs the container to start as root with CAP_SETUID and CAP_SETGID')
+  euid(U)
+  for k,v in r['files'].items():put(os.path.join('/work',k),v)
+  import binascii
+  for k,v in r.get('binary',{}).items():put(os.path.join('/work',k),binascii.a2b_base64(v))
+  if jg:
+    lib='/tmp/.codeagent-candidate'
+    for k in ('candidate.py','codeagent_wire.py'):put(lib+'/'+k,jg['scripts'][k])
+  euid(0)
+  if jg:
+    # the tests where only the judge's uid can read them
+    euid(J);jd='/tmp/.codeagent-judge';os.mkdir(jd,0o700)
+    for k in ('judge.py','codeagent_wire.py'):put(jd+'/'+k,jg['scripts'][k],0o600)
+    put(jd+'/main.py',jg['code'],0o600);put(jd+'/tests.py',jg['tests'],0o600)
+    if jg.get('prelude') is not None:put(jd+'/prelude.py',jg['prelude'],0o600)
+    euid(0)
+  s=r['stdin'].encode('utf-8','replace')
+  if s:
+    try:fd=os.memfd_create('stdin',0)
+    except (AttributeError,OSError):
+      fd=os.open('/tmp/.stdin',os.O_RDWR|os.O_CREAT|os.O_EXCL,0o600);os.unlink('/tmp/.stdin')
+    m=memoryview(s)
+    while m:m=m[os.write(fd,m):]
+    os.lseek(fd,0,0)
+  else:fd=os.open('/dev/null',os.O_RDONLY)
+  os.chdir('/work')
+  # an empty interpreter name means the bootstrap's own Python; others are looked up on the PATH
+  a=r['argv'];e=r['env'];k=r['nonce'].encode();x=a[0] or sys.executable;B=r.get('backstop',3600)
+  if not x:fail('the interpreter does not know its own path')
+  if '/' not in x:
+    x=next((d+'/'+x for d in e['PATH'].split(':') if os.access(d+'/'+x,os.X_OK)),None)
+    if not x:fail('no '+a[0]+' in the image')
+  a[0]=x
+except Exception as e:fail(repr(e))
+# Under gVisor the host's pids cgroup sees gVisor's threads, not the program's processes, and RLIMIT_NPROC does
+# not stop a fork bomb: gVisor's own pids controller does. The container (runsc only) gets CAP_SYS_ADMIN, which
+# there is gVisor's, and CODEAGENT_PIDS_MAX; the controller is mounted where only root can look, and the program
+# joins a group of its own before it becomes 65534 (which then has no capability).
+PG=None;P=int(os.environ.get('CODEAGENT_PIDS_MAX','0') or 0)
+if P>0:
+  try:
+    d='/tmp/.codeagent-pids';os.mkdir(d,0o700)
+    if L.mount(b'none',d.encode(),b'cgroup',2|4|8,b'pids')!=0:raise OSError(ctypes.get_errno(),'mount pids')
+    # its root is r-x for all; root owns it but has no CAP_DAC_OVERRIDE, so makes it its own to write first
+    os.chmod(d,0o700);PG=d+'/run';os.mkdir(PG)
+    with open(PG+'/pids.max','w') as f:f.write(str(P))
+  except Exception as x:fail('cannot make the pids group (%r)'%(x,))
+# SIGCHLD blocked, so that sigtimedwait below hears of every child's end (pid 1 would drop it otherwise)
+signal.pthread_sigmask(signal.SIG_BLOCK,[signal.SIGCHLD])
+os.write(1,b'\x00codeagent:go\n')
+jp=None;vr=None
+if jg:
+  j2c=os.pipe();c2j=os.pipe();vp=os.pipe()
+  jp=os.fork()
+  if jp==0:
+    try:
+      signal.pthread_sigmask(signal.SIG_SETMASK,[])
+      become(J)
+      try:L.prctl(4,0,0,0,0)
+      except Exception:pass
+      n=os.open('/dev/null',os.O_RDWR);os.dup2(n,0);os.dup2(vp[1],1);os.dup2(n,2)
+      for f in (c2j[0],j2c[1]):os.set_inheritable(f,True)
+      os.chdir(jd)
+      for g in (signal.SIGPIPE,signal.SIGXFSZ):signal.signal(g,signal.SIG_DFL)
+      # the judge counts its CPU on the sample's replies against the sample's limit itself (and says so in its
+      # verdict); its RLIMIT_CPU is a backstop past that, so a flood ends with a verdict, not a judge killed mute
+      for n0,(s0,h0) in r['rlimits'].items():
+        if n0=='RLIMIT_CPU':s0,h0=s0+3,h0+3
+        if n0!='RLIMIT_FSIZE':resource.setrlimit(getattr(resource,n0),(s0,h0))
+      os.execve(sys.executable,[sys.executable,'-I',jd+'/judge.py',str(c2j[0]),str(j2c[1]),'main.py','tests.py',
+        'prelude.py' if jg.get('prelude') is not None else '-',','.join(jg['entries'])],
+        {'PATH':e['PATH'],'LANG':'C.UTF-8','CODEAGENT_JUDGE_CPU':str(jg.get('cpu',10))})
+    except BaseException:pass
+    os._exit(127)
+  vr=vp[0];os.close(vp[1]);os.close(c2j[0]);os.close(j2c[1])
+  ci,co=j2c[0],c2j[1]
+  a=[{'\x00candidate':lib+'/candidate.py','\x00in':str(ci),'\x00out':str(co)}.get(w,w) for w in a]
+p=os.fork()
+if p==0:
+  try:
+    signal.pthread_sigmask(signal.SIG_SETMASK,[])
+    if jg:
+      os.close(vr)
+      for f in (ci,co):os.set_inheritable(f,True)
+    if PG:
+      with open(PG+'/cgroup.procs','w') as f:f.write(str(os.getpid()))
+    become(U)
+    # ignored signals stay ignored across execve: the program gets the defaults, not the Python runtime's
+    for g in (signal.SIGPIPE,signal.SIGXFSZ):signal.signal(g,signal.SIG_DFL)
+    os.dup2(fd,0);os.close(fd)
+    # the program, not its supervisor, is the OOM killer's first choice (unless it lowers this back)
+    try:
+      with open('/proc/self/oom_score_adj','w') as f:f.write('1000')
+    except OSError:pass
+    for n,(s0,h0) in r['rlimits'].items():resource.setrlimit(getattr(resource,n),(s0,h0))
+    if r.get('seccomp'):
+      # codeagent's own filter where the engine's profile does not reach (gVisor): the last thing before execve
+      import base64;F=base64.b64decode(r['seccomp']);FB=ctypes.create_string_buffer(F,len(F))
+      class FP(ctypes.Structure):_fields_=[('len',ctypes.c_ushort),('filter',ctypes.c_void_p)]
+      fp=FP(len(F)//8,ctypes.addressof(FB))
+      if L.prctl(38,1,0,0,0)!=0 or L.prctl(22,2,ctypes.byref(fp),0,0)!=0:raise OSError(ctypes.get_errno(),'seccomp filter')
+    os.execve(x,a,e)
+  except BaseException as b:os.write(2,('codeagent-bootstrap: cannot start the program: %r\n'%(b,)).encode())
+  os._exit(127)
+for g in (signal.SIGINT,signal.SIGTERM,signal.SIGHUP,signal.SIGQUIT,signal.SIGUSR1,signal.SIGUSR2,signal.SIGALRM,signal.SIGPIPE):
+  signal.signal(g,signal.SIG_IGN)
+os.close(fd)
+if jg:os.close(ci);os.close(co)
+# wait for the program, reaping the orphans that come to pid 1 meanwhile; past the backstop
+# (the host kills at the wall-clock limit, so only a host that is gone lets it come) end it all
+D=time.monotonic()+B;st=None
+while st is None:
+  while True:
+    q,t,u=os.wait4(-1,os.WNOHANG)
+    if q==p:st=(t,u);break
+    if q==0:break
+  if st is None:
+    w=D-time.monotonic()
+    if w<=0:
+      sweep();os.write(2,b'codeagent-bootstrap: ended at the backstop\n');os._exit(122)
+    signal.sigtimedwait([signal.SIGCHLD],min(w,60))
+t,u=st
+# the judge sees the program's end at once (its pipes close) and says what it found; past a grace it is killed
+V=None
+if vr is not None:
+  b=b'';G=time.monotonic()+3
+  while len(b)<1<<18:
+    w=G-time.monotonic()
+    if w<=0 or not select.select([vr],[],[],w)[0]:break
+    c=os.read(vr,1<<16)
+    if not c:break
+    b+=c
+  V=b.decode('utf-8','replace').strip() or None
+# whatever the program left running dies and is reaped before its result is reported
+sweep()
+z=os.WTERMSIG(t) if os.WIFSIGNALED(t) else None
+q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':oom(),'judge':V})
+os.write(2,b'\x00codeagent:'+k+b':\n')
+os.write(1,b'\x00codeagent:'+k+b':'+q.encode()+b'\n')
+os._exit(0)

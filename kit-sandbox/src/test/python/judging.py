@@ -1,0 +1,42 @@
+"""Runs the split judge as the tiers do, minus the sandbox: candidate.py and judge.py as two processes joined by
+two pipes, the verdict on the judge's stdout behind a nonce."""
+
+import json
+import os
+import subprocess
+import sys
+
+from conftest import SCRIPTS
+
+PYTHON = sys.executable
+NONCE = "n0nce"
+
+
+def judge(tmp_path, code, tests, prelude=None, entries=(), timeout=60):
+    """The verdict (a dict) of tests on code, and the judge's stderr."""
+    main = tmp_path / "main.py"
+    main.write_text(code, encoding="utf-8")
+    tests_file = tmp_path / "tests.py"
+    tests_file.write_text(tests, encoding="utf-8")
+    j2c_r, j2c_w = os.pipe()
+    c2j_r, c2j_w = os.pipe()
+    candidate = subprocess.Popen([PYTHON, os.path.join(SCRIPTS, "candidate.py"), str(j2c_r), str(c2j_w), str(main)],
+                                 pass_fds=(j2c_r, c2j_w), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, cwd=tmp_path)
+    argv = [PYTHON, "-I", "-S", os.path.join(SCRIPTS, "judge.py"), str(c2j_r), str(j2c_w), str(main), str(tests_file)]
+    if prelude is not None or entries:
+        prelude_arg = "-"
+        if prelude is not None:
+            (tmp_path / "prelude.py").write_text(prelude, encoding="utf-8")
+            prelude_arg = str(tmp_path / "prelude.py")
+        argv += [prelude_arg, ",".join(entries)]
+    env = dict(os.environ, CODEAGENT_JUDGE_NONCE=NONCE)
+    judge_process = subprocess.Popen(argv, pass_fds=(c2j_r, j2c_w), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+    for fd in (j2c_r, j2c_w, c2j_r, c2j_w):
+        os.close(fd)
+    out, err = judge_process.communicate(timeout=timeout)
+    candidate.communicate(timeout=timeout)
+    line = out.decode("ascii")
+    assert line.startswith(NONCE) and line.endswith("\n") and line.count("\n") == 1, line
+    return json.loads(line[len(NONCE):]), err.decode("utf-8", "replace")
