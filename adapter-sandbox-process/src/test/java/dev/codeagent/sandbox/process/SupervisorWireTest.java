@@ -2,8 +2,8 @@ package dev.codeagent.sandbox.process;
 
 import static org.assertj.core.api.Assertions.fail;
 
-import dev.codeagent.application.sandbox.SupervisorJob;
-import dev.codeagent.application.sandbox.SupervisorWireContractTest;
+import dev.codeagent.kit.sandbox.SupervisorJob;
+import dev.codeagent.kit.sandbox.SupervisorWireContractTest;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;

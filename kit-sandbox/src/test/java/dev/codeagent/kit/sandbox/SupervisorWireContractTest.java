@@ -1,4 +1,4 @@
-package dev.codeagent.application.sandbox;
+package dev.codeagent.kit.sandbox;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
