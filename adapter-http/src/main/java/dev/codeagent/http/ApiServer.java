@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * {@link RequestGuard}, and {@link JettyTuning} shapes the transport.
  *
  * <p>Built for hostile callers: API keys (SHA-256 in config, constant-time comparison) with endpoint
- * groups, a rate limit per key, fail-fast bulkheads (a bounded queue only where Piston clients expect one), capped bodies and headers,
+ * groups, a rate limit per key, bounded execution queues fair across keys, capped bodies and headers,
  * strict JSON, idle timeouts for slow clients, and RFC 9457 problem documents for every error,
  * never a stack trace. {@link #close()} shuts down gracefully within {@code http.shutdownGrace}.
  */

@@ -30,6 +30,6 @@ final class ExecutionRoutes {
     private void execute(Context ctx) {
         ApiRequests.ExecutionBody body = bodies.strict(ctx, ApiRequests.ExecutionBody.class);
         ExecutionRequest request = requests.execution(body);
-        Router.json(ctx, 200, Views.execution(gate.run(request, "api", ExecutionGate.Admission.REFUSE)));
+        Router.json(ctx, 200, Views.execution(gate.run(request, "api", RequestGuard.caller(ctx))));
     }
 }

@@ -27,10 +27,10 @@ import java.util.regex.Pattern;
  *     (the idle timeout that cuts off slow clients)
  * @param shutdownGrace how long in-flight work may go on after a shutdown starts; then it is cancelled
  * @param maxConcurrentExecutions executions the API runs at once; 0 means {@code sandbox.maxConcurrent}.
- *     Beyond it {@code POST /v1/executions} is refused at once with 503; Piston's endpoint queues
- * @param maxQueuedExecutions Piston executions ({@code /api/v2/execute}) that may wait for a place, as
- *     Piston queues jobs; one more is refused with 503; 0 refuses at once like {@code /v1}
- * @param executionQueueWait how long a queued Piston execution waits for a place before it gets 503
+ *     Beyond it an execution ({@code /v1/executions}, Piston's) waits for a place, the keys served in turn
+ * @param maxQueuedExecutions executions that may wait for a place at once (each holds its connection open); one
+ *     more is refused with 503; 0 refuses at once when every place is busy
+ * @param executionQueueWait how long a queued execution waits for a place before it gets 503
  * @param maxConcurrentRuns agent runs going at once; more are refused with 503
  * @param maxEventStreams open event streams ({@code /v1/runs/{id}/events}) at once; more get 503
  * @param maxTimeout the longest wall time a request may ask for

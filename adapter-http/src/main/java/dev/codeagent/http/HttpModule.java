@@ -3,6 +3,7 @@ package dev.codeagent.http;
 import com.google.inject.Provides;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.execute.FairPlaces;
 import dev.codeagent.application.inject.Closer;
 import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.run.RecoverInterruptedRuns;
@@ -81,8 +82,8 @@ public final class HttpModule extends AdapterModule {
     ExecutionGate executions(HttpConfig http, CodeAgentConfig config, ExecuteCode executeCode, Sandbox sandbox,
             ApiMetrics metrics) {
         int places = http.maxConcurrentExecutions() > 0 ? http.maxConcurrentExecutions() : config.sandbox().maxConcurrent();
-        return new ExecutionGate(executeCode, sandbox.languages(), places, http.maxQueuedExecutions(),
-                http.executionQueueWait(), metrics);
+        return new ExecutionGate(executeCode, sandbox.languages(), new FairPlaces(places, http.maxQueuedExecutions(),
+                http.executionQueueWait(), "http.maxQueuedExecutions", "http.executionQueueWait"), metrics);
     }
 
     /**
