@@ -69,7 +69,8 @@ public final class ApiServer implements AutoCloseable {
     ApiServer(CodeAgentConfig config, HttpConfig http, Sandbox sandbox, ExecuteCode executeCode, ApiMetrics metrics,
             RequestGuard guard, JsonBodies bodies, ApiRequests requests, ExecutionGate executions, RunService runs,
             EventStreams streams, HealthCheck health, SessionRoutes sessions, PistonApi piston, PistonConnect connect,
-            Stopping stopping, Optional<WorkQueue> workQueue, Optional<ExecutionQueue> executionQueue, Closer closer) {
+            Stopping stopping, Optional<WorkQueue> workQueue, Optional<ExecutionQueue> executionQueue, Closer closer,
+            IdempotentReplies replies) {
         this.config = config;
         this.http = http;
         this.sandbox = sandbox;
@@ -89,8 +90,8 @@ public final class ApiServer implements AutoCloseable {
         Router router = new Router(app, metrics);
         new HealthRoutes(health, executeCode, sandbox.tier(), config.store().kind(), runs, metrics, guard, stopping::get)
                 .register(router);
-        new ExecutionRoutes(executions, bodies, requests, piston).register(router);
-        new RunRoutes(runs, streams, bodies, requests).register(router);
+        new ExecutionRoutes(executions, bodies, requests, piston, replies).register(router);
+        new RunRoutes(runs, streams, bodies, requests, replies).register(router);
         sessions.register(router);
         new PistonRoutes(executions, bodies, piston).register(router);
         connect.register(app);

@@ -14,8 +14,10 @@ final class ExecutionRoutes {
     private final JsonBodies bodies;
     private final ApiRequests requests;
     private final PistonApi runtimes;
+    private final IdempotentReplies replies;
 
-    ExecutionRoutes(ExecutionGate gate, JsonBodies bodies, ApiRequests requests, PistonApi runtimes) {
+    ExecutionRoutes(ExecutionGate gate, JsonBodies bodies, ApiRequests requests, PistonApi runtimes, IdempotentReplies replies) {
+        this.replies = replies;
         this.gate = gate;
         this.bodies = bodies;
         this.requests = requests;
@@ -28,8 +30,10 @@ final class ExecutionRoutes {
     }
 
     private void execute(Context ctx) {
-        ApiRequests.ExecutionBody body = bodies.strict(ctx, ApiRequests.ExecutionBody.class);
+        String text = bodies.jsonText(ctx);
+        ApiRequests.ExecutionBody body = bodies.strict(text, ApiRequests.ExecutionBody.class);
         ExecutionRequest request = requests.execution(body);
-        Router.json(ctx, 200, Views.execution(gate.run(request, "api", RequestGuard.caller(ctx))));
+        replies.answer(ctx, text, () -> IdempotentReplies.json(200, null,
+                Views.execution(gate.run(request, "api", RequestGuard.caller(ctx)))));
     }
 }

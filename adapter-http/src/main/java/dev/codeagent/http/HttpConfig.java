@@ -47,6 +47,12 @@ import java.util.regex.Pattern;
  *     keys are configured, all of them with one key or auth off (see {@link #sessionsPerKey()})
  * @param maxConcurrentRunsPerKey runs one key may have going at once, by the same rule against
  *     {@code maxConcurrentRuns} (see {@link #runsPerKey()})
+ * @param idempotencyKeep how long the answer to a request sent with an {@code Idempotency-Key} is kept for its retries
+ *     (Stripe's convention: 24h); kept in memory, at most {@value #MAX_IDEMPOTENCY_KEYS} answers
+ * @param maxBatchSize submissions one {@code POST /v1/executions/batch} may carry
+ * @param maxPendingSubmissions submissions (batched or asynchronous) accepted and not yet finished, all keys together;
+ *     past it a submission is refused with 503
+ * @param resultsKeep how long a submission's result is kept for {@code GET /v1/executions/{id}}
  */
 public record HttpConfig(
         String host,
@@ -68,7 +74,14 @@ public record HttpConfig(
         int sessionPool,
         ByteSize sessionOutputBudget,
         int maxSessionsPerKey,
-        int maxConcurrentRunsPerKey) {
+        int maxConcurrentRunsPerKey,
+        Duration idempotencyKeep,
+        int maxBatchSize,
+        int maxPendingSubmissions,
+        Duration resultsKeep) {
+
+    /** Answers kept for {@code Idempotency-Key} retries at most (each is one answer's JSON, a few KiB). */
+    public static final int MAX_IDEMPOTENCY_KEYS = 10_000;
 
     /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
     public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "sessions", "piston", "metrics");
@@ -141,6 +154,12 @@ public record HttpConfig(
         positive("http.maxConcurrentRuns", maxConcurrentRuns);
         positive("http.maxEventStreams", maxEventStreams);
         positive("http.maxTimeout", maxTimeout);
+        positive("http.idempotencyKeep", idempotencyKeep);
+        if (maxBatchSize < 1 || maxBatchSize > 1000) {
+            throw new IllegalArgumentException("http.maxBatchSize must be between 1 and 1000, was " + maxBatchSize);
+        }
+        positive("http.maxPendingSubmissions", maxPendingSubmissions);
+        positive("http.resultsKeep", resultsKeep);
         Objects.requireNonNull(maxMemory, "http.maxMemory");
         if (maxMemory.bytes() < 16L * 1024 * 1024) {
             throw new IllegalArgumentException("http.maxMemory must be at least 16m, was " + maxMemory);
@@ -252,7 +271,7 @@ public record HttpConfig(
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 64, Duration.ofSeconds(60), 4, 64, Duration.ofSeconds(60),
-                ByteSize.ofMiB(1024), 4, 1, ByteSize.ofMiB(8), 0, 0);
+                ByteSize.ofMiB(1024), 4, 1, ByteSize.ofMiB(8), 0, 0, Duration.ofHours(24), 200, 1000, Duration.ofHours(24));
     }
 
     /** Sessions one key may hold at once: {@code maxSessionsPerKey}, or its default share of {@code maxSessions}. */

@@ -1,6 +1,7 @@
 package dev.codeagent.http;
 
 import com.google.inject.Provides;
+import dev.codeagent.application.command.IdempotencyKeys;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.execute.FairPlaces;
@@ -74,6 +75,13 @@ public final class HttpModule extends AdapterModule {
     @LazySingleton
     ApiRequests requests(CodeAgentConfig config, Sandbox sandbox) {
         return new ApiRequests(config, sandbox.languages());
+    }
+
+    /** Answers kept for the retries of requests sent with an {@code Idempotency-Key} ({@code http.idempotencyKeep}). */
+    @Provides
+    @LazySingleton
+    IdempotentReplies replies(HttpConfig http, Clock clock) {
+        return new IdempotentReplies(new IdempotencyKeys<>(http.idempotencyKeep(), HttpConfig.MAX_IDEMPOTENCY_KEYS, clock));
     }
 
     /** Executions the API runs at once: {@code http.maxConcurrentExecutions}, 0 meaning {@code sandbox.maxConcurrent}. */
