@@ -34,10 +34,12 @@ final class ExecutionGate {
     private final Set<dev.codeagent.domain.execution.Language> languages;
     private final ApiMetrics metrics;
     private final FairPlaces places;
+    private final dev.codeagent.application.submit.SubmitExecutions submissions;
     private final Set<Thread> inFlight = ConcurrentHashMap.newKeySet();
 
     ExecutionGate(ExecuteCode executeCode, Set<dev.codeagent.domain.execution.Language> languages, FairPlaces places,
-            ApiMetrics metrics) {
+            dev.codeagent.application.submit.SubmitExecutions submissions, ApiMetrics metrics) {
+        this.submissions = submissions;
         this.executeCode = executeCode;
         this.languages = Set.copyOf(languages);
         this.metrics = metrics;
@@ -49,13 +51,18 @@ final class ExecutionGate {
         return caller == null || caller.owner() == null ? NO_OWNER : caller.owner();
     }
 
-    /** Runs one execution of {@code caller}; {@code via} names the endpoint in the metrics. */
-    Execution run(ExecutionRequest request, String via, Caller caller) {
+    /** Checks what can be checked before running. @throws ProblemException 400 naming the field */
+    void validate(ExecutionRequest request) {
         try {
             executeCode.validate(request);
         } catch (InvalidRequestException e) {
             throw invalid(e);
         }
+    }
+
+    /** Runs one execution of {@code caller}; {@code via} names the endpoint in the metrics. */
+    Execution run(ExecutionRequest request, String via, Caller caller) {
+        validate(request);
         return hold(caller, () -> {
             Execution e = executeCode.execute(request);
             metrics.execution(e, via);
@@ -132,5 +139,7 @@ final class ExecutionGate {
                 places::places);
         metrics.gauge("codeagent.http.executions.queued", "Executions waiting for a place (requests held open)",
                 places::waiting);
+        metrics.gauge("codeagent.http.submissions.pending", "Submitted executions (asynchronous, batched) not yet ended",
+                submissions::pending);
     }
 }
