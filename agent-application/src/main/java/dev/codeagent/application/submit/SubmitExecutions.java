@@ -127,9 +127,11 @@ public final class SubmitExecutions implements AutoCloseable {
         }
     }
 
-    /** The submission, when the caller may see it: its own, or any for an operator. */
+    /** The submission, when the caller may see it (its own, or any for an operator) and it is not past its time. */
     public Optional<StoredExecution> find(Caller caller, String id) {
-        return results.find(id).filter(s -> caller.operator() || (s.owner() != null && s.owner().equals(caller.owner())));
+        java.time.Instant oldest = clock.instant().minus(keep);
+        return results.find(id).filter(s -> caller.operator() || (s.owner() != null && s.owner().equals(caller.owner())))
+                .filter(s -> s.finishedAt() == null || !s.finishedAt().isBefore(oldest));
     }
 
     /** Submissions accepted and not yet ended. */
