@@ -43,9 +43,11 @@ final class ApiRequests {
      *
      * @param waitForResult {@code wait} on the wire: false: answer 202 at once and keep the result for {@code GET /v1/executions/{id}}; null or true: answer
      *     with the result
+     * @param callbackUrl where to POST the submission once it is done (with {@code wait: false} or in a batch)
      */
     record ExecutionBody(String language, String code, String stdin, List<String> args, Map<String, String> files,
-            Map<String, Object> limits, Map<String, Object> compileLimits, @JsonProperty("wait") Boolean waitForResult) {
+            Map<String, Object> limits, Map<String, Object> compileLimits, @JsonProperty("wait") Boolean waitForResult,
+            String callbackUrl) {
     }
 
     /** Body of {@code POST /v1/executions/batch}: executions as {@code POST /v1/executions} takes them. */

@@ -34,9 +34,11 @@ final class ExecutionRoutes {
     private final IdempotentReplies replies;
     private final SubmitExecutions submissions;
     private final int maxBatch;
+    private final Callbacks callbacks;
 
     ExecutionRoutes(ExecutionGate gate, JsonBodies bodies, ApiRequests requests, PistonApi runtimes, IdempotentReplies replies,
-            SubmitExecutions submissions, int maxBatch) {
+            SubmitExecutions submissions, int maxBatch, Callbacks callbacks) {
+        this.callbacks = callbacks;
         this.gate = gate;
         this.bodies = bodies;
         this.requests = requests;
@@ -61,14 +63,28 @@ final class ExecutionRoutes {
         Caller caller = RequestGuard.caller(ctx);
         if (Boolean.FALSE.equals(body.waitForResult()) || prefersAsync(ctx)) {
             gate.validate(request);
+            SubmitExecutions.Submission submission = submission(ctx, request, body.callbackUrl(), "callbackUrl");
             replies.answer(ctx, text, () -> {
-                String id = submit(caller, List.of(request)).get(0);
+                String id = submit(caller, List.of(submission)).get(0);
                 StoredExecution accepted = submissions.find(caller, id).orElseThrow();
                 return IdempotentReplies.json(202, "/v1/executions/" + id, Views.submission(accepted));
             });
             return;
         }
+        if (body.callbackUrl() != null) {
+            throw ProblemException.invalid("callbackUrl", "a callback is for a submission answered later: add \"wait\": false"
+                    + " (or Prefer: respond-async), or leave callbackUrl out");
+        }
         replies.answer(ctx, text, () -> IdempotentReplies.json(200, null, Views.execution(gate.run(request, "api", caller))));
+    }
+
+    /** The submission of a request, with its callback when it names one. */
+    private SubmitExecutions.Submission submission(Context ctx, ExecutionRequest request, String callbackUrl, String field) {
+        if (callbackUrl == null) {
+            return new SubmitExecutions.Submission(request, null);
+        }
+        Callbacks.Target target = callbacks.target(callbackUrl, ctx.attribute(RequestGuard.KEY_NAME), field);
+        return new SubmitExecutions.Submission(request, done -> callbacks.deliver(target, done));
     }
 
     /** RFC 7240: {@code Prefer: respond-async}, among other preferences or alone. */
@@ -88,7 +104,7 @@ final class ExecutionRoutes {
             throw ProblemException.invalid("submissions", "at most " + maxBatch + " executions in one batch (http.maxBatchSize),"
                     + " got " + body.submissions().size());
         }
-        List<ExecutionRequest> batch = new ArrayList<>();
+        List<SubmitExecutions.Submission> batch = new ArrayList<>();
         List<ProblemException.FieldError> errors = new ArrayList<>();
         for (int i = 0; i < body.submissions().size(); i++) {
             String prefix = "submissions[" + i + "]";
@@ -104,7 +120,7 @@ final class ExecutionRoutes {
             try {
                 ExecutionRequest request = requests.execution(one);
                 gate.validate(request);
-                batch.add(request);
+                batch.add(submission(ctx, request, one.callbackUrl(), "callbackUrl"));
             } catch (ProblemException e) {
                 e.errors().forEach(f -> errors.add(new ProblemException.FieldError(prefix + "." + f.field(), f.message())));
                 if (e.errors().isEmpty()) {
@@ -124,9 +140,9 @@ final class ExecutionRoutes {
         });
     }
 
-    private List<String> submit(Caller caller, List<ExecutionRequest> batch) {
+    private List<String> submit(Caller caller, List<SubmitExecutions.Submission> batch) {
         try {
-            return submissions.submit(caller, batch);
+            return submissions.submitAll(caller, batch);
         } catch (OverloadedException e) {
             throw ProblemException.retryLater(Type.OVERLOADED, e.getMessage(), e.retryAfter());
         }

@@ -53,6 +53,8 @@ import java.util.regex.Pattern;
  * @param maxPendingSubmissions submissions (batched or asynchronous) accepted and not yet finished, all keys together;
  *     past it a submission is refused with 503
  * @param resultsKeep how long a submission's result is kept for {@code GET /v1/executions/{id}}
+ * @param callbackHosts the hosts ({@code host} or {@code host:port}) a submission's {@code callbackUrl} may name; none
+ *     by default, so that a callback cannot be aimed at internal services unless an operator allows its host
  */
 public record HttpConfig(
         String host,
@@ -78,7 +80,8 @@ public record HttpConfig(
         Duration idempotencyKeep,
         int maxBatchSize,
         int maxPendingSubmissions,
-        Duration resultsKeep) {
+        Duration resultsKeep,
+        List<String> callbackHosts) {
 
     /** Answers kept for {@code Idempotency-Key} retries at most (each is one answer's JSON, a few KiB). */
     public static final int MAX_IDEMPOTENCY_KEYS = 10_000;
@@ -160,6 +163,13 @@ public record HttpConfig(
         }
         positive("http.maxPendingSubmissions", maxPendingSubmissions);
         positive("http.resultsKeep", resultsKeep);
+        callbackHosts = callbackHosts == null ? List.of() : callbackHosts.stream().map(h -> h.trim().toLowerCase(Locale.ROOT))
+                .toList();
+        for (String h : callbackHosts) {
+            if (h.isEmpty() || h.contains("/") || h.contains("@")) {
+                throw new IllegalArgumentException("http.callbackHosts: '" + h + "' is not a host or host:port");
+            }
+        }
         Objects.requireNonNull(maxMemory, "http.maxMemory");
         if (maxMemory.bytes() < 16L * 1024 * 1024) {
             throw new IllegalArgumentException("http.maxMemory must be at least 16m, was " + maxMemory);
@@ -186,8 +196,15 @@ public record HttpConfig(
      * @param endpoints the endpoint groups the key may use (see {@link #ENDPOINT_GROUPS}); none: all; and
      *     {@link #OPERATOR_GROUP} for a key that sees every run
      * @param rateLimitPerMinute this key's own rate limit, or null for {@code http.rateLimitPerMinute}
+     * @param callbackSecret what the callbacks of this key's submissions are signed with (HMAC-SHA256 of the body);
+     *     null: the key cannot ask for callbacks
      */
-    public record ApiKey(String name, String sha256, List<String> endpoints, Integer rateLimitPerMinute) {
+    public record ApiKey(String name, String sha256, List<String> endpoints, Integer rateLimitPerMinute, String callbackSecret) {
+
+        /** A key without a callback secret. */
+        public ApiKey(String name, String sha256, List<String> endpoints, Integer rateLimitPerMinute) {
+            this(name, sha256, endpoints, rateLimitPerMinute, null);
+        }
 
         private static final Pattern HEX64 = Pattern.compile("[0-9a-fA-F]{64}");
         /**
@@ -226,6 +243,10 @@ public record HttpConfig(
             }
             if (rateLimitPerMinute != null && rateLimitPerMinute < 1) {
                 throw new IllegalArgumentException("http.auth.keys: key '" + name + "' rateLimitPerMinute must be at least 1");
+            }
+            if (callbackSecret != null && callbackSecret.length() < 16) {
+                throw new IllegalArgumentException("http.auth.keys: key '" + name + "' callbackSecret must be at least 16"
+                        + " characters (head -c 32 /dev/urandom | base64)");
             }
         }
 
@@ -271,7 +292,8 @@ public record HttpConfig(
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 64, Duration.ofSeconds(60), 4, 64, Duration.ofSeconds(60),
-                ByteSize.ofMiB(1024), 4, 1, ByteSize.ofMiB(8), 0, 0, Duration.ofHours(24), 200, 1000, Duration.ofHours(24));
+                ByteSize.ofMiB(1024), 4, 1, ByteSize.ofMiB(8), 0, 0, Duration.ofHours(24), 200, 1000, Duration.ofHours(24),
+                List.of());
     }
 
     /** Sessions one key may hold at once: {@code maxSessionsPerKey}, or its default share of {@code maxSessions}. */

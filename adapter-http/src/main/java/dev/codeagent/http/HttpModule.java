@@ -105,6 +105,13 @@ public final class HttpModule extends AdapterModule {
         return new ExecutionGate(executeCode, sandbox.languages(), places, submissions, metrics);
     }
 
+    /** Callbacks of submissions: to the hosts {@code http.callbackHosts} allows, tried again 1, 2, 4 and 8 s later. */
+    @Provides
+    @LazySingleton
+    Callbacks callbacks(HttpConfig http, Closer closer) {
+        return closer.register(new Callbacks(http, Duration.ofSeconds(1)));
+    }
+
     /** Asynchronous and batched executions, their results kept in the store's {@link ExecutionResults}. */
     @Provides
     @LazySingleton

@@ -71,13 +71,30 @@ public final class SubmitExecutions implements AutoCloseable {
     }
 
     /**
-     * Accepts the requests (validated by the caller: {@link ExecuteCode#validate}) and returns their ids, in order.
+     * One execution to submit.
+     *
+     * @param whenDone told of the submission once it is done and recorded (a callback to deliver), or null
+     */
+    public record Submission(ExecutionRequest request, Consumer<StoredExecution> whenDone) {
+        public Submission {
+            Objects.requireNonNull(request, "request");
+        }
+    }
+
+    /** As {@link #submitAll}, for requests nobody is told of. */
+    public List<String> submit(Caller caller, List<ExecutionRequest> requests) {
+        return submitAll(caller, requests.stream().map(r -> new Submission(r, null)).toList());
+    }
+
+    /**
+     * Accepts the submissions (their requests validated by the caller: {@link ExecuteCode#validate}) and returns their
+     * ids, in order.
      *
      * @throws OverloadedException when they would take the submissions accepted and not ended past {@code maxPending}
      */
-    public List<String> submit(Caller caller, List<ExecutionRequest> requests) {
+    public List<String> submitAll(Caller caller, List<Submission> submissions) {
         Objects.requireNonNull(caller, "caller");
-        int n = requests.size();
+        int n = submissions.size();
         int before = pending.getAndAdd(n);
         if (before + n > maxPending) {
             pending.addAndGet(-n);
@@ -88,7 +105,7 @@ public final class SubmitExecutions implements AutoCloseable {
         List<String> ids = new ArrayList<>(n);
         String owner = caller.owner();
         String turn = owner == null ? "" : owner;
-        for (ExecutionRequest request : requests) {
+        for (Submission submission : submissions) {
             StoredExecution accepted = new StoredExecution("ex_" + SolveTask.newRunId(), owner, StoredExecution.Status.QUEUED,
                     clock.instant(), null, null);
             try {
@@ -100,17 +117,18 @@ public final class SubmitExecutions implements AutoCloseable {
             ids.add(accepted.id());
             CompletableFuture<FairPlaces.Place> place = places.later(turn);
             waiting.add(place);
-            place.thenAcceptAsync(p -> run(accepted, request, p), runners).whenComplete((v, e) -> waiting.remove(place));
+            place.thenAcceptAsync(p -> run(accepted, submission, p), runners).whenComplete((v, e) -> waiting.remove(place));
         }
         return ids;
     }
 
-    private void run(StoredExecution accepted, ExecutionRequest request, FairPlaces.Place place) {
+    private void run(StoredExecution accepted, Submission submission, FairPlaces.Place place) {
+        StoredExecution done = null;
         try (place) {
             results.save(accepted.running());
             Execution e;
             try {
-                e = executeCode.executeEach(request);
+                e = executeCode.executeEach(submission.request());
             } catch (ExecutionCancelledException cancelled) {
                 e = Execution.sandboxError("the server stopped before the execution ended: " + cancelled.getMessage(),
                         Duration.ZERO, executeCode.sandbox().isolation());
@@ -118,12 +136,20 @@ public final class SubmitExecutions implements AutoCloseable {
                 e = Execution.sandboxError("the execution could not run: " + other.getMessage(), Duration.ZERO,
                         executeCode.sandbox().isolation());
             }
-            results.save(accepted.done(e, clock.instant()));
+            done = accepted.done(e, clock.instant());
+            results.save(done);
             onEnded.accept(e);
         } catch (RuntimeException e) {
             log.warn("submission {} could not be recorded: {}", accepted.id(), e.toString());
         } finally {
             pending.decrementAndGet();
+        }
+        if (done != null && submission.whenDone() != null) {
+            try {
+                submission.whenDone().accept(done);
+            } catch (RuntimeException e) {
+                log.warn("submission {}: telling of its end failed: {}", done.id(), e.toString());
+            }
         }
     }
 
