@@ -71,6 +71,32 @@ class ExecutionQueueIT {
     }
 
     @Test
+    void aBatchTakesItsTurnsWithAnotherKeysRequests() throws Exception {
+        try (TestServer s = TestServer.builder().set("http.maxConcurrentExecutions", "1").start()) {
+            StringBuilder batch = new StringBuilder("{\"submissions\":[");
+            for (int i = 0; i < 10; i++) {
+                batch.append(i == 0 ? "" : ",").append(NAP.formatted("b" + i));
+            }
+            HttpResponse<String> accepted = s.post("/v1/executions/batch", TestServer.ADMIN_KEY, batch.append("]}").toString());
+            assertThat(accepted.statusCode()).as(accepted.body()).isEqualTo(202);
+            List<String> ids = new ArrayList<>();
+            TestServer.json(accepted).get("ids").forEach(n -> ids.add(n.asText()));
+            ProtectionIT.waitUntilInFlight(s);
+
+            // another key's request, sent after the whole batch was queued, waits one turn, not ten
+            HttpResponse<String> other = s.post("/v1/executions", TestServer.EXEC_KEY, PRINT);
+            assertThat(other.statusCode()).as(other.body()).isEqualTo(200);
+            int done = 0;
+            for (com.fasterxml.jackson.databind.JsonNode e : TestServer.json(s.get("/v1/executions?ids=" + String.join(",", ids),
+                    TestServer.ADMIN_KEY)).get("executions")) {
+                done += e.get("status").asText().equals("DONE") ? 1 : 0;
+            }
+            assertThat(done).as("batch executions done when the other key's request was answered").isLessThanOrEqualTo(3);
+            SubmissionsIT.awaitDone(s, ids, 60);
+        }
+    }
+
+    @Test
     void refusesWith503AndRetryAfterOnlyWhenTheQueueIsFullOrTheWaitRanOut() throws Exception {
         try (TestServer s = TestServer.builder().set("http.maxConcurrentExecutions", "1").set("http.maxQueuedExecutions", "1")
                 .set("http.executionQueueWait", "1500ms").start()) {

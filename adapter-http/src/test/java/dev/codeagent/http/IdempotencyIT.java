@@ -123,6 +123,19 @@ class IdempotencyIT {
     }
 
     @Test
+    void aRetriedBatchIsTheSameBatch() {
+        String key = UUID.randomUUID().toString();
+        String batch = "{\"submissions\":[{\"language\":\"python\",\"code\":\"print(1)\"},{\"language\":\"python\",\"code\":\"print(2)\"}]}";
+        HttpRequest.Builder b = server.request("/v1/executions/batch").header("Authorization", "Bearer " + TestServer.ADMIN_KEY)
+                .header("Content-Type", "application/json").header("Idempotency-Key", key);
+        HttpResponse<String> first = server.send(b.POST(HttpRequest.BodyPublishers.ofString(batch)).build());
+        HttpResponse<String> retry = server.send(b.POST(HttpRequest.BodyPublishers.ofString(batch)).build());
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(202);
+        assertThat(retry.body()).isEqualTo(first.body());
+        assertThat(retry.headers().firstValue("Idempotent-Replayed")).hasValue("true");
+    }
+
+    @Test
     void aKeyThatCannotBeAKeyIsA400NamingTheHeader() {
         HttpResponse<String> r = server.send(execution("x".repeat(300), "{\"language\":\"python\",\"code\":\"print(1)\"}",
                 TestServer.ADMIN_KEY, Duration.ofSeconds(30)));
