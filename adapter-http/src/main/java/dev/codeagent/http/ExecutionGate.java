@@ -80,6 +80,12 @@ final class ExecutionGate {
      *     executor refused
      */
     <T> T hold(Caller caller, java.util.function.Supplier<T> body) {
+        if (places.maxWaiting() == 0 && executeCode.running() >= executeCode.maxConcurrent()) {
+            // refusing at once was asked for: the sandbox's own places, shared with agent runs, are all taken too
+            metrics.rejected("overloaded");
+            throw ProblemException.retryLater(Type.OVERLOADED, "every execution place is busy (" + executeCode.running() + " of "
+                    + executeCode.maxConcurrent() + " running); try again shortly", Duration.ofSeconds(1));
+        }
         Thread self = Thread.currentThread();
         inFlight.add(self);
         try (FairPlaces.Place place = places.acquire(owner(caller))) {

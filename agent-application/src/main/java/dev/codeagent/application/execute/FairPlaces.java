@@ -250,6 +250,11 @@ public final class FairPlaces {
         return places;
     }
 
+    /** How many {@link #acquire} callers may wait at once; 0: none. */
+    public int maxWaiting() {
+        return maxWaiting;
+    }
+
     private final class Held implements Place {
         private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
 
