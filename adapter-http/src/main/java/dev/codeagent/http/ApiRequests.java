@@ -1,5 +1,7 @@
 package dev.codeagent.http;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+
 import dev.codeagent.application.command.FieldErrors;
 import dev.codeagent.application.command.InputPolicy;
 import dev.codeagent.application.command.LimitField;
@@ -36,9 +38,20 @@ final class ApiRequests {
     static final int MAX_ARG_BYTES = 64 * 1024;
     static final int MAX_ARGS_BYTES = 1024 * 1024;
 
-    /** Body of {@code POST /v1/executions}; {@code limits} is read by {@link LimitOverrides#fromTree}. */
+    /**
+     * Body of {@code POST /v1/executions}; {@code limits} is read by {@link LimitOverrides#fromTree}.
+     *
+     * @param waitForResult {@code wait} on the wire: false: answer 202 at once and keep the result for {@code GET /v1/executions/{id}}; null or true: answer
+     *     with the result
+     * @param callbackUrl where to POST the submission once it is done (with {@code wait: false} or in a batch)
+     */
     record ExecutionBody(String language, String code, String stdin, List<String> args, Map<String, String> files,
-            Map<String, Object> limits, Map<String, Object> compileLimits) {
+            Map<String, Object> limits, Map<String, Object> compileLimits, @JsonProperty("wait") Boolean waitForResult,
+            String callbackUrl) {
+    }
+
+    /** Body of {@code POST /v1/executions/batch}: executions as {@code POST /v1/executions} takes them. */
+    record BatchBody(List<ExecutionBody> submissions) {
     }
 
     /** Body of {@code POST /v1/runs}: the fields of a task file ({@link TaskRequest}). */

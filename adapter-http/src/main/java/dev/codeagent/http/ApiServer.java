@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * {@link RequestGuard}, and {@link JettyTuning} shapes the transport.
  *
  * <p>Built for hostile callers: API keys (SHA-256 in config, constant-time comparison) with endpoint
- * groups, a rate limit per key, fail-fast bulkheads (a bounded queue only where Piston clients expect one), capped bodies and headers,
+ * groups, a rate limit per key, bounded execution queues fair across keys, capped bodies and headers,
  * strict JSON, idle timeouts for slow clients, and RFC 9457 problem documents for every error,
  * never a stack trace. {@link #close()} shuts down gracefully within {@code http.shutdownGrace}.
  */
@@ -69,7 +69,8 @@ public final class ApiServer implements AutoCloseable {
     ApiServer(CodeAgentConfig config, HttpConfig http, Sandbox sandbox, ExecuteCode executeCode, ApiMetrics metrics,
             RequestGuard guard, JsonBodies bodies, ApiRequests requests, ExecutionGate executions, RunService runs,
             EventStreams streams, HealthCheck health, SessionRoutes sessions, PistonApi piston, PistonConnect connect,
-            Stopping stopping, Optional<WorkQueue> workQueue, Optional<ExecutionQueue> executionQueue, Closer closer) {
+            Stopping stopping, Optional<WorkQueue> workQueue, Optional<ExecutionQueue> executionQueue, Closer closer,
+            IdempotentReplies replies, dev.codeagent.application.submit.SubmitExecutions submissions, Callbacks callbacks) {
         this.config = config;
         this.http = http;
         this.sandbox = sandbox;
@@ -89,8 +90,9 @@ public final class ApiServer implements AutoCloseable {
         Router router = new Router(app, metrics);
         new HealthRoutes(health, executeCode, sandbox.tier(), config.store().kind(), runs, metrics, guard, stopping::get)
                 .register(router);
-        new ExecutionRoutes(executions, bodies, requests, piston).register(router);
-        new RunRoutes(runs, streams, bodies, requests).register(router);
+        new ExecutionRoutes(executions, bodies, requests, piston, replies, submissions, http.maxBatchSize(), callbacks)
+                .register(router);
+        new RunRoutes(runs, streams, bodies, requests, replies).register(router);
         sessions.register(router);
         new PistonRoutes(executions, bodies, piston).register(router);
         connect.register(app);

@@ -1,9 +1,10 @@
 package dev.codeagent.http;
 
-import dev.codeagent.application.config.Units;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.execute.InvalidRequestException;
+import dev.codeagent.application.execute.FairPlaces;
 import dev.codeagent.application.execute.OverloadedException;
+import dev.codeagent.application.run.Caller;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
@@ -13,54 +14,56 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Where the execution endpoints (ours and Piston's) run code: a fixed number of places, each
- * execution's thread known so that a stopping server can wait for them and then cancel them.
+ * Where the execution endpoints (ours and Piston's) run code: a fixed number of places shared fairly among API keys
+ * ({@link FairPlaces}: a place that comes free goes to the keys in turn), each execution's thread known so that a
+ * stopping server can wait for them and then cancel them.
  *
- * <p>Two ways to meet a full house. {@link Admission#REFUSE} is a quick 503 with Retry-After (our own
- * API, whose clients are told to retry). {@link Admission#QUEUE} waits in a bounded, first-come queue
- * for at most the configured time, as Piston queues jobs, because Piston clients have no retry and
- * read {@code run} from every answer; 503 only when the queue is full or the wait ran out.
+ * <p>A full house is met by waiting, as Piston queues jobs: a request waits in a bounded queue ({@code
+ * http.maxQueuedExecutions}) for at most {@code http.executionQueueWait}, so that a client fanning out more requests
+ * than there are places gets every answer without a retry loop of its own; 503 with Retry-After only when the queue is
+ * full or the wait ran out ({@code http.maxQueuedExecutions: 0} refuses at once).
  */
 final class ExecutionGate {
 
-    /** What an execution does when every place is taken. */
-    enum Admission { REFUSE, QUEUE }
+    /** Whose turn a request of a caller without an owner (auth off: everyone is one caller) takes. */
+    private static final String NO_OWNER = "";
 
     private final ExecuteCode executeCode;
     private final Set<dev.codeagent.domain.execution.Language> languages;
     private final ApiMetrics metrics;
-    private final Semaphore places;
-    private final int maxExecutions;
-    private final int maxQueued;
-    private final Duration queueWait;
-    private final AtomicInteger queued = new AtomicInteger();
+    private final FairPlaces places;
+    private final dev.codeagent.application.submit.SubmitExecutions submissions;
     private final Set<Thread> inFlight = ConcurrentHashMap.newKeySet();
 
-    ExecutionGate(ExecuteCode executeCode, Set<dev.codeagent.domain.execution.Language> languages, int maxExecutions, int maxQueued,
-            Duration queueWait, ApiMetrics metrics) {
+    ExecutionGate(ExecuteCode executeCode, Set<dev.codeagent.domain.execution.Language> languages, FairPlaces places,
+            dev.codeagent.application.submit.SubmitExecutions submissions, ApiMetrics metrics) {
+        this.submissions = submissions;
         this.executeCode = executeCode;
         this.languages = Set.copyOf(languages);
         this.metrics = metrics;
-        this.maxExecutions = maxExecutions;
-        this.maxQueued = maxQueued;
-        this.queueWait = queueWait;
-        // fair: a queued request is served before one that arrives later
-        this.places = new Semaphore(maxExecutions, true);
+        this.places = places;
     }
 
-    /** Runs one execution; {@code via} names the endpoint in the metrics. */
-    Execution run(ExecutionRequest request, String via, Admission admission) {
+    /** The owner whose turn a caller's request takes. */
+    static String owner(Caller caller) {
+        return caller == null || caller.owner() == null ? NO_OWNER : caller.owner();
+    }
+
+    /** Checks what can be checked before running. @throws ProblemException 400 naming the field */
+    void validate(ExecutionRequest request) {
         try {
             executeCode.validate(request);
         } catch (InvalidRequestException e) {
             throw invalid(e);
         }
-        return hold(admission, () -> {
+    }
+
+    /** Runs one execution of {@code caller}; {@code via} names the endpoint in the metrics. */
+    Execution run(ExecutionRequest request, String via, Caller caller) {
+        validate(request);
+        return hold(caller, () -> {
             Execution e = executeCode.execute(request);
             metrics.execution(e, via);
             return e;
@@ -68,23 +71,25 @@ final class ExecutionGate {
     }
 
     /**
-     * Runs {@code body} holding one execution place, counted in flight (a queued request is in flight too: a stopping
-     * server waits for it and then cancels it): one execution, or a live session's whole life (its compile stage and
-     * its run). The executor's refusals inside become the problems {@link #run} answers with.
+     * Runs {@code body} holding one execution place of {@code caller}'s turn, counted in flight (a queued request is
+     * in flight too: a stopping server waits for it and then cancels it): one execution, or a live session's whole
+     * life (its compile stage and its run). The executor's refusals inside become the problems {@link #run} answers
+     * with.
      *
      * @throws ProblemException 503 when no place was had or when the server stopped it, 400 for a request the
      *     executor refused
      */
-    <T> T hold(Admission admission, java.util.function.Supplier<T> body) {
+    <T> T hold(Caller caller, java.util.function.Supplier<T> body) {
+        if (places.maxWaiting() == 0 && executeCode.running() >= executeCode.maxConcurrent()) {
+            // refusing at once was asked for: the sandbox's own places, shared with agent runs, are all taken too
+            metrics.rejected("overloaded");
+            throw ProblemException.retryLater(Type.OVERLOADED, "every execution place is busy (" + executeCode.running() + " of "
+                    + executeCode.maxConcurrent() + " running); try again shortly", Duration.ofSeconds(1));
+        }
         Thread self = Thread.currentThread();
         inFlight.add(self);
-        try {
-            admit(admission);
-            try {
-                return body.get();
-            } finally {
-                places.release();
-            }
+        try (FairPlaces.Place place = places.acquire(owner(caller))) {
+            return body.get();
         } catch (OverloadedException e) {
             metrics.rejected("overloaded");
             throw ProblemException.retryLater(Type.OVERLOADED, e.getMessage(), e.retryAfter() == null ? Duration.ofSeconds(1)
@@ -103,33 +108,6 @@ final class ExecutionGate {
     /** Executions (and live sessions) of this gate's metrics, by endpoint. */
     void counted(Execution e, String via) {
         metrics.execution(e, via);
-    }
-
-    /** Takes a place, waiting in the queue when allowed to. @throws ProblemException 503 when none is had */
-    private void admit(Admission admission) {
-        // the sandbox's own places are shared with agent runs: when they are all taken a refused request says so now
-        boolean sandboxFull = executeCode.running() >= executeCode.maxConcurrent();
-        if (!sandboxFull && places.tryAcquire()) {
-            return;
-        }
-        if (admission == Admission.REFUSE || maxQueued == 0) {
-            throw overloaded("every execution place is busy (" + executeCode.running() + " of " + executeCode.maxConcurrent()
-                    + " running); try again shortly");
-        }
-        if (queued.incrementAndGet() > maxQueued) {
-            queued.decrementAndGet();
-            throw overloaded("the execution queue is full (" + maxQueued + " waiting, http.maxQueuedExecutions); try again shortly");
-        }
-        try {
-            if (!places.tryAcquire(queueWait.toNanos(), TimeUnit.NANOSECONDS)) {
-                throw overloaded("no execution place came free within " + Units.formatDuration(queueWait)
-                        + " (http.executionQueueWait); try again shortly");
-            }
-        } catch (InterruptedException e) {
-            throw shuttingDown();
-        } finally {
-            queued.decrementAndGet();
-        }
     }
 
     private ProblemException overloaded(String message) {
@@ -162,10 +140,12 @@ final class ExecutionGate {
     }
 
     void registerGauges() {
-        metrics.gauge("codeagent.http.executions.inflight", "Executions the API is running now",
-                () -> maxExecutions - places.availablePermits());
-        metrics.gauge("codeagent.http.executions.max", "Executions the API runs at once before queueing or refusing",
-                () -> maxExecutions);
-        metrics.gauge("codeagent.http.executions.queued", "Piston executions waiting for a place", queued::get);
+        metrics.gauge("codeagent.http.executions.inflight", "Executions the API is running now", places::inUse);
+        metrics.gauge("codeagent.http.executions.max", "Executions the API runs at once before queueing",
+                places::places);
+        metrics.gauge("codeagent.http.executions.queued", "Executions waiting for a place (requests held open)",
+                places::waiting);
+        metrics.gauge("codeagent.http.submissions.pending", "Submitted executions (asynchronous, batched) not yet ended",
+                submissions::pending);
     }
 }

@@ -27,10 +27,10 @@ import java.util.regex.Pattern;
  *     (the idle timeout that cuts off slow clients)
  * @param shutdownGrace how long in-flight work may go on after a shutdown starts; then it is cancelled
  * @param maxConcurrentExecutions executions the API runs at once; 0 means {@code sandbox.maxConcurrent}.
- *     Beyond it {@code POST /v1/executions} is refused at once with 503; Piston's endpoint queues
- * @param maxQueuedExecutions Piston executions ({@code /api/v2/execute}) that may wait for a place, as
- *     Piston queues jobs; one more is refused with 503; 0 refuses at once like {@code /v1}
- * @param executionQueueWait how long a queued Piston execution waits for a place before it gets 503
+ *     Beyond it an execution ({@code /v1/executions}, Piston's) waits for a place, the keys served in turn
+ * @param maxQueuedExecutions executions that may wait for a place at once (each holds its connection open); one
+ *     more is refused with 503; 0 refuses at once when every place is busy
+ * @param executionQueueWait how long a queued execution waits for a place before it gets 503
  * @param maxConcurrentRuns agent runs going at once; more are refused with 503
  * @param maxEventStreams open event streams ({@code /v1/runs/{id}/events}) at once; more get 503
  * @param maxTimeout the longest wall time a request may ask for
@@ -47,6 +47,14 @@ import java.util.regex.Pattern;
  *     keys are configured, all of them with one key or auth off (see {@link #sessionsPerKey()})
  * @param maxConcurrentRunsPerKey runs one key may have going at once, by the same rule against
  *     {@code maxConcurrentRuns} (see {@link #runsPerKey()})
+ * @param idempotencyKeep how long the answer to a request sent with an {@code Idempotency-Key} is kept for its retries
+ *     (Stripe's convention: 24h); kept in memory, at most {@value #MAX_IDEMPOTENCY_KEYS} answers
+ * @param maxBatchSize submissions one {@code POST /v1/executions/batch} may carry
+ * @param maxPendingSubmissions submissions (batched or asynchronous) accepted and not yet finished, all keys together;
+ *     past it a submission is refused with 503
+ * @param resultsKeep how long a submission's result is kept for {@code GET /v1/executions/{id}}
+ * @param callbackHosts the hosts ({@code host} or {@code host:port}) a submission's {@code callbackUrl} may name; none
+ *     by default, so that a callback cannot be aimed at internal services unless an operator allows its host
  */
 public record HttpConfig(
         String host,
@@ -68,7 +76,15 @@ public record HttpConfig(
         int sessionPool,
         ByteSize sessionOutputBudget,
         int maxSessionsPerKey,
-        int maxConcurrentRunsPerKey) {
+        int maxConcurrentRunsPerKey,
+        Duration idempotencyKeep,
+        int maxBatchSize,
+        int maxPendingSubmissions,
+        Duration resultsKeep,
+        List<String> callbackHosts) {
+
+    /** Answers kept for {@code Idempotency-Key} retries at most (each is one answer's JSON, a few KiB). */
+    public static final int MAX_IDEMPOTENCY_KEYS = 10_000;
 
     /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
     public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "sessions", "piston", "metrics");
@@ -141,6 +157,19 @@ public record HttpConfig(
         positive("http.maxConcurrentRuns", maxConcurrentRuns);
         positive("http.maxEventStreams", maxEventStreams);
         positive("http.maxTimeout", maxTimeout);
+        positive("http.idempotencyKeep", idempotencyKeep);
+        if (maxBatchSize < 1 || maxBatchSize > 1000) {
+            throw new IllegalArgumentException("http.maxBatchSize must be between 1 and 1000, was " + maxBatchSize);
+        }
+        positive("http.maxPendingSubmissions", maxPendingSubmissions);
+        positive("http.resultsKeep", resultsKeep);
+        callbackHosts = callbackHosts == null ? List.of() : callbackHosts.stream().map(h -> h.trim().toLowerCase(Locale.ROOT))
+                .toList();
+        for (String h : callbackHosts) {
+            if (h.isEmpty() || h.contains("/") || h.contains("@")) {
+                throw new IllegalArgumentException("http.callbackHosts: '" + h + "' is not a host or host:port");
+            }
+        }
         Objects.requireNonNull(maxMemory, "http.maxMemory");
         if (maxMemory.bytes() < 16L * 1024 * 1024) {
             throw new IllegalArgumentException("http.maxMemory must be at least 16m, was " + maxMemory);
@@ -167,8 +196,15 @@ public record HttpConfig(
      * @param endpoints the endpoint groups the key may use (see {@link #ENDPOINT_GROUPS}); none: all; and
      *     {@link #OPERATOR_GROUP} for a key that sees every run
      * @param rateLimitPerMinute this key's own rate limit, or null for {@code http.rateLimitPerMinute}
+     * @param callbackSecret what the callbacks of this key's submissions are signed with (HMAC-SHA256 of the body);
+     *     null: the key cannot ask for callbacks
      */
-    public record ApiKey(String name, String sha256, List<String> endpoints, Integer rateLimitPerMinute) {
+    public record ApiKey(String name, String sha256, List<String> endpoints, Integer rateLimitPerMinute, String callbackSecret) {
+
+        /** A key without a callback secret. */
+        public ApiKey(String name, String sha256, List<String> endpoints, Integer rateLimitPerMinute) {
+            this(name, sha256, endpoints, rateLimitPerMinute, null);
+        }
 
         private static final Pattern HEX64 = Pattern.compile("[0-9a-fA-F]{64}");
         /**
@@ -207,6 +243,10 @@ public record HttpConfig(
             }
             if (rateLimitPerMinute != null && rateLimitPerMinute < 1) {
                 throw new IllegalArgumentException("http.auth.keys: key '" + name + "' rateLimitPerMinute must be at least 1");
+            }
+            if (callbackSecret != null && callbackSecret.length() < 16) {
+                throw new IllegalArgumentException("http.auth.keys: key '" + name + "' callbackSecret must be at least 16"
+                        + " characters (head -c 32 /dev/urandom | base64)");
             }
         }
 
@@ -252,7 +292,8 @@ public record HttpConfig(
     public static HttpConfig defaults() {
         return new HttpConfig("127.0.0.1", 8080, new Auth(true, List.of()), 120, ByteSize.ofMiB(2), new ByteSize(8 * 1024),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 0, 64, Duration.ofSeconds(60), 4, 64, Duration.ofSeconds(60),
-                ByteSize.ofMiB(1024), 4, 1, ByteSize.ofMiB(8), 0, 0);
+                ByteSize.ofMiB(1024), 4, 1, ByteSize.ofMiB(8), 0, 0, Duration.ofHours(24), 200, 1000, Duration.ofHours(24),
+                List.of());
     }
 
     /** Sessions one key may hold at once: {@code maxSessionsPerKey}, or its default share of {@code maxSessions}. */

@@ -1,8 +1,12 @@
 package dev.codeagent.http;
 
 import com.google.inject.Provides;
+import dev.codeagent.application.command.IdempotencyKeys;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.execute.FairPlaces;
+import dev.codeagent.application.submit.ExecutionResults;
+import dev.codeagent.application.submit.SubmitExecutions;
 import dev.codeagent.application.inject.Closer;
 import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.run.RecoverInterruptedRuns;
@@ -75,14 +79,46 @@ public final class HttpModule extends AdapterModule {
         return new ApiRequests(config, sandbox.languages());
     }
 
-    /** Executions the API runs at once: {@code http.maxConcurrentExecutions}, 0 meaning {@code sandbox.maxConcurrent}. */
+    /** Answers kept for the retries of requests sent with an {@code Idempotency-Key} ({@code http.idempotencyKeep}). */
     @Provides
     @LazySingleton
-    ExecutionGate executions(HttpConfig http, CodeAgentConfig config, ExecuteCode executeCode, Sandbox sandbox,
-            ApiMetrics metrics) {
+    IdempotentReplies replies(HttpConfig http, Clock clock) {
+        return new IdempotentReplies(new IdempotencyKeys<>(http.idempotencyKeep(), HttpConfig.MAX_IDEMPOTENCY_KEYS, clock));
+    }
+
+    /**
+     * The execution places of the API, shared by its synchronous requests and its submissions, the keys served in turn:
+     * {@code http.maxConcurrentExecutions}, 0 meaning {@code sandbox.maxConcurrent}.
+     */
+    @Provides
+    @LazySingleton
+    FairPlaces places(HttpConfig http, CodeAgentConfig config) {
         int places = http.maxConcurrentExecutions() > 0 ? http.maxConcurrentExecutions() : config.sandbox().maxConcurrent();
-        return new ExecutionGate(executeCode, sandbox.languages(), places, http.maxQueuedExecutions(),
-                http.executionQueueWait(), metrics);
+        return new FairPlaces(places, http.maxQueuedExecutions(), http.executionQueueWait(), "http.maxQueuedExecutions",
+                "http.executionQueueWait");
+    }
+
+    @Provides
+    @LazySingleton
+    ExecutionGate executions(ExecuteCode executeCode, Sandbox sandbox, FairPlaces places, SubmitExecutions submissions,
+            ApiMetrics metrics) {
+        return new ExecutionGate(executeCode, sandbox.languages(), places, submissions, metrics);
+    }
+
+    /** Callbacks of submissions: to the hosts {@code http.callbackHosts} allows, tried again 1, 2, 4 and 8 s later. */
+    @Provides
+    @LazySingleton
+    Callbacks callbacks(HttpConfig http, Closer closer) {
+        return closer.register(new Callbacks(http, Duration.ofSeconds(1)));
+    }
+
+    /** Asynchronous and batched executions, their results kept in the store's {@link ExecutionResults}. */
+    @Provides
+    @LazySingleton
+    SubmitExecutions submissions(HttpConfig http, ExecuteCode executeCode, FairPlaces places, ExecutionResults results,
+            ApiMetrics metrics, Clock clock, Closer closer) {
+        return closer.register(new SubmitExecutions(executeCode, places, results, http.maxPendingSubmissions(),
+                http.resultsKeep(), clock, e -> metrics.execution(e, "submitted")));
     }
 
     /**

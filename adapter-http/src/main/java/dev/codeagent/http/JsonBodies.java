@@ -80,6 +80,17 @@ final class JsonBodies {
         return bind(strict, text(ctx), type);
     }
 
+    /** The body as JSON text, its Content-Type checked as {@link #strict(Context, Class)} does, for {@link #strict(String, Class)}. */
+    String jsonText(Context ctx) {
+        requireJson(ctx);
+        return text(ctx);
+    }
+
+    /** Binds a body read with {@link #jsonText} to {@code type}, failing on unknown fields. */
+    <T> T strict(String text, Class<T> type) {
+        return bind(strict, text, type);
+    }
+
     /** Binds the body to {@code type}, ignoring unknown fields (for wire formats defined by others), any content type. */
     <T> T lenient(Context ctx, Class<T> type) {
         return bind(lenient, text(ctx), type);

@@ -216,7 +216,7 @@ final class PistonConnect implements AutoCloseable {
             send(ctx, JsonNodeFactory.instance.objectNode().put("type", "runtime")
                     .put("language", piston.runtimeName(request.program().language()))
                     .put("version", piston.version(request.program().language())));
-            gate.hold(ExecutionGate.Admission.QUEUE, () -> {
+            gate.hold(ctx.attribute(RequestGuard.CALLER), () -> {
                 run(ctx, s, request);
                 return null;
             });

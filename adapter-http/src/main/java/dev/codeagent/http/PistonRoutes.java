@@ -30,6 +30,6 @@ final class PistonRoutes {
     private void execute(Context ctx) {
         PistonApi.ExecuteBody body = bodies.lenient(ctx, PistonApi.ExecuteBody.class);
         ExecutionRequest request = piston.request(body);
-        Router.json(ctx, 200, piston.response(request.program().language(), gate.run(request, "piston", ExecutionGate.Admission.QUEUE)));
+        Router.json(ctx, 200, piston.response(request.program().language(), gate.run(request, "piston", RequestGuard.caller(ctx))));
     }
 }

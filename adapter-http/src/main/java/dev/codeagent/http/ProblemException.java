@@ -26,6 +26,7 @@ final class ProblemException extends RuntimeException {
         REQUEST_TIMEOUT("request-timeout", 408, "The request did not arrive in time"),
         CONFLICT("conflict", 409, "The request conflicts with the resource's state"),
         BODY_TOO_LARGE("body-too-large", 413, "The request body is too large"),
+        IDEMPOTENCY_KEY_REUSED("idempotency-key-reused", 422, "The Idempotency-Key was used with another request"),
         UNSUPPORTED_MEDIA_TYPE("unsupported-media-type", 415, "The request body must be application/json"),
         RATE_LIMITED("rate-limited", 429, "Too many requests"),
         OVERLOADED("overloaded", 503, "The server is at capacity"),

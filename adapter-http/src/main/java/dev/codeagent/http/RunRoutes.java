@@ -29,8 +29,10 @@ final class RunRoutes {
     private final EventStreams streams;
     private final JsonBodies bodies;
     private final ApiRequests requests;
+    private final IdempotentReplies replies;
 
-    RunRoutes(RunService runs, EventStreams streams, JsonBodies bodies, ApiRequests requests) {
+    RunRoutes(RunService runs, EventStreams streams, JsonBodies bodies, ApiRequests requests, IdempotentReplies replies) {
+        this.replies = replies;
         this.runs = runs;
         this.streams = streams;
         this.bodies = bodies;
@@ -46,13 +48,15 @@ final class RunRoutes {
     }
 
     private void startRun(Context ctx) {
-        ApiRequests.RunBody body = bodies.strict(ctx, ApiRequests.RunBody.class);
+        String text = bodies.jsonText(ctx);
+        ApiRequests.RunBody body = bodies.strict(text, ApiRequests.RunBody.class);
         Task task = requests.task(body);
-        String id = SolveTask.newRunId();
         Caller caller = RequestGuard.caller(ctx);
-        Run run = runs.start(caller, id, task);
-        ctx.header("Location", "/v1/runs/" + id);
-        Router.json(ctx, 202, Views.run(runs.find(caller, id).orElse(run)));
+        replies.answer(ctx, text, () -> {
+            String id = SolveTask.newRunId();
+            Run run = runs.start(caller, id, task);
+            return IdempotentReplies.json(202, "/v1/runs/" + id, Views.run(runs.find(caller, id).orElse(run)));
+        });
     }
 
     private void listRuns(Context ctx) {

@@ -31,6 +31,18 @@ final class Views {
         return MAPPER.valueToTree(ExecutionView.of(e));
     }
 
+    /** A submitted execution: where it is, and its result once it is done. */
+    static ObjectNode submission(dev.codeagent.application.submit.StoredExecution s) {
+        ObjectNode n = MAPPER.createObjectNode();
+        n.put("id", s.id());
+        n.put("status", s.status().name());
+        n.put("acceptedAt", instant(s.acceptedAt()));
+        n.put("finishedAt", s.finishedAt() == null ? null : instant(s.finishedAt()));
+        n.set("result", s.result() == null ? null : execution(s.result()));
+        n.putObject("links").put("self", "/v1/executions/" + s.id());
+        return n;
+    }
+
     static ObjectNode task(Task t) {
         return MAPPER.valueToTree(TaskView.of(t));
     }

@@ -57,6 +57,7 @@ class ApiDescriptionIT {
     void requestSchemasNameExactlyTheFieldsTheServerReads() {
         assertThat(properties("ExecutionRequest")).isEqualTo(components(ApiRequests.ExecutionBody.class));
         assertThat(properties("RunRequest")).isEqualTo(components(ApiRequests.RunBody.class));
+        assertThat(properties("BatchRequest")).isEqualTo(components(ApiRequests.BatchBody.class));
         assertThat(properties("PistonExecuteRequest")).isEqualTo(components(PistonApi.ExecuteBody.class));
         assertThat(properties("PistonFile")).isEqualTo(components(PistonApi.FileBody.class));
     }
@@ -74,9 +75,17 @@ class ApiDescriptionIT {
         json(server.get("/api/v2/packages", TestServer.ADMIN_KEY), 200).forEach(l -> conforms(l, "PistonPackage"));
         conforms(json(server.post("/v1/executions", TestServer.ADMIN_KEY, "{\"language\":\"python\"}"), 400), "Problem");
         conforms(json(server.post("/api/v2/execute", TestServer.ADMIN_KEY, "{\"language\":\"cobol\",\"files\":[]}"), 400), "Problem");
-        JsonNode page = json(server.get("/v1/runs", TestServer.ADMIN_KEY), 200);
-        conforms(page, "RunPage");
+        conforms(json(server.get("/v1/runs", TestServer.ADMIN_KEY), 200), "RunPage");
         conforms(json(server.get("/health", null), 200), "Health");
+        JsonNode submitted = json(server.post("/v1/executions", TestServer.ADMIN_KEY,
+                "{\"language\":\"python\",\"code\":\"print(1)\",\"wait\":false}"), 202);
+        conforms(submitted, "Submission");
+        JsonNode batch = json(server.post("/v1/executions/batch", TestServer.ADMIN_KEY,
+                "{\"submissions\":[{\"language\":\"python\",\"code\":\"print(1)\"}]}"), 202);
+        conforms(batch, "BatchAccepted");
+        JsonNode page = json(server.get("/v1/executions?ids=" + submitted.get("id").asText() + ",ex_unknown", TestServer.ADMIN_KEY), 200);
+        conforms(page, "SubmissionPage");
+        page.get("executions").forEach(e -> conforms(e, "Submission"));
     }
 
     private static JsonNode json(HttpResponse<String> r, int status) {

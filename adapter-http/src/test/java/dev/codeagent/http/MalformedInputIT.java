@@ -73,7 +73,7 @@ class MalformedInputIT {
                 raw("URI too long", "GET /v1/runs?x=" + "a".repeat(16 * 1024) + " HTTP/1.0\r\n\r\n", new byte[0], 414, null),
                 raw("garbage request line", "GARBAGE\r\n\r\n", new byte[0], 400, null),
                 raw("unknown method", "BREW /v1/executions HTTP/1.0\r\n" + auth + "\r\n", new byte[0], 405, "method-not-allowed"),
-                raw("wrong method", "GET /v1/executions HTTP/1.0\r\n" + auth + "\r\n", new byte[0], 405, "method-not-allowed"),
+                raw("wrong method", "PUT /v1/executions HTTP/1.0\r\n" + auth + "\r\n", new byte[0], 405, "method-not-allowed"),
                 raw("TRACE", "TRACE /v1/runs HTTP/1.0\r\n" + auth + "\r\n", new byte[0], 405, "method-not-allowed"),
                 // the API's namespaces are closed by default: no key, no answer about what exists there
                 raw("unknown API route without a key", "GET /v1/nothing-here HTTP/1.0\r\n\r\n", new byte[0], 401, "unauthorized"),

@@ -103,8 +103,9 @@ class ProtectionIT {
     }
 
     @Test
-    void refusesOverloadAtOnceInsteadOfQueueing() throws Exception {
-        try (TestServer s = TestServer.builder().set("http.maxConcurrentExecutions", "1").start()) {
+    void refusesOverloadAtOnceWhenQueueingIsTurnedOff() throws Exception {
+        try (TestServer s = TestServer.builder().set("http.maxConcurrentExecutions", "1").set("http.maxQueuedExecutions", "0")
+                .start()) {
             HttpRequest slow = s.request("/v1/executions").header("Authorization", "Bearer " + TestServer.ADMIN_KEY)
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString("{\"language\":\"python\",\"code\":\"import time\\ntime.sleep(2)\\nprint('done')\"}"))

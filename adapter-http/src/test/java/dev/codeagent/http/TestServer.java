@@ -56,6 +56,7 @@ final class TestServer implements AutoCloseable {
     static final class Builder {
         private final Map<String, String> overrides = new LinkedHashMap<>();
         private CodeGenerator generator = request -> "```python\nprint('hello')\n```";
+        private String yaml = "{}\n";
 
         Builder() {
             overrides.put("sandbox.kind", "process");
@@ -72,6 +73,18 @@ final class TestServer implements AutoCloseable {
             return this;
         }
 
+        /** Leaves a default override of this builder out (to give the key in {@link #yaml} instead). */
+        Builder unset(String key) {
+            overrides.remove(key);
+            return this;
+        }
+
+        /** The config file's text (YAML), under the overrides: for what overrides cannot say (objects in lists). */
+        Builder yaml(String text) {
+            this.yaml = text;
+            return this;
+        }
+
         Builder generator(CodeGenerator g) {
             this.generator = g;
             return this;
@@ -80,7 +93,7 @@ final class TestServer implements AutoCloseable {
         CodeAgentConfig config() {
             try {
                 Path empty = Files.createTempFile("codeagent-http-test", ".yaml");
-                Files.writeString(empty, "{}\n");
+                Files.writeString(empty, yaml);
                 try {
                     return new ConfigLoader().load(Optional.of(empty), Map.of(), overrides);
                 } finally {

@@ -15,12 +15,14 @@ public final class PostgresStore implements AutoCloseable {
     private final PostgresRunLog runLog;
     private final PostgresWorkQueue workQueue;
     private final PostgresExecutionQueue executions;
+    private final PostgresExecutionResults results;
 
     PostgresStore(PostgresDatabase db, Clock clock) {
         this.db = db;
         this.runLog = new PostgresRunLog(db, false, clock);
         this.workQueue = new PostgresWorkQueue(db, runLog, clock);
         this.executions = new PostgresExecutionQueue(db);
+        this.results = new PostgresExecutionResults(db);
     }
 
     /**
@@ -42,6 +44,11 @@ public final class PostgresStore implements AutoCloseable {
 
     public ExecutionQueue executionQueue() {
         return executions;
+    }
+
+    /** Executions submitted over HTTP to be collected later, with their results: every front door of the database sees them. */
+    public dev.codeagent.application.submit.ExecutionResults executionResults() {
+        return results;
     }
 
     /** Hears of every change to any run, from any process sharing the database. */

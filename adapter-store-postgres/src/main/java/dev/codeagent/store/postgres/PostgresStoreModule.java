@@ -7,6 +7,7 @@ import dev.codeagent.application.inject.Closer;
 import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.ConfigSection;
+import dev.codeagent.application.submit.ExecutionResults;
 import dev.codeagent.application.work.ExecutionQueue;
 import dev.codeagent.application.work.WorkQueue;
 import dev.codeagent.domain.solving.RunLog;
@@ -48,5 +49,12 @@ public final class PostgresStoreModule extends AdapterModule {
     @StringMapKey("postgres")
     ExecutionQueue executions(PostgresStore store) {
         return store.executionQueue();
+    }
+
+    /** Submitted executions and their results, shared by every front door of the database. */
+    @ProvidesIntoMap
+    @StringMapKey("postgres")
+    ExecutionResults results(PostgresStore store) {
+        return store.executionResults();
     }
 }

@@ -50,7 +50,19 @@ final class Migrations {
                     // working it (owner_*). Rows from before this step belong to no one: only an operator
                     // sees them. Listing one caller's runs is by this column, newest first.
                     "ALTER TABLE runs ADD COLUMN started_by TEXT",
-                    "CREATE INDEX runs_by_started_by ON runs (started_by, started_at DESC, id DESC)")));
+                    "CREATE INDEX runs_by_started_by ON runs (started_by, started_at DESC, id DESC)")),
+            new Migration(4, "submitted executions and their results", List.of(
+                    // Executions submitted over HTTP to be collected later (asynchronous, batched): kept until
+                    // their owner collects them, across a restart; forgotten a while after they ended. The result is
+                    // the Execution whole as JSON (RunJson), null until status DONE.
+                    "CREATE TABLE executions ("
+                            + " id TEXT PRIMARY KEY NOT NULL,"
+                            + " submitted_by TEXT,"
+                            + " status TEXT NOT NULL,"
+                            + " accepted_at TEXT NOT NULL,"
+                            + " finished_at TEXT,"
+                            + " result TEXT CHECK (result IS NULL OR json_valid(result)))",
+                    "CREATE INDEX executions_by_finish ON executions (finished_at)")));
 
     static final int LATEST = ALL.get(ALL.size() - 1).version();
 

@@ -442,17 +442,17 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
     // ---- transactions
 
     @FunctionalInterface
-    private interface Work<T> {
+    interface Work<T> {
         T run(Connection c) throws SQLException;
     }
 
     /** Runs {@code work} in a write transaction, taken at once so that it never fails half-way for a lock. */
-    private <T> T write(String what, Work<T> work) {
+    <T> T write(String what, Work<T> work) {
         return inTransaction("BEGIN IMMEDIATE", what, work);
     }
 
     /** Runs {@code work} in a read transaction, so that its queries see one state of the file. */
-    private <T> T read(String what, Work<T> work) {
+    <T> T read(String what, Work<T> work) {
         return inTransaction("BEGIN", what, work);
     }
 
@@ -530,7 +530,7 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
 
     // ---- values
 
-    private static String time(Instant t, String what) {
+    static String time(Instant t, String what) {
         Objects.requireNonNull(t, what);
         if (t.isBefore(EARLIEST) || t.isAfter(LATEST)) {
             throw new IllegalArgumentException(what + " must lie in the years 0 to 9999, was " + t);

@@ -6,6 +6,7 @@ import dev.codeagent.application.inject.Closer;
 import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.ConfigSection;
+import dev.codeagent.application.submit.ExecutionResults;
 import dev.codeagent.domain.solving.RunLog;
 import java.util.List;
 
@@ -20,10 +21,23 @@ public final class SqliteStoreModule extends AdapterModule {
         return List.of(SqliteStoreConfig.SECTION);
     }
 
+    /** The file, opened once: the run log and the submitted executions share its connection. */
+    @com.google.inject.Provides
+    @LazySingleton
+    SqliteRunLog file(SqliteStoreConfig own, Closer closer) {
+        return closer.register(SqliteRunLog.open(SqliteRunLog.resolvePath(own.path())));
+    }
+
     @ProvidesIntoMap
     @StringMapKey("sqlite")
-    @LazySingleton
-    RunLog sqlite(SqliteStoreConfig own, Closer closer) {
-        return closer.register(new SqliteRunLogProvider().create(own));
+    RunLog sqlite(SqliteRunLog file) {
+        return file;
+    }
+
+    /** Submitted executions and their results, in the same file: they survive a restart. */
+    @ProvidesIntoMap
+    @StringMapKey("sqlite")
+    ExecutionResults executions(SqliteRunLog file) {
+        return new SqliteExecutionResults(file);
     }
 }

@@ -11,6 +11,8 @@ import dev.codeagent.application.inject.Embedded;
 import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.ConfigSection;
+import dev.codeagent.application.submit.ExecutionResults;
+import dev.codeagent.application.submit.InMemoryExecutionResults;
 import dev.codeagent.domain.solving.RunLog;
 import java.util.List;
 import java.util.Map;
@@ -37,6 +39,7 @@ public final class WorkModule extends AdapterModule {
     protected void configure() {
         MapBinder.newMapBinder(binder(), String.class, WorkQueue.class);
         MapBinder.newMapBinder(binder(), String.class, ExecutionQueue.class);
+        MapBinder.newMapBinder(binder(), String.class, ExecutionResults.class);
         OptionalBinder.newOptionalBinder(binder(), StoreQueues.class).setDefault().to(Key.get(StoreQueues.class, Configured.class));
         bind(RunWorker.class).in(LazySingleton.class);
         // where a door's runs are worked (sandbox.kind: queue sends them whole to the workers): the rule, for every door
@@ -58,6 +61,18 @@ public final class WorkModule extends AdapterModule {
         }
         return new StoreQueues(Optional.ofNullable(runs.get(store.kind())).map(Provider::get),
                 Optional.ofNullable(executions.get(store.kind())).map(Provider::get));
+    }
+
+    /**
+     * Where submitted executions' results are kept: the store {@code store.kind} names, when its module registers them
+     * under its key (so that they survive a restart), else this process's memory.
+     */
+    @Provides
+    @LazySingleton
+    ExecutionResults executionResults(StoreConfig store, Map<String, Provider<ExecutionResults>> stores,
+            @Embedded Optional<RunLog> embeddersOwn) {
+        Provider<ExecutionResults> stored = embeddersOwn.isPresent() ? null : stores.get(store.kind());
+        return stored == null ? new InMemoryExecutionResults() : stored.get();
     }
 
     @Provides
