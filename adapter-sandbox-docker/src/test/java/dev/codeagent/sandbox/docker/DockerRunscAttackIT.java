@@ -35,7 +35,7 @@ class DockerRunscAttackIT extends SandboxAttackTest {
         sandbox = DockerTestSupport.runscSandbox(4, ResourceLimits.defaults()
                 .withMemoryBytes(128 * ResourceLimits.MIB).withMaxProcesses(32));
         // the attacks meet warm containers, as requests do: a cold start on a loaded host is not what the
-        // wall-clock tests time (the limit starts with the program; see DockerSandbox.START_UP)
+        // wall-clock tests time (the limit starts with the program; see DockerExecutions.START_UP)
         sandbox.awaitSettled(Duration.ofSeconds(60));
     }
 

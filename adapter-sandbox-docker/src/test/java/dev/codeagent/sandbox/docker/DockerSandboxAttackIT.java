@@ -25,7 +25,7 @@ class DockerSandboxAttackIT extends SandboxAttackTest {
         sandbox = DockerTestSupport.sandbox(2, ResourceLimits.defaults()
                 .withMemoryBytes(128 * ResourceLimits.MIB).withMaxProcesses(32));
         // the attacks meet warm containers, as requests do: a cold start on a loaded host is not what the
-        // wall-clock tests time (the limit starts with the program; see DockerSandbox.START_UP)
+        // wall-clock tests time (the limit starts with the program; see DockerExecutions.START_UP)
         sandbox.awaitSettled(Duration.ofSeconds(60));
     }
 
