@@ -81,7 +81,7 @@ final class JudgeServer implements AutoCloseable {
         byte[] c = code.getBytes(StandardCharsets.UTF_8);
         byte[] t = job.tests().getBytes(StandardCharsets.UTF_8);
         byte[] p = job.prelude() == null ? null : job.prelude().getBytes(StandardCharsets.UTF_8);
-        String header = "J " + nonce + " " + Math.max(1, wall.toSeconds() + 1) + " " + memory + " " + Runner.seconds(sampleCpu) + " " + JudgeChannel.SANDBOX_CHANNELS + "/"
+        String header = "J " + nonce + " " + Math.max(1, wall.toSeconds() + 1) + " " + memory + " " + JudgedLaunches.seconds(sampleCpu) + " " + JudgeChannel.SANDBOX_CHANNELS + "/"
                 + channel + " " + (job.entryPoints().isEmpty() ? "-" : String.join(",", job.entryPoints())) + " " + c.length
                 + " " + t.length + " " + (p == null ? -1 : p.length) + "\n";
         try {
