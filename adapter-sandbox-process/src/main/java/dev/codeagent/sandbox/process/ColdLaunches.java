@@ -35,24 +35,24 @@ final class ColdLaunches extends Launches {
      * Runs the request in a sandbox started for it; with {@code live}, its stdin stays open and its output also goes
      * to {@code live} as it comes (supervised runs only: the caller checks {@link #supervised()}).
      */
-    Execution cold(ExecutionRequest request, Path binary, Isolation isolation, LiveRun live) {
+    Execution cold(ExecutionRequest request, Path binary, Isolation isolation, LiveChild live) {
         return cold(request, binary, isolation, live, null);
     }
 
-    /** As {@link #cold(ExecutionRequest, Path, Isolation, LiveRun)}, the supervised run forked by {@code zygote} when one is given. */
-    Execution cold(ExecutionRequest request, Path binary, Isolation isolation, LiveRun live, Zygote zygote) {
+    /** As {@link #cold(ExecutionRequest, Path, Isolation, LiveChild)}, the supervised run forked by {@code zygote} when one is given. */
+    Execution cold(ExecutionRequest request, Path binary, Isolation isolation, LiveChild live, Zygote zygote) {
         long started = System.nanoTime();
         long uid = -1;
         WorkDir dir = null;
         Path rusage = null;
-        RunGroup group = null;
+        ChildGroup group = null;
         Result result = new Result();
         try {
             uid = uids == null ? -1 : uids.acquire();
             group = newGroup(request.limits());
             if (supervisor != null) {
                 // nothing on the host's disk: the supervisor (or the zygote's run) writes the files into the run's tmpfs
-                run(startRun(request, plan.programArgv(binary, request), uid, group, List.of(), null, zygote, isolation)
+                run(startChild(request, plan.programArgv(binary, request), uid, group, List.of(), null, zygote, isolation)
                         .live(live), result);
             } else {
                 if (live != null) {
@@ -62,11 +62,11 @@ final class ColdLaunches extends Launches {
                 if (plan.measures() && group == null) {
                     rusage = rusageFile(dir.path(), uid);
                 }
-                RunSpec spec = new RunSpec(uid, dir.path(), dir.files(), plan.programArgv(binary, request),
+                LaunchSpec spec = new LaunchSpec(uid, dir.path(), dir.files(), plan.programArgv(binary, request),
                         plan.environment(dir.path()), request.limits(),
                         LaunchPlan.addressSpaceLimit(request.program().language()), rusage, true, group, false);
                 Launch launch = Launch.start(spec, plan.command(spec), threads);
-                run(new Run(launch, request.stdin().getBytes(StandardCharsets.UTF_8), request, isolation, killer, group, 0,
+                run(new Child(launch, request.stdin().getBytes(StandardCharsets.UTF_8), request, isolation, killer, group, 0,
                         null), result);
             }
         } catch (IOException | SandboxUnavailableException e) {

@@ -81,7 +81,7 @@ final class ForkedLaunches extends Launches {
 
     private Zygote startZygote(Path python, Path scripts) {
         Path dir = null;
-        RunGroup group = null;
+        ChildGroup group = null;
         java.nio.channels.ServerSocketChannel door = null;
         try {
             dir = Files.createTempDirectory(workRoot, "codeagent-zygote-",
@@ -104,7 +104,7 @@ final class ForkedLaunches extends Launches {
             pb.environment().putAll(plan.environment(dir));
             Process p = pb.start();
             Path d = dir;
-            RunGroup g = group;
+            ChildGroup g = group;
             Zygote z = new Zygote(p, door, threads, () -> {
                 p.destroyForcibly();
                 if (g != null) {

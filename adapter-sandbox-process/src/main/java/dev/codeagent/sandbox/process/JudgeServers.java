@@ -77,7 +77,7 @@ final class JudgeServers extends Launches {
             argv.addAll(JUDGE_FLAGS);
             argv.add(JudgeChannel.script(scripts, JudgeScripts.SERVER));
             LongLived server = startLongLived(SERVER_LIMITS, true, argv, List.of(
-                    new RunSpec.Bind(channels, JudgeChannel.SANDBOX_CHANNELS), new RunSpec.Bind(scripts, JudgeChannel.SANDBOX_LIB)),
+                    new LaunchSpec.Bind(channels, JudgeChannel.SANDBOX_CHANNELS), new LaunchSpec.Bind(scripts, JudgeChannel.SANDBOX_LIB)),
                     channels);
             return new JudgeServer(server.process(), channels, threads, server.release());
         } catch (IOException | RuntimeException e) {

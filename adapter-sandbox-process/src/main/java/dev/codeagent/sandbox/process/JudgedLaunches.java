@@ -66,20 +66,20 @@ final class JudgedLaunches extends Launches {
         JudgeJob job = request.judging();
         long candidateUid = -1;
         long judgeUid = -1;
-        RunGroup candidateGroup = null;
-        RunGroup judgeGroup = null;
+        ChildGroup candidateGroup = null;
+        ChildGroup judgeGroup = null;
         Path channel = null;
         WorkDir judgeDir = null;
         Result result = new Result();
         Result judgeResult = new Result();
-        Run judgeRun = null;
+        Child judgeRun = null;
         java.util.concurrent.Future<?> judging = null;
         String verdictNonce = nonce();
         try {
             candidateUid = uids == null ? -1 : uids.acquire();
             judgeUid = uids == null ? -1 : uids.acquire();
             channel = JudgeChannel.create(workRoot);
-            List<RunSpec.Bind> binds = JudgeChannel.binds(channel, scripts);
+            List<LaunchSpec.Bind> binds = JudgeChannel.binds(channel, scripts);
             ResourceLimits judgeLimits = judgeLimits(request.limits());
             candidateGroup = newGroup(request.limits());
             judgeGroup = newGroup(judgeLimits);
@@ -98,14 +98,14 @@ final class JudgedLaunches extends Launches {
             env.put("CODEAGENT_JUDGE_NONCE", verdictNonce);
             // the judge's CPU reading the sample's replies is the sample's: a flood of large values ends at its limit
             env.put("CODEAGENT_JUDGE_CPU", seconds(request.limits().cpuTime()));
-            RunSpec judgeSpec = new RunSpec(judgeUid, judgeDir.path(), judgeDir.files(), judgeArgv(judgeRequest, job, binary, scripts),
+            LaunchSpec judgeSpec = new LaunchSpec(judgeUid, judgeDir.path(), judgeDir.files(), judgeArgv(judgeRequest, job, binary, scripts),
                     env, judgeLimits, true, null, true, judgeGroup, false).withBinds(binds);
-            Run jr = new Run(Launch.start(judgeSpec, plan.command(judgeSpec), threads), new byte[0], judgeRequest, isolation,
+            Child jr = new Child(Launch.start(judgeSpec, plan.command(judgeSpec), threads), new byte[0], judgeRequest, isolation,
                     killer, judgeGroup, 0, null);
             judgeRun = jr;
             judging = threads.submit(() -> run(jr, judgeResult));
 
-            run(startRun(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds, null, null,
+            run(startChild(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds, null, null,
                     isolation), result);
             if (!result.cancelled) {
                 awaitJudge(judging, jr);
@@ -138,7 +138,7 @@ final class JudgedLaunches extends Launches {
             Path scripts, Zygote zygote) {
         long started = System.nanoTime();
         long candidateUid = -1;
-        RunGroup candidateGroup = null;
+        ChildGroup candidateGroup = null;
         Path channel = null;
         Result result = new Result();
         String verdictNonce = nonce();
@@ -147,12 +147,12 @@ final class JudgedLaunches extends Launches {
         try {
             candidateUid = uids.acquire();
             channel = server.newChannel();
-            List<RunSpec.Bind> binds = JudgeChannel.binds(channel, scripts);
+            List<LaunchSpec.Bind> binds = JudgeChannel.binds(channel, scripts);
             candidateGroup = newGroup(request.limits());
             ResourceLimits judgeLimits = judgeLimits(request.limits());
             verdict = server.submit(verdictNonce, judgeLimits.wallTime(), judgeLimits.memoryBytes(), request.limits().cpuTime(),
                     channel.getFileName().toString(), request.judging(), request.program().source());
-            run(startRun(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds,
+            run(startChild(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds,
                     server.channels().getFileName() + "/" + channel.getFileName(), zygote, isolation), result);
             if (!result.cancelled) {
                 line = verdict.get(JUDGE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
@@ -181,7 +181,7 @@ final class JudgedLaunches extends Launches {
     }
 
     /** Waits for the judge's run to end, the grace at most; then (when {@code run} is given) ends it. */
-    private static void awaitJudge(java.util.concurrent.Future<?> judging, Run run) {
+    private static void awaitJudge(java.util.concurrent.Future<?> judging, Child run) {
         try {
             judging.get(JUDGE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
             return;

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * a nonce, the supervisor's job, a supervised run started, a long-lived sandbox started, the wait for a run and the
  * clean-up after it). Each kind of launch ({@link ColdLaunches}, {@link JudgedLaunches}, {@link ForkedLaunches},
  * {@link WarmLaunches}, {@link SessionLaunches}, and the {@link JudgeServers}) extends it, made from the one instance
- * {@link Runner} composes them over, so that they share its state.
+ * {@link Launcher} composes them over, so that they share its state.
  */
 class Launches {
 
@@ -42,9 +42,9 @@ class Launches {
     final Killer killer;
     final ExecutorService threads;
     final Path workRoot;
-    final RunGroups groups;
+    final ChildGroups groups;
     final Supervisor supervisor;
-    final Set<Run> active;
+    final Set<Child> active;
     final java.security.SecureRandom random;
     private final java.util.concurrent.atomic.AtomicBoolean closed;
     final java.util.concurrent.atomic.AtomicLong serverJudged;
@@ -60,7 +60,7 @@ class Launches {
      *     read-only from the host and their exit status is bubblewrap's
      */
     Launches(LaunchPlan plan, UidPool uids, Reaper reaper, Killer killer, ExecutorService threads, Path workRoot,
-            RunGroups groups, Supervisor supervisor) {
+            ChildGroups groups, Supervisor supervisor) {
         this.plan = plan;
         this.uids = uids;
         this.reaper = reaper;
@@ -108,7 +108,7 @@ class Launches {
         return supervisor != null;
     }
 
-    RunGroup newGroup(ResourceLimits limits) throws IOException {
+    ChildGroup newGroup(ResourceLimits limits) throws IOException {
         return groups == null ? null
                 : groups.create(limits.memoryBytes() + infraMemory(), limits.maxProcesses() + INFRA_PROCESSES);
     }
@@ -148,14 +148,14 @@ class Launches {
                 request.judged() || LaunchPlan.addressSpaceLimit(request.program().language()), groups != null);
     }
 
-    RunSpec supervisorSpec(long uid, ResourceLimits limits, RunGroup group) {
+    LaunchSpec supervisorSpec(long uid, ResourceLimits limits, ChildGroup group) {
         Map<String, String> env = Map.of("PATH", "/usr/bin:/bin", "LANG", "C.UTF-8");
-        return new RunSpec(uid, workRoot, List.of(), supervisor.argv(), env, limits, true, null, false,
+        return new LaunchSpec(uid, workRoot, List.of(), supervisor.argv(), env, limits, true, null, false,
                 group, true, supervisor.binds());
     }
 
     /** Closes a run's group off the reply path: kill what is left, rmdir. */
-    void closeLater(RunGroup group) {
+    void closeLater(ChildGroup group) {
         if (group == null) {
             return;
         }
@@ -176,27 +176,27 @@ class Launches {
      * when there is one ({@code channel}: its judge channel under the channels' root, or null), else in a sandbox of
      * its own with {@code binds}, its supervisor reporting behind a fresh nonce.
      */
-    Run startRun(ExecutionRequest request, List<String> argv, long uid, RunGroup group, List<RunSpec.Bind> binds,
+    Child startChild(ExecutionRequest request, List<String> argv, long uid, ChildGroup group, List<LaunchSpec.Bind> binds,
             String channel, Zygote zygote, Isolation isolation) throws IOException {
         if (zygote != null) {
             // the supervisor's job without its nonce (the status comes from the run's init) and without the stdin
             dev.codeagent.application.sandbox.SupervisorJob job = new dev.codeagent.application.sandbox.SupervisorJob(
                     files(request), request.program().binaryFiles(), argv, plan.environment(null));
             rlimits(request).forEach(l -> job.rlimit(l.name(), l.soft(), l.hard()));
-            RunSpec spec = new RunSpec(uid, workRoot, List.of(), argv, plan.environment(null), request.limits(), true, null,
+            LaunchSpec spec = new LaunchSpec(uid, workRoot, List.of(), argv, plan.environment(null), request.limits(), true, null,
                     false, group, true);
             Launch launch = zygote.launch(spec, nonce(), channel, group.procsFiles(), job.encode(), threads);
             forkedRuns.incrementAndGet();
-            return new Run(launch, request.stdin().getBytes(StandardCharsets.UTF_8), request, isolation, killer, group, 0, null);
+            return new Child(launch, request.stdin().getBytes(StandardCharsets.UTF_8), request, isolation, killer, group, 0, null);
         }
         String nonce = nonce();
-        RunSpec spec = supervisorSpec(uid, request.limits(), group).withMoreBinds(binds);
-        return new Run(Launch.start(spec, plan.command(spec), threads), job(request, argv, nonce), request, isolation, killer,
+        LaunchSpec spec = supervisorSpec(uid, request.limits(), group).withMoreBinds(binds);
+        return new Child(Launch.start(spec, plan.command(spec), threads), job(request, argv, nonce), request, isolation, killer,
                 group, 0, nonce);
     }
 
     /** A sandbox that lives until {@link #release} runs: its process, its group (or null), and what ends it all. */
-    record LongLived(Process process, RunGroup group, Runnable release) {
+    record LongLived(Process process, ChildGroup group, Runnable release) {
     }
 
     /**
@@ -206,20 +206,20 @@ class Launches {
      * removes the work directory and {@code alsoRemove}; a failure to start leaves nothing of it behind.
      */
     LongLived startLongLived(ResourceLimits limits, boolean addressSpaceLimit, List<String> argv,
-            List<RunSpec.Bind> binds, Path alsoRemove) throws IOException {
+            List<LaunchSpec.Bind> binds, Path alsoRemove) throws IOException {
         long uid = uids == null ? -1 : uids.acquire();
-        RunGroup group = null;
+        ChildGroup group = null;
         WorkDir dir = null;
         try {
             group = newGroup(limits);
             dir = WorkDir.create(workRoot, new Program(Language.PYTHON, "", Map.of()), uid);
-            RunSpec spec = new RunSpec(uid, dir.path(), dir.files(), argv, plan.environment(dir.path()), limits,
+            LaunchSpec spec = new LaunchSpec(uid, dir.path(), dir.files(), argv, plan.environment(dir.path()), limits,
                     addressSpaceLimit, null, true, group, false).withBinds(binds);
             ProcessBuilder pb = new ProcessBuilder(plan.command(spec)).directory(dir.path().toFile());
             pb.environment().clear();
             pb.environment().putAll(spec.env());
             Process p = pb.start();
-            RunGroup g = group;
+            ChildGroup g = group;
             Path d = dir.path();
             return new LongLived(p, g, () -> {
                 boolean clean = g == null || g.killAll();
@@ -301,7 +301,7 @@ class Launches {
         }
     }
 
-    void run(Run run, Result result) {
+    void run(Child run, Result result) {
         active.add(run);
         try {
             result.execution = run.execute();

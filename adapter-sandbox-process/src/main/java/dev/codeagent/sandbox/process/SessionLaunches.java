@@ -36,7 +36,7 @@ final class SessionLaunches extends Launches {
             throw new SandboxUnavailableException("could not start a session's sandbox: " + e.getMessage(), e);
         }
         SessionChannel channel = new SessionChannel(bridge.process(), threads, bridge.release());
-        RunGroup g = bridge.group();
+        ChildGroup g = bridge.group();
         if (g != null) {
             // the CPU budget is the whole session's, over every process it ever ran: the group's figure, polled
             long budget = limits.cpuBudget().toNanos();

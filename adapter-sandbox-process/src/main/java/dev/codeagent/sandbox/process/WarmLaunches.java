@@ -47,7 +47,7 @@ final class WarmLaunches extends Launches {
         Result result = new Result();
         try {
             String nonce = nonce();
-            run(new Run(pre.launch(), job(request, plan.programArgv(binary, request), nonce), request, isolation, killer,
+            run(new Child(pre.launch(), job(request, plan.programArgv(binary, request), nonce), request, isolation, killer,
                     pre.group(), cpuBase, nonce),
                     result);
         } finally {
@@ -63,11 +63,11 @@ final class WarmLaunches extends Launches {
             return null;
         }
         long uid = uids == null ? -1 : uids.acquire();
-        RunGroup group = null;
+        ChildGroup group = null;
         try {
             ResourceLimits limits = ResourceLimits.defaults().withMemoryBytes(memoryBytes);
             group = newGroup(limits);
-            RunSpec spec = supervisorSpec(uid, limits, group);
+            LaunchSpec spec = supervisorSpec(uid, limits, group);
             return new WarmPool.Warm(Launch.start(spec, plan.command(spec), threads), uid, group, memoryBytes);
         } catch (IOException | RuntimeException e) {
             if (group != null) {

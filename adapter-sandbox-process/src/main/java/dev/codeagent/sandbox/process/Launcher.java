@@ -10,14 +10,20 @@ import java.util.concurrent.ExecutorService;
 /**
  * Runs executions: prepares a run (uid, control group, and a nonce for the supervisor's report; on hosts
  * without bubblewrap or Python a work directory and a measurement file instead), launches it through the
- * {@link LaunchPlan} (cold) or hands it to a pre-started sandbox (warm), and has its {@link Run} wait for the
+ * {@link LaunchPlan} (cold) or hands it to a pre-started sandbox (warm), and has its {@link Child} wait for the
  * program; then removes what the run left (its group in the background, off the reply path) and gives its uid
- * back. The single place that waits for a program. *
+ * back. The single place that waits for a program.
+ *
+ * <p>Words, so that none is the domain's {@code Run} (an agent's run of a task): a <em>launch</em> starts a sandboxed
+ * <em>child</em> from a {@link LaunchSpec} through the {@link LaunchPlan}'s wrappers ({@link LaunchWrapper}) and is a
+ * {@link Launch}; the {@link Child} watches that child to its end (a {@link LiveChild} when its I/O is live), in its
+ * {@link ChildGroup} made by the {@link ChildGroups}.
+ *
  * <p>Each kind of launch is a class of its own over the state they share ({@link Launches}): {@link ColdLaunches},
  * {@link JudgedLaunches} with the {@link JudgeServers}, {@link ForkedLaunches} (the zygote), {@link WarmLaunches}
  * and {@link SessionLaunches}. This composes them for {@link ProcessSandbox}.
  */
-final class Runner {
+final class Launcher {
 
     private final Launches shared;
     private final ColdLaunches cold;
@@ -27,7 +33,7 @@ final class Runner {
     private final WarmLaunches warm;
     private final SessionLaunches sessions;
 
-    Runner(LaunchPlan plan, UidPool uids, Reaper reaper, Killer killer, ExecutorService threads, Path workRoot) {
+    Launcher(LaunchPlan plan, UidPool uids, Reaper reaper, Killer killer, ExecutorService threads, Path workRoot) {
         this(plan, uids, reaper, killer, threads, workRoot, null, null);
     }
 
@@ -37,8 +43,8 @@ final class Runner {
      *     sandbox's pid 1, or null (no bubblewrap, or no Python): runs then have their files bound in
      *     read-only from the host and their exit status is bubblewrap's
      */
-    Runner(LaunchPlan plan, UidPool uids, Reaper reaper, Killer killer, ExecutorService threads, Path workRoot,
-            RunGroups groups, Supervisor supervisor) {
+    Launcher(LaunchPlan plan, UidPool uids, Reaper reaper, Killer killer, ExecutorService threads, Path workRoot,
+            ChildGroups groups, Supervisor supervisor) {
         this.shared = new Launches(plan, uids, reaper, killer, threads, workRoot, groups, supervisor);
         this.cold = new ColdLaunches(shared);
         this.judgeServers = new JudgeServers(shared);
@@ -67,7 +73,7 @@ final class Runner {
      * Runs the request in a sandbox started for it; with {@code live}, its stdin stays open and its output also goes
      * to {@code live} as it comes (supervised runs only: the caller checks {@link #supervised()}).
      */
-    Execution cold(ExecutionRequest request, Path binary, Isolation isolation, LiveRun live) {
+    Execution cold(ExecutionRequest request, Path binary, Isolation isolation, LiveChild live) {
         return cold.cold(request, binary, isolation, live);
     }
 
@@ -158,7 +164,7 @@ final class Runner {
     void close() {
         shared.closing();
         judgeServers.close();
-        for (Run r : shared.active) {
+        for (Child r : shared.active) {
             r.cancelFromClose();
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
