@@ -56,13 +56,6 @@ public final class CodeAgentKernel extends BaseKernel {
     /**
      * @param configs the effective config for a set of overrides (dotted keys) on top of the kernel's own, e.g.
      *     {@code sandbox.kind=docker} after {@code %sandbox docker}
-     */
-    public CodeAgentKernel(Function<Map<String, String>, CodeAgentConfig> configs) {
-        this(configs, CodeAgent::create);
-    }
-
-    /**
-     * @param configs as above
      * @param agents the composition root's: an agent composed for a config (the entry point passes its own, so the
      *     kernel wires nothing itself)
      */

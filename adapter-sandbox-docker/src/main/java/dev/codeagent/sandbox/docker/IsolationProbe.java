@@ -41,10 +41,6 @@ final class IsolationProbe {
         return Optional.of(args instanceof List ? ((List<Object>) args).stream().map(String::valueOf).toList() : List.of());
     }
 
-    static Isolation isolationOf(Info info, boolean gvisor, List<String> runtimeArgs) {
-        return isolationOf(info, gvisor, runtimeArgs, false);
-    }
-
     /** @param ownFilter whether the supervisor installs codeagent's filter in the program's process itself (gVisor) */
     static Isolation isolationOf(Info info, boolean gvisor, List<String> runtimeArgs, boolean ownFilter) {
         Set<IsolationFeature> features = EnumSet.of(IsolationFeature.CONTAINER, IsolationFeature.PID_NAMESPACE,

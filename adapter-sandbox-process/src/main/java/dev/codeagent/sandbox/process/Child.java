@@ -77,12 +77,6 @@ final class Child {
      * @param launch the started child this run watches
      * @param input what to write to the child's stdin before closing it (for a pre-started sandbox, the
      *     job for its bootstrap followed by the program's stdin)
-     */
-    Child(Launch launch, byte[] input, ExecutionRequest request, Isolation isolation, Killer killer) {
-        this(launch, input, request, isolation, killer, null, 0, null);
-    }
-
-    /**
      * @param group the run's control group, or null: its CPU time (less {@code cpuBase}, what a pre-started
      *     sandbox's supervisor used before the job) and OOM kills are polled and enforced, its figures reported
      * @param nonce the secret behind which the in-sandbox supervisor reports the program's wait status, or

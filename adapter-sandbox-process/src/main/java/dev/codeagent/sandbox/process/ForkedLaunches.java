@@ -48,11 +48,6 @@ final class ForkedLaunches extends Launches {
         return supervisor != null && uids != null && groups != null && plan.zygotes();
     }
 
-    /** How many runs a zygote forked; for tests. */
-    long forkedRuns() {
-        return forkedRuns.get();
-    }
-
     /** Starts the zygote now rather than at the first program that needs it (mode {@code all}). */
     void prepareZygote(Path python, Path scripts) {
         zygote(python, scripts);

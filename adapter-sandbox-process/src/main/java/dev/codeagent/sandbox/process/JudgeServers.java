@@ -36,11 +36,6 @@ final class JudgeServers extends Launches {
         super(shared);
     }
 
-    /** How many judged runs a judge server judged; for tests. */
-    long serverJudged() {
-        return serverJudged.get();
-    }
-
     /** The live judge server of {@code batch}, started when there is none; null when none can be started. */
     JudgeServer server(String batch, Path binary, Path scripts) {
         synchronized (servers) {

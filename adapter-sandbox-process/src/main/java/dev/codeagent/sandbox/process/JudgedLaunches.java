@@ -156,7 +156,7 @@ final class JudgedLaunches extends Launches {
                     server.channels().getFileName() + "/" + channel.getFileName(), zygote, isolation), result);
             if (!result.cancelled) {
                 line = verdict.get(JUDGE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
-                serverJudged.incrementAndGet();
+                batchJudged.incrementAndGet();
             }
         } catch (IOException | SandboxUnavailableException e) {
             log.warn("process sandbox could not prepare a judged run: {}", e.getMessage());

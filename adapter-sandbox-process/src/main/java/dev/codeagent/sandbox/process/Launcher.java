@@ -33,10 +33,6 @@ final class Launcher {
     private final WarmLaunches warm;
     private final SessionLaunches sessions;
 
-    Launcher(LaunchPlan plan, UidPool uids, Reaper reaper, Killer killer, ExecutorService threads, Path workRoot) {
-        this(plan, uids, reaper, killer, threads, workRoot, null, null);
-    }
-
     /**
      * @param groups where each run's control group is made, or null where cgroups cannot be had
      * @param supervisor the in-sandbox supervisor ({@link Supervisor}) that runs as the
@@ -88,19 +84,14 @@ final class Launcher {
         return judged.judged(request, binary, isolation, scripts);
     }
 
-    /** How many judged runs a judge server judged; for tests. */
-    long serverJudged() {
-        return judgeServers.serverJudged();
-    }
-
     /** Whether Python runs can be forked from a zygote here (bubblewrap, root, control groups, the filter). */
     boolean forks() {
         return forked.forks();
     }
 
-    /** How many runs a zygote forked; for tests. */
-    long forkedRuns() {
-        return forked.forkedRuns();
+    /** The counts, with those the sandbox keeps itself; for tests and diagnostics. */
+    ProcessDiagnostics diagnostics(long executions, long preStarted) {
+        return new ProcessDiagnostics(executions, preStarted, shared.forked.get(), shared.batchJudged.get());
     }
 
     /** Starts the zygote now rather than at the first program that needs it (mode {@code all}). */

@@ -47,8 +47,9 @@ class Launches {
     final Set<Child> active;
     final java.security.SecureRandom random;
     private final java.util.concurrent.atomic.AtomicBoolean closed;
-    final java.util.concurrent.atomic.AtomicLong serverJudged;
-    final java.util.concurrent.atomic.AtomicLong forkedRuns;
+    /** Runs judged by a batch's judge server, and runs forked from a zygote: see {@link ProcessDiagnostics}. */
+    final java.util.concurrent.atomic.AtomicLong batchJudged;
+    final java.util.concurrent.atomic.AtomicLong forked;
 
     /** Processes of a run that are not the program's: the launcher-turned-bubblewrap and the supervisor (pid 1). */
     static final int INFRA_PROCESSES = 2;
@@ -72,8 +73,8 @@ class Launches {
         this.active = ConcurrentHashMap.newKeySet();
         this.random = new java.security.SecureRandom();
         this.closed = new java.util.concurrent.atomic.AtomicBoolean();
-        this.serverJudged = new java.util.concurrent.atomic.AtomicLong();
-        this.forkedRuns = new java.util.concurrent.atomic.AtomicLong();
+        this.batchJudged = new java.util.concurrent.atomic.AtomicLong();
+        this.forked = new java.util.concurrent.atomic.AtomicLong();
     }
 
     /** Another kind of launch over the same state. */
@@ -89,8 +90,8 @@ class Launches {
         this.active = shared.active;
         this.random = shared.random;
         this.closed = shared.closed;
-        this.serverJudged = shared.serverJudged;
-        this.forkedRuns = shared.forkedRuns;
+        this.batchJudged = shared.batchJudged;
+        this.forked = shared.forked;
     }
 
     /** Whether the sandbox is closing: a run that fails now is one the closing ended; nothing new starts. */
@@ -186,7 +187,7 @@ class Launches {
             LaunchSpec spec = new LaunchSpec(uid, workRoot, List.of(), argv, plan.environment(null), request.limits(), true, null,
                     false, group, true);
             Launch launch = zygote.launch(spec, nonce(), channel, group.procsFiles(), job.encode(), threads);
-            forkedRuns.incrementAndGet();
+            forked.incrementAndGet();
             return new Child(launch, request.stdin().getBytes(StandardCharsets.UTF_8), request, isolation, killer, group, 0, null);
         }
         String nonce = nonce();

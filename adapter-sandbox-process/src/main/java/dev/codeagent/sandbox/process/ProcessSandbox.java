@@ -301,19 +301,10 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
         }).orElse(List.of());
     }
 
-    /** How many executions ran in a pre-started sandbox; for tests and diagnostics. */
-    /** How many judged runs of a batch a judge server judged (see {@code JudgeServer}); for tests. */
-    long batchJudgedExecutions() {
-        return runner == null ? 0 : runner.serverJudged();
-    }
-
-    long preStartedExecutions() {
-        return preStartedExecutions.get();
-    }
-
-    /** How many executions could have taken a pre-started sandbox (unjudged, no network); for tests. */
-    long executions() {
-        return executions.get();
+    /** The start paths the executions took; for tests and diagnostics. */
+    ProcessDiagnostics diagnostics() {
+        return runner == null ? new ProcessDiagnostics(executions.get(), preStartedExecutions.get(), 0, 0)
+                : runner.diagnostics(executions.get(), preStartedExecutions.get());
     }
 
     /** The wrapping the probe chose; for tests and diagnostics. */
@@ -417,11 +408,6 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
             return false;
         }
         return mode.equals("all") || request.judged() && request.judging().batch() != null;
-    }
-
-    /** How many runs a zygote forked; for tests. */
-    long forkedRuns() {
-        return runner.forkedRuns();
     }
 
     /**

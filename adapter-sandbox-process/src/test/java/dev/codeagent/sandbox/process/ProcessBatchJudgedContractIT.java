@@ -47,11 +47,11 @@ class ProcessBatchJudgedContractIT extends JudgedSandboxContractTest {
 
     @Test
     void aBatchJobIsJudgedByTheBatchsServer() {
-        long before = scratch.sandbox.batchJudgedExecutions();
+        long before = scratch.sandbox.diagnostics().batchJudged();
         Execution e = judge("def f():\n    return 1\n", new JudgeJob("assert f() == 1\n", null, List.of("f")));
         assertThat(e.judgement()).isNotNull();
         assertThat(e.judgement().passed()).isTrue();
-        assertThat(scratch.sandbox.batchJudgedExecutions()).as("judged by the server, not by a judge of its own")
+        assertThat(scratch.sandbox.diagnostics().batchJudged()).as("judged by the server, not by a judge of its own")
                 .isEqualTo(before + 1);
     }
 
