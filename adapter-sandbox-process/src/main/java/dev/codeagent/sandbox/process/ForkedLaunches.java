@@ -55,7 +55,7 @@ final class ForkedLaunches extends Launches {
 
     /** The live zygote, started when there is none; null when none can be had (runs then start their own sandbox). */
     private Zygote zygote(Path python, Path scripts) {
-        synchronized (this) {
+        synchronized (judgeServers.lock()) {
             if (closed() || zygoteFailures >= ZYGOTE_TRIES) {
                 return null;
             }
@@ -152,7 +152,7 @@ final class ForkedLaunches extends Launches {
 
     /** Closes the zygote (the sandbox is closing). */
     void close() {
-        synchronized (this) {
+        synchronized (judgeServers.lock()) {
             if (zygote != null) {
                 zygote.close();
                 zygote = null;

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 final class JudgeServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JudgeServer.class);
-    /** A nonce is 32 hex characters (see {@code Launcher.nonce}). */
+    /** A nonce is 32 hex characters (see {@code Launches.nonce}). */
     static final int NONCE = 32;
 
     private final Process process;

@@ -36,6 +36,11 @@ final class JudgeServers extends Launches {
         super(shared);
     }
 
+    /** The lock the zygote is kept under too (as when both lived in one class): a zygote and a server start one at a time. */
+    Object lock() {
+        return servers;
+    }
+
     /** The live judge server of {@code batch}, started when there is none; null when none can be started. */
     JudgeServer server(String batch, Path binary, Path scripts) {
         synchronized (servers) {

@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The process tier's {@link LiveExecution}: an ordinary supervised cold run ({@link Launcher#cold}) on a thread of its
+ * The process tier's {@link LiveExecution}: an ordinary supervised cold run ({@link ColdLaunches#cold}) on a thread of its
  * own, whose stdin is left open after the job and whose output pumps also hand each chunk here.
  *
  * <p>What is held back: the supervisor reports the program's wait status on stderr behind a NUL byte and a nonce

@@ -445,7 +445,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
     private static final java.security.SecureRandom SESSION_IDS = new java.security.SecureRandom();
 
     /**
-     * A session in a sandbox of its own (see {@code Launcher.startSession}): the kernel bridge under bubblewrap, a
+     * A session in a sandbox of its own (see {@code SessionLaunches.startSession}): the kernel bridge under bubblewrap, a
      * pool uid, the session's control group and the seccomp filter, never shared, removed when the session ends.
      */
     @Override

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * uid, namespaces, seccomp filter and empty tmpfs /work, already in a control group of its own (joining a
  * group is a cgroup migration, the slow part of a group's cost), with the supervisor blocked on stdin.
  *
- * <p>An execution takes one, sets its group to the request's limits ({@link Launcher#warm}: two cgroupfs
+ * <p>An execution takes one, sets its group to the request's limits ({@link WarmLaunches#warm}: two cgroupfs
  * writes, a peak reset and one read of the CPU used so far, which is not the program's) and writes it a
  * job — the program's files, the rlimits, the interpreter command and environment — followed by the
  * program's stdin. The supervisor writes the files into its private /work, forks the program exactly as on
