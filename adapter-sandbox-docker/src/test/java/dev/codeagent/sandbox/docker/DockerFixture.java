@@ -48,7 +48,7 @@ final class DockerFixture implements BeforeAllCallback, AfterAllCallback {
     /**
      * The same variant with its pool made for {@code limits}, and full before the first test: the attacks meet warm
      * containers, as requests do (a cold start on a loaded host is not what the wall-clock tests time: the limit
-     * starts with the program; see DockerSandbox.START_UP).
+     * starts with the program; see DockerExecutions.START_UP).
      */
     DockerFixture warmFor(ResourceLimits limits) {
         return new DockerFixture(runtime, poolSize, limits, true);

@@ -466,7 +466,7 @@ class DockerSandboxHardeningIT {
     private static DockerContainers.Spec strayShape(String owner) {
         return DockerContainers.Spec.of(DockerTestSupport.IMAGE, LIMITS, 1.0, ByteSize.ofMiB(8).bytes(),
                 Map.of(DockerContainers.LABEL_SANDBOX, "true", DockerContainers.LABEL_OWNER, owner,
-                        DockerContainers.LABEL_PROCESS, DockerSandbox.processTag()));
+                        DockerContainers.LABEL_PROCESS, StrayContainers.processTag()));
     }
 
     private static boolean awaitStopped(DockerEngine engine, String id, Duration within) throws InterruptedException {

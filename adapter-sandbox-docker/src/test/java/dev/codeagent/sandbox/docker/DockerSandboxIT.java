@@ -211,14 +211,14 @@ class DockerSandboxIT {
     void removesStraysOfADeadProcessAtStartButNotContainersOfLiveOnes() throws Exception {
         Process gone = new ProcessBuilder("/bin/true").start();
         gone.waitFor(10, TimeUnit.SECONDS);
-        String host = DockerSandbox.processTag().split("\\|")[0];
+        String host = StrayContainers.processTag().split("\\|")[0];
         try (DockerEngine engine = DockerTestSupport.engine()) {
             DockerContainers.Spec strayShape = DockerContainers.Spec.of(DockerTestSupport.IMAGE, ResourceLimits.defaults(), 1.0,
                     ByteSize.ofMiB(8).bytes(), Map.of(DockerContainers.LABEL_SANDBOX, "true", DockerContainers.LABEL_OWNER, "test-stray",
                             DockerContainers.LABEL_PROCESS, host + "|" + gone.pid() + "|1"));
             DockerContainers.Spec liveShape = DockerContainers.Spec.of(DockerTestSupport.IMAGE, ResourceLimits.defaults(), 1.0,
                     ByteSize.ofMiB(8).bytes(), Map.of(DockerContainers.LABEL_SANDBOX, "true", DockerContainers.LABEL_OWNER, "test-live",
-                            DockerContainers.LABEL_PROCESS, DockerSandbox.processTag()));
+                            DockerContainers.LABEL_PROCESS, StrayContainers.processTag()));
             String stray = engine.create(strayShape);
             String live = engine.create(liveShape);
             try {

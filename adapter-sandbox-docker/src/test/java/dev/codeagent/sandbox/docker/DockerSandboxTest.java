@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.codeagent.application.config.ByteSize;
-import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.application.spi.AdapterModule;
+import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.application.spi.SandboxProvider;
 import dev.codeagent.application.spi.SandboxSettings;
-import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
 import java.util.Map;
 import java.util.ServiceLoader;
@@ -63,11 +63,11 @@ class DockerSandboxTest {
     void findsTheArgumentsTheEngineRunsARuntimeWithAndSaysHowToRegisterRunsc() {
         Map<String, Object> info = Map.of("Runtimes", Map.of("runc", Map.of("path", "runc"),
                 "runsc", Map.of("path", "/usr/bin/runsc", "runtimeArgs", java.util.List.of("--network=none", "--oci-seccomp"))));
-        assertThat(DockerSandbox.runtimeArgs(info, "runsc")).contains(java.util.List.of("--network=none", "--oci-seccomp"));
-        assertThat(DockerSandbox.runtimeArgs(info, "runc")).contains(java.util.List.of());
-        assertThat(DockerSandbox.runtimeArgs(Map.of("Runtimes", Map.of("runc", Map.of())), "runsc")).isEmpty();
-        assertThat(DockerSandbox.runtimeArgs(Map.of(), "runc")).as("an engine that lists none has its own").isPresent();
-        assertThat(DockerSandbox.REGISTER_RUNSC).contains("/etc/docker/daemon.json", "--network=none", "apt-get install runsc")
+        assertThat(IsolationProbe.runtimeArgs(info, "runsc")).contains(java.util.List.of("--network=none", "--oci-seccomp"));
+        assertThat(IsolationProbe.runtimeArgs(info, "runc")).contains(java.util.List.of());
+        assertThat(IsolationProbe.runtimeArgs(Map.of("Runtimes", Map.of("runc", Map.of())), "runsc")).isEmpty();
+        assertThat(IsolationProbe.runtimeArgs(Map.of(), "runc")).as("an engine that lists none has its own").isPresent();
+        assertThat(IsolationProbe.REGISTER_RUNSC).contains("/etc/docker/daemon.json", "--network=none", "apt-get install runsc")
                 .doesNotContain("\n");
     }
 
@@ -80,13 +80,13 @@ class DockerSandboxTest {
 
     @Test
     void aContainerIsAStrayOnlyWhenItsMakerOnThisHostIsGone() {
-        String self = DockerSandbox.processTag();
+        String self = StrayContainers.processTag();
         String host = self.split("\\|")[0];
-        assertThat(DockerSandbox.isStray(self, host)).isFalse();
-        assertThat(DockerSandbox.isStray(host + "|" + Long.MAX_VALUE + "|1", host)).isTrue();
-        assertThat(DockerSandbox.isStray("other-host|" + Long.MAX_VALUE + "|1", host)).as("another host's").isFalse();
+        assertThat(StrayContainers.isStray(self, host)).isFalse();
+        assertThat(StrayContainers.isStray(host + "|" + Long.MAX_VALUE + "|1", host)).isTrue();
+        assertThat(StrayContainers.isStray("other-host|" + Long.MAX_VALUE + "|1", host)).as("another host's").isFalse();
         long pid = ProcessHandle.current().pid();
-        assertThat(DockerSandbox.isStray(host + "|" + pid + "|1", host)).as("pid reused by another process").isTrue();
-        assertThat(DockerSandbox.isStray("garbage", host)).isFalse();
+        assertThat(StrayContainers.isStray(host + "|" + pid + "|1", host)).as("pid reused by another process").isTrue();
+        assertThat(StrayContainers.isStray("garbage", host)).isFalse();
     }
 }

@@ -120,7 +120,7 @@ final class DockerTestSupport {
     static List<String> leftovers() {
         try (DockerEngine engine = engine()) {
             List<Container> ours = engine.listByLabels(Map.of(DockerContainers.LABEL_SANDBOX, "true",
-                    DockerContainers.LABEL_PROCESS, DockerSandbox.processTag()));
+                    DockerContainers.LABEL_PROCESS, StrayContainers.processTag()));
             return ours.stream().map(c -> ContainerKeeper.shortId(c.getId()) + " " + c.getStatus()).collect(Collectors.toList());
         }
     }

@@ -15,7 +15,7 @@ import java.util.Set;
  * memory, pids and cpuacct hierarchies (and freezer, where mounted, to stop a fork loop while it is
  * killed). The launcher joins them all at once, so they hold the same processes.
  */
-final class CgroupV1Group implements RunGroup {
+final class CgroupV1Group implements ChildGroup {
 
     private final Path memory;
     private final Path pids;

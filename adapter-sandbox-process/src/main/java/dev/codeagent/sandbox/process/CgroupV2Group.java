@@ -11,7 +11,7 @@ import java.util.List;
  * subtree_control hands it the memory and pids controllers. CPU time comes from cpu.stat, which v2 keeps
  * for every group even without the cpu controller.
  */
-final class CgroupV2Group implements RunGroup {
+final class CgroupV2Group implements ChildGroup {
 
     private final Path dir;
     /** The highest memory.current seen, for kernels without memory.peak (before 5.19). */

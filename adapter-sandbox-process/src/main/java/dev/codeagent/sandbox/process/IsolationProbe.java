@@ -61,7 +61,7 @@ final class IsolationProbe {
             Map<String, String> env = new HashMap<>();
             env.put("PATH", "/usr/bin:/bin");
             env.put("LANG", "C.UTF-8");
-            RunSpec spec = new RunSpec(uid, dir, List.of("probe.txt"), List.of("/bin/sh", "-c", SCRIPT), env,
+            LaunchSpec spec = new LaunchSpec(uid, dir, List.of("probe.txt"), List.of("/bin/sh", "-c", SCRIPT), env,
                     ResourceLimits.defaults(), true, null, true);
             List<String> cmd = plan.command(spec);
             ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile());

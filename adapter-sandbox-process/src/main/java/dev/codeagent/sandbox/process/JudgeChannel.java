@@ -156,9 +156,9 @@ final class JudgeChannel {
     }
 
     /** The binds both sandboxes of a judged run get. */
-    static List<RunSpec.Bind> binds(Path channel, Path scripts) {
-        return List.of(new RunSpec.Bind(channel.resolve(TO_CANDIDATE), SANDBOX_CHANNEL + "/" + TO_CANDIDATE),
-                new RunSpec.Bind(channel.resolve(TO_JUDGE), SANDBOX_CHANNEL + "/" + TO_JUDGE),
-                new RunSpec.Bind(scripts, SANDBOX_LIB));
+    static List<LaunchSpec.Bind> binds(Path channel, Path scripts) {
+        return List.of(new LaunchSpec.Bind(channel.resolve(TO_CANDIDATE), SANDBOX_CHANNEL + "/" + TO_CANDIDATE),
+                new LaunchSpec.Bind(channel.resolve(TO_JUDGE), SANDBOX_CHANNEL + "/" + TO_JUDGE),
+                new LaunchSpec.Bind(scripts, SANDBOX_LIB));
     }
 }

@@ -1,7 +1,7 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.kit.sandbox.JudgeReportJson;
 import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.kit.sandbox.JudgeReportJson;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
 final class JudgeServer implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JudgeServer.class);
-    /** A nonce is 32 hex characters (see {@code Runner.nonce}). */
+    /** A nonce is 32 hex characters (see {@code Launches.nonce}). */
     static final int NONCE = 32;
 
     private final Process process;
@@ -81,7 +81,7 @@ final class JudgeServer implements AutoCloseable {
         byte[] c = code.getBytes(StandardCharsets.UTF_8);
         byte[] t = job.tests().getBytes(StandardCharsets.UTF_8);
         byte[] p = job.prelude() == null ? null : job.prelude().getBytes(StandardCharsets.UTF_8);
-        String header = "J " + nonce + " " + Math.max(1, wall.toSeconds() + 1) + " " + memory + " " + Runner.seconds(sampleCpu) + " " + JudgeChannel.SANDBOX_CHANNELS + "/"
+        String header = "J " + nonce + " " + Math.max(1, wall.toSeconds() + 1) + " " + memory + " " + JudgedLaunches.seconds(sampleCpu) + " " + JudgeChannel.SANDBOX_CHANNELS + "/"
                 + channel + " " + (job.entryPoints().isEmpty() ? "-" : String.join(",", job.entryPoints())) + " " + c.length
                 + " " + t.length + " " + (p == null ? -1 : p.length) + "\n";
         try {

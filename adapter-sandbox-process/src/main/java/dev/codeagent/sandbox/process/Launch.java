@@ -14,12 +14,12 @@ import org.apache.commons.exec.ProcessDestroyer;
 
 /**
  * One started child: Commons Exec runs the command on a worker thread, output pumps drain it into
- * bounded buffers. A launch is used by exactly one {@link Run}; a pre-started one (see {@link WarmPool})
+ * bounded buffers. A launch is used by exactly one {@link Child}; a pre-started one (see {@link WarmPool})
  * waits for its run with nothing read and nothing fed yet.
  */
 final class Launch {
 
-    final RunSpec spec;
+    final LaunchSpec spec;
     final OutputBuffer out = new OutputBuffer(ResourceLimits.MIB);
     final OutputBuffer err = new OutputBuffer(ResourceLimits.MIB);
     /** How the two streams interleaved as they were read (Piston's {@code run.output}). */
@@ -34,15 +34,15 @@ final class Launch {
     volatile boolean overflow;
     volatile boolean closing;
     /** A zygote's run: the program's wait status as its init reported it (null until then, or when it was killed). */
-    volatile Run.Report report;
+    volatile Child.Report report;
     /** What else ends the run when it is killed (a zygote's run: its pid namespace), or null. */
     private final Runnable kill;
 
     /** How a zygote's run ended: the program's wait status, or null with why it never ran (null: it was killed). */
-    record Ended(Run.Report report, String failure) {
+    record Ended(Child.Report report, String failure) {
     }
 
-    private Launch(RunSpec spec, List<String> command, ExecutorService threads) {
+    private Launch(LaunchSpec spec, List<String> command, ExecutorService threads) {
         this.spec = spec;
         this.kill = null;
         this.streams = capture(threads);
@@ -70,7 +70,7 @@ final class Launch {
      * A run another process started (a {@link Zygote}'s): its three streams, and its end, which completes
      * {@link #exit} (exceptionally when it never ran: the failure is the message).
      */
-    private Launch(RunSpec spec, ExecutorService threads, OutputStream stdin, InputStream stdout, InputStream stderr,
+    private Launch(LaunchSpec spec, ExecutorService threads, OutputStream stdin, InputStream stdout, InputStream stderr,
             CompletableFuture<Ended> ended, Runnable kill) {
         this.spec = spec;
         this.kill = kill;
@@ -84,7 +84,7 @@ final class Launch {
             if (e.failure() != null) {
                 throw new CompletionException(new IOException(e.failure()));
             }
-            Run.Report r = e.report();
+            Child.Report r = e.report();
             report = r;
             return r == null ? 128 + dev.codeagent.domain.execution.OutcomeClassifier.SIGKILL
                     : r.signal() != null ? 128 + r.signal() : r.exitCode();
@@ -92,7 +92,7 @@ final class Launch {
         exit.whenComplete((v, t) -> wake.complete(null));
     }
 
-    static Launch attached(RunSpec spec, ExecutorService threads, OutputStream stdin, InputStream stdout,
+    static Launch attached(LaunchSpec spec, ExecutorService threads, OutputStream stdin, InputStream stdout,
             InputStream stderr, CompletableFuture<Ended> ended, Runnable kill) {
         return new Launch(spec, threads, stdin, stdout, stderr, ended, kill);
     }
@@ -112,7 +112,7 @@ final class Launch {
     }
 
     /** Starts the command; the child's stdin stays open until {@link StreamCapture#feed}. */
-    static Launch start(RunSpec spec, List<String> command, ExecutorService threads) {
+    static Launch start(LaunchSpec spec, List<String> command, ExecutorService threads) {
         return new Launch(spec, command, threads);
     }
 

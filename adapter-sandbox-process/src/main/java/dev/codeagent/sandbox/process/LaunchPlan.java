@@ -1,10 +1,10 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.kit.sandbox.SeccompFilter;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.kit.sandbox.SeccompFilter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -125,7 +125,7 @@ final class LaunchPlan {
     }
 
     /** Where the program's working directory is, as the program sees it. */
-    String workPath(RunSpec s) {
+    String workPath(LaunchSpec s) {
         return mode == Mode.BWRAP ? SANDBOX_WORK : s.hostDir().toString();
     }
 
@@ -209,7 +209,7 @@ final class LaunchPlan {
      * The host command line of a run. With a control group or a seccomp filter it starts with the
      * {@link LaunchWrapper}, which joins the group and opens the filter before anything of the run exists.
      */
-    List<String> command(RunSpec s) {
+    List<String> command(LaunchSpec s) {
         List<Path> procs = s.group() == null ? List.of() : s.group().procsFiles();
         if (launcher != null) {
             // one program start where the shell and setpriv were two: it drops to the run's uid itself
@@ -222,7 +222,7 @@ final class LaunchPlan {
         return LaunchWrapper.argv(seccomp, procs, cmd);
     }
 
-    private List<String> launch(RunSpec s, boolean dropUid) {
+    private List<String> launch(LaunchSpec s, boolean dropUid) {
         List<String> cmd = new ArrayList<>();
         switch (mode) {
             case BWRAP:
@@ -250,7 +250,7 @@ final class LaunchPlan {
         return cmd;
     }
 
-    private void setpriv(List<String> cmd, RunSpec s) {
+    private void setpriv(List<String> cmd, LaunchSpec s) {
         if (s.uid() < 0) {
             return;
         }
@@ -262,7 +262,7 @@ final class LaunchPlan {
         cmd.add("--");
     }
 
-    private void bwrap(List<String> cmd, RunSpec s) {
+    private void bwrap(List<String> cmd, LaunchSpec s) {
         ResourceLimits l = s.limits();
         cmd.add(tools.bwrap().toString());
         cmd.add("--unshare-all");
@@ -305,7 +305,7 @@ final class LaunchPlan {
             cmd.add(s.hostDir().resolve(f).toString());
             cmd.add(SANDBOX_WORK + "/" + f);
         }
-        for (RunSpec.Bind b : s.binds()) {
+        for (LaunchSpec.Bind b : s.binds()) {
             cmd.add("--ro-bind");
             cmd.add(b.host().toString());
             cmd.add(b.sandbox());
@@ -367,7 +367,7 @@ final class LaunchPlan {
      * masking file, mount points for a run's channel, and the run groups' parents (read-write: a fork joins its
      * groups there) — every one of them covered again in each fork before its program runs.
      */
-    List<String> zygoteCommand(RunGroup group, Path python, Path dir, Path doorDir, Path channels, Path scripts,
+    List<String> zygoteCommand(ChildGroup group, Path python, Path dir, Path doorDir, Path channels, Path scripts,
             List<Path> groupParents, List<String> pythonFlags) {
         List<String> cmd = new ArrayList<>();
         cmd.add(tools.bwrap().toString());
@@ -419,7 +419,7 @@ final class LaunchPlan {
         cmd.add(path);
     }
 
-    private void unshare(List<String> cmd, RunSpec s) {
+    private void unshare(List<String> cmd, LaunchSpec s) {
         cmd.add(tools.unshare().toString());
         cmd.add("--pid");
         cmd.add("--fork");
@@ -457,7 +457,7 @@ final class LaunchPlan {
         cmd.add("sh");
     }
 
-    private void inner(List<String> cmd, RunSpec s, String rusagePath) {
+    private void inner(List<String> cmd, LaunchSpec s, String rusagePath) {
         if (rusagePath != null && tools.time() != null) {
             cmd.add(privateTime != null ? SANDBOX_TIME : tools.time().toString());
             cmd.add("-q");

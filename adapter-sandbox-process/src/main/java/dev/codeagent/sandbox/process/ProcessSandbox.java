@@ -1,7 +1,6 @@
 package dev.codeagent.sandbox.process;
 
 import dev.codeagent.application.compile.CompilingSandbox;
-import dev.codeagent.kit.sandbox.SeccompFilter;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
@@ -9,15 +8,16 @@ import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
-import dev.codeagent.domain.execution.LiveExecution;
 import dev.codeagent.domain.execution.LanguageProfile;
+import dev.codeagent.domain.execution.LiveExecution;
 import dev.codeagent.domain.execution.Sandbox;
-import dev.codeagent.kit.sandbox.BridgeSession;
+import dev.codeagent.domain.execution.SandboxUnavailableException;
+import dev.codeagent.domain.execution.UnsupportedLanguageException;
 import dev.codeagent.domain.session.Session;
 import dev.codeagent.domain.session.SessionLimits;
 import dev.codeagent.domain.session.SessionSandbox;
-import dev.codeagent.domain.execution.SandboxUnavailableException;
-import dev.codeagent.domain.execution.UnsupportedLanguageException;
+import dev.codeagent.kit.sandbox.BridgeSession;
+import dev.codeagent.kit.sandbox.SeccompFilter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,9 +49,9 @@ import org.slf4j.LoggerFactory;
  * under a seccomp filter ({@code SeccompPolicy}). Its first process inside is a supervisor
  * ({@link Supervisor}), the namespace's init, which writes the program's files into the tmpfs (nothing
  * writable is on the host's disk), runs the program and reports its real wait status behind a nonce. Where
- * control groups can be had, every run has one ({@link RunGroups}), joined before anything of the run exists
+ * control groups can be had, every run has one ({@link ChildGroups}), joined before anything of the run exists
  * ({@link LaunchWrapper}): memory (every process, shm, memfd and tmpfs page, swap off), processes, and CPU time
- * summed over every process, polled by {@link Run} and enforced; the reported CPU time and peak memory are
+ * summed over every process, polled by {@link Child} and enforced; the reported CPU time and peak memory are
  * the group's. On a poorer host it falls back to util-linux {@code unshare} or to plain rlimits, and
  * {@link #isolation()} says what is missing. The host is probed once, at construction, by running a tiny
  * command through the chosen wrapping.
@@ -67,7 +67,7 @@ import org.slf4j.LoggerFactory;
  * is left.
  *
  * <p>The parts: {@link HostProbe} chooses the wrapping once; {@link LaunchPlan} builds every run's command
- * line, argv, environment and rlimits; {@link Runner} prepares runs and has each {@link Run} wait for its
+ * line, argv, environment and rlimits; {@link Launcher} prepares runs and has each {@link Child} wait for its
  * program; {@link Reaper} removes what runs (and JVMs that died) left; {@link WarmPool} keeps sandboxes started
  * ahead. This class wires them and decides, per execution, between a pre-started sandbox and a cold one.
  */
@@ -85,12 +85,12 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
     private final Isolation isolation;
     private final Isolation isolationWithNetwork;
     private final UidPool uids;
-    private final Runner runner;
+    private final Launcher runner;
     private final ExecutorService threads;
     private final WarmPool warm;
     private final Path state;
     private Path judgeScripts;
-    private final RunGroups groups;
+    private final ChildGroups groups;
     private final java.util.concurrent.atomic.AtomicLong executions = new java.util.concurrent.atomic.AtomicLong();
     private final java.util.concurrent.atomic.AtomicLong preStartedExecutions = new java.util.concurrent.atomic.AtomicLong();
     private Thread shutdownHook;
@@ -192,7 +192,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
             this.isolation = Isolation.of(TIER, features, missing);
             this.isolationWithNetwork = isolation.without(IsolationFeature.NETWORK_NONE);
             Killer killer = new Killer(plan.mode() != Mode.PLAIN && chosen.features().contains(IsolationFeature.PID_NAMESPACE));
-            this.runner = new Runner(plan, uids, new Reaper(uids), killer, threads, workRoot, groups, supervisor);
+            this.runner = new Launcher(plan, uids, new Reaper(uids), killer, threads, workRoot, groups, supervisor);
             if (config.zygoteMode().equals("all") && runner.forks()) {
                 // every Python program will need it: started with the sandbox, not by the first program
                 interpreters.binary(Language.PYTHON).ifPresent(python -> runner.prepareZygote(python, judgeScripts(python)));
@@ -252,10 +252,10 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
     }
 
     /** Control groups for the runs, or null with the one-line reason in {@code why}. */
-    private static RunGroups openGroups(List<String> why) {
+    private static ChildGroups openGroups(List<String> why) {
         try {
-            return RunGroups.open(RunGroups.DEFAULT_PARENT);
-        } catch (RunGroups.Unavailable e) {
+            return ChildGroups.open(ChildGroups.DEFAULT_PARENT);
+        } catch (ChildGroups.Unavailable e) {
             why.add(e.getMessage());
             return null;
         } catch (RuntimeException e) {
@@ -301,19 +301,10 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
         }).orElse(List.of());
     }
 
-    /** How many executions ran in a pre-started sandbox; for tests and diagnostics. */
-    /** How many judged runs of a batch a judge server judged (see {@code JudgeServer}); for tests. */
-    long batchJudgedExecutions() {
-        return runner == null ? 0 : runner.serverJudged();
-    }
-
-    long preStartedExecutions() {
-        return preStartedExecutions.get();
-    }
-
-    /** How many executions could have taken a pre-started sandbox (unjudged, no network); for tests. */
-    long executions() {
-        return executions.get();
+    /** The start paths the executions took; for tests and diagnostics. */
+    ProcessDiagnostics diagnostics() {
+        return runner == null ? new ProcessDiagnostics(executions.get(), preStartedExecutions.get(), 0, 0)
+                : runner.diagnostics(executions.get(), preStartedExecutions.get());
     }
 
     /** The wrapping the probe chose; for tests and diagnostics. */
@@ -401,7 +392,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
             throw new ExecutionCancelledException("the process sandbox is closed");
         }
         Isolation runIsolation = isolationFor(request);
-        LiveRun live = new LiveRun(listener);
+        LiveChild live = new LiveChild(listener);
         return live.start(() -> runner.cold(request, binary, runIsolation, live));
     }
 
@@ -416,11 +407,6 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
             return false;
         }
         return mode.equals("all") || request.judged() && request.judging().batch() != null;
-    }
-
-    /** How many runs a zygote forked; for tests. */
-    long forkedRuns() {
-        return runner.forkedRuns();
     }
 
     /**
@@ -458,7 +444,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
     private static final java.security.SecureRandom SESSION_IDS = new java.security.SecureRandom();
 
     /**
-     * A session in a sandbox of its own (see {@code Runner.startSession}): the kernel bridge under bubblewrap, a
+     * A session in a sandbox of its own (see {@code SessionLaunches.startSession}): the kernel bridge under bubblewrap, a
      * pool uid, the session's control group and the seccomp filter, never shared, removed when the session ends.
      */
     @Override

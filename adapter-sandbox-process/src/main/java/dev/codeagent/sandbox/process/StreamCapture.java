@@ -33,7 +33,7 @@ final class StreamCapture implements ExecuteStreamHandler {
     private final java.util.concurrent.CompletableFuture<OutputStream> in = new java.util.concurrent.CompletableFuture<>();
     private volatile boolean started;
     /** Who else sees each chunk as it is read (a live run), or null. */
-    private volatile LiveRun live;
+    private volatile LiveChild live;
 
     StreamCapture(OutputBuffer stdout, OutputBuffer stderr, ArrivalOrder order, ExecutorService threads, Runnable onOverflow) {
         this.stdout = stdout;
@@ -92,7 +92,7 @@ final class StreamCapture implements ExecuteStreamHandler {
      * stdin) to the child's stdin and leaves it open, then gives it to {@code run} (with the run's group) for
      * more. Call before anything can be read: the supervisor starts the program only once it has its job.
      */
-    void feedLive(byte[] head, LiveRun run, RunGroup group) {
+    void feedLive(byte[] head, LiveChild run, ChildGroup group) {
         this.live = run;
         in.thenAcceptAsync(os -> {
             write(os, head);
@@ -143,7 +143,7 @@ final class StreamCapture implements ExecuteStreamHandler {
                     over = dst.append(buf, 0, n);
                     order.kept(stream, dst.size());
                 }
-                LiveRun watcher = live;
+                LiveChild watcher = live;
                 if (watcher != null) {
                     watcher.chunk(stream, buf, 0, n);
                 }

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * @param argv the supervisor's command inside the sandbox
  * @param binds what the sandbox needs bound in for {@code argv} to start
  */
-record Supervisor(List<String> argv, List<RunSpec.Bind> binds) {
+record Supervisor(List<String> argv, List<LaunchSpec.Bind> binds) {
 
     private static final Logger log = LoggerFactory.getLogger(Supervisor.class);
 
@@ -58,7 +58,7 @@ record Supervisor(List<String> argv, List<RunSpec.Bind> binds) {
 
     /** The compiled supervisor at {@code binary} on the host. */
     static Supervisor compiledAt(Path binary) {
-        return new Supervisor(List.of(SANDBOX_PATH), List.of(new RunSpec.Bind(binary, SANDBOX_PATH)));
+        return new Supervisor(List.of(SANDBOX_PATH), List.of(new LaunchSpec.Bind(binary, SANDBOX_PATH)));
     }
 
     /** The Python build of the supervisor, run by {@code python}. */

@@ -1,8 +1,8 @@
 package dev.codeagent.sandbox.process;
 
-import dev.codeagent.kit.sandbox.SupervisorJob;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.kit.sandbox.SupervisorJob;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * uid, namespaces, seccomp filter and empty tmpfs /work, already in a control group of its own (joining a
  * group is a cgroup migration, the slow part of a group's cost), with the supervisor blocked on stdin.
  *
- * <p>An execution takes one, sets its group to the request's limits ({@link Runner#warm}: two cgroupfs
+ * <p>An execution takes one, sets its group to the request's limits ({@link WarmLaunches#warm}: two cgroupfs
  * writes, a peak reset and one read of the CPU used so far, which is not the program's) and writes it a
  * job — the program's files, the rlimits, the interpreter command and environment — followed by the
  * program's stdin. The supervisor writes the files into its private /work, forks the program exactly as on
@@ -40,7 +40,7 @@ final class WarmPool implements AutoCloseable {
     static final String BOOTSTRAP = SupervisorJob.script(WarmPool.class, "supervisor.py");
 
     /** One pre-started sandbox, already in its control group (null where cgroups cannot be had). */
-    record Warm(Launch launch, long uid, RunGroup group, long memoryBytes) {
+    record Warm(Launch launch, long uid, ChildGroup group, long memoryBytes) {
     }
 
     /** Starts a sandbox for the given memory size (its tmpfs sizes follow it); null when it cannot. */
@@ -155,7 +155,7 @@ final class WarmPool implements AutoCloseable {
     /**
      * The job for a sandbox's supervisor, followed by the program's stdin.
      *
-     * @param nonce the secret behind which the supervisor reports the program's wait status (see {@link Run})
+     * @param nonce the secret behind which the supervisor reports the program's wait status (see {@link Child})
      */
     static byte[] job(List<String> argv, Map<String, String> env, Map<String, String> files, List<LaunchPlan.Limit> limits,
             ExecutionRequest request, String nonce) {

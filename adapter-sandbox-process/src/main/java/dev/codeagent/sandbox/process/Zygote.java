@@ -130,7 +130,7 @@ final class Zygote implements AutoCloseable {
      * @param job the supervisor's job for the program (files, argv, env, rlimits), without its stdin
      * @throws IOException when the zygote is gone or the run's process did not connect
      */
-    Launch launch(RunSpec spec, String token, String channel, List<Path> procsFiles, byte[] job, ExecutorService threads)
+    Launch launch(LaunchSpec spec, String token, String channel, List<Path> procsFiles, byte[] job, ExecutorService threads)
             throws IOException {
         if (!alive()) {
             throw new IOException("the zygote has ended");
@@ -198,7 +198,7 @@ final class Zygote implements AutoCloseable {
     }
 
     /**
-     * The run's end as {@link Run} reads it: the program's wait status, or null when its init was killed or never
+     * The run's end as {@link Child} reads it: the program's wait status, or null when its init was killed or never
      * started it (the message then in {@link Launch.Ended#failure}).
      */
     private static Launch.Ended report(String line) {
@@ -207,7 +207,7 @@ final class Zygote implements AutoCloseable {
             String[] es = f[2].split(" ");
             Integer exit = es[0].equals("-") ? null : Integer.valueOf(es[0]);
             Integer signal = es.length > 1 && !es[1].equals("-") ? Integer.valueOf(es[1]) : null;
-            return new Launch.Ended(exit == null && signal == null ? null : new Run.Report(exit, signal), null);
+            return new Launch.Ended(exit == null && signal == null ? null : new Child.Report(exit, signal), null);
         }
         return new Launch.Ended(null, f[0].equals("F") ? describe(line) : null);
     }

@@ -33,12 +33,12 @@ final class HostSupport {
         assumeTrue(false, what + " is not available; skipping");
     }
 
-    /** Run groups under a parent of the tests' own, or a skip (a failure under CI) saying why not. */
-    static RunGroups runGroups() {
+    /** Child groups under a parent of the tests' own, or a skip (a failure under CI) saying why not. */
+    static ChildGroups runGroups() {
         require(HostTools.runningAsRoot(), "root (for control groups)");
         try {
-            return RunGroups.open("codeagent-test");
-        } catch (RunGroups.Unavailable e) {
+            return ChildGroups.open("codeagent-test");
+        } catch (ChildGroups.Unavailable e) {
             require(false, "control groups (" + e.getMessage() + ")");
             return null;
         }

@@ -19,8 +19,8 @@ class LaunchPlanTest {
     private static final Path TIME = Path.of("/usr/bin/time");
     private static final HostTools ROOT = new HostTools(true, BWRAP, SETPRIV, PRLIMIT, Path.of("/usr/bin/unshare"), SETSID, TIME);
 
-    private static RunSpec spec(long uid, ResourceLimits limits, boolean as) {
-        return new RunSpec(uid, Path.of("/tmp/run-1"), List.of("main.py", "pkg/a.py"), List.of("/usr/bin/python3.11", "-S", "main.py", "x"),
+    private static LaunchSpec spec(long uid, ResourceLimits limits, boolean as) {
+        return new LaunchSpec(uid, Path.of("/tmp/run-1"), List.of("main.py", "pkg/a.py"), List.of("/usr/bin/python3.11", "-S", "main.py", "x"),
                 Map.of("PATH", "/usr/bin:/bin", "HOME", "/work"), limits, as, Path.of("/tmp/run-1.rusage"), true);
     }
 
@@ -55,7 +55,7 @@ class LaunchPlanTest {
         java.nio.file.Files.createFile(state.resolve(LaunchPlan.EMPTY_FILE));
         LaunchPlan plan = new LaunchPlan(Mode.BWRAP, ROOT, List.of(), null, state);
         Supervisor supervisor = Supervisor.compiledAt(Path.of("/tmp/codeagent-bin/supervisor-1"));
-        RunSpec s = new RunSpec(200_007, Path.of("/tmp"), List.of(), supervisor.argv(),
+        LaunchSpec s = new LaunchSpec(200_007, Path.of("/tmp"), List.of(), supervisor.argv(),
                 Map.of("PATH", "/usr/bin:/bin"), ResourceLimits.defaults(), true, null, false, null, true, supervisor.binds());
         List<String> cmd = plan.command(s);
         // the wrapper opens the filter as fd 3 before setpriv; bubblewrap loads it and closes it

@@ -63,11 +63,11 @@ class ProcessColdIT {
 
         @Test
         void aBatchJobIsJudgedByTheBatchsServer() {
-            long before = tier.sandbox().batchJudgedExecutions();
+            long before = tier.sandbox().diagnostics().batchJudged();
             Execution e = judge("def f():\n    return 1\n", new JudgeJob("assert f() == 1\n", null, List.of("f")));
             assertThat(e.judgement()).isNotNull();
             assertThat(e.judgement().passed()).isTrue();
-            assertThat(tier.sandbox().batchJudgedExecutions()).as("judged by the server, not by a judge of its own")
+            assertThat(tier.sandbox().diagnostics().batchJudged()).as("judged by the server, not by a judge of its own")
                     .isEqualTo(before + 1);
         }
 

@@ -77,7 +77,7 @@ class ProcessSandboxHostileIT {
             assertThat(e.outcome()).as("run %d: %s", i, e).isEqualTo(Outcome.OK);
             assertThat(e.stdout().text()).as("run %d", i).contains("attach -1 1").doesNotContain("mem open");
         }
-        assertThat(scratch.sandbox.preStartedExecutions()).isPositive();
+        assertThat(scratch.sandbox.diagnostics().preStarted()).isPositive();
     }
 
     @Test

@@ -63,9 +63,9 @@ class ProcessSandboxInPidNamespaceIT extends SandboxWholeRunAttackTest {
         HostSupport.requireRootBwrapAndCgroups();
         String outside = System.getenv("CODEAGENT_TEST_OUTSIDE_GROUP");
         assertThat(outside).as("the wrapper planted a live group outside this namespace").isNotBlank();
-        RunGroups groups = HostSupport.runGroups();
+        ChildGroups groups = HostSupport.runGroups();
         for (Path parent : groups.parents()) {
-            Path g = parent.getParent().resolve(RunGroups.DEFAULT_PARENT).resolve(outside);
+            Path g = parent.getParent().resolve(ChildGroups.DEFAULT_PARENT).resolve(outside);
             assertThat(g).as("the outside sandbox's live group was left alone").isDirectory();
             assertThat(CgroupFiles.pids(List.of(g.resolve("cgroup.procs"))))
                     .as("its process is invisible from this namespace").isEmpty();

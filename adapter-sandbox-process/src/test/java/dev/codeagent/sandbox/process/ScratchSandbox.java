@@ -57,12 +57,12 @@ final class ScratchSandbox {
 
     /** Closes the sandbox, removes the root, and checks the runs took the start path this sandbox was made for. */
     void stop() throws IOException {
-        long preStarted = sandbox.preStartedExecutions();
-        long executions = sandbox.executions();
+        long preStarted = sandbox.diagnostics().preStarted();
+        long executions = sandbox.diagnostics().executions();
         sandbox.close();
         WorkDir.delete(workRoot);
         if (forking) {
-            assertThat(sandbox.forkedRuns()).as("executions forked from the zygote").isPositive();
+            assertThat(sandbox.diagnostics().forked()).as("executions forked from the zygote").isPositive();
         }
         if (sandbox.mode() == Mode.BWRAP) {
             if (preStarting && executions >= WHOLE_CLASS) {

@@ -13,9 +13,9 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The in-sandbox supervisor's contract, held by both its builds ({@link Supervisor}: the compiled C one and the
@@ -70,7 +70,7 @@ class SupervisorTest {
     void theSupervisorReportsAnExitStatusAbove128AsAnExitStatus(List<String> build) throws Exception {
         assertThat(run(build, "import os\nos._exit(137)\n"))
                 .isEqualTo("\u0000codeagent:" + NONCE + ":{\"exit\": 137, \"signal\": null}\n");
-        assertThat(Run.Report.parse("{\"exit\": 137, \"signal\": null}")).isEqualTo(new Run.Report(137, null));
+        assertThat(Child.Report.parse("{\"exit\": 137, \"signal\": null}")).isEqualTo(new Child.Report(137, null));
     }
 
     @ParameterizedTest
@@ -78,7 +78,7 @@ class SupervisorTest {
     void theSupervisorReportsASignalAsASignal(List<String> build) throws Exception {
         assertThat(run(build, "import os\nos.kill(os.getpid(), 9)\n"))
                 .isEqualTo("\u0000codeagent:" + NONCE + ":{\"exit\": null, \"signal\": 9}\n");
-        assertThat(Run.Report.parse("{\"exit\": null, \"signal\": 9}")).isEqualTo(new Run.Report(null, 9));
+        assertThat(Child.Report.parse("{\"exit\": null, \"signal\": 9}")).isEqualTo(new Child.Report(null, 9));
     }
 
     @ParameterizedTest

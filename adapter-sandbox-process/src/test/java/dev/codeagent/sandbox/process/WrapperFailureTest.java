@@ -26,10 +26,10 @@ class WrapperFailureTest {
 
     @Test
     void statusesAbove128AreSignals() {
-        assertThat(Run.signalOf(137)).isEqualTo(9);
-        assertThat(Run.signalOf(152)).isEqualTo(24);
-        assertThat(Run.signalOf(1)).isNull();
-        assertThat(Run.signalOf(128)).isNull();
-        assertThat(Run.signalOf(200)).isNull();
+        assertThat(Child.signalOf(137)).isEqualTo(9);
+        assertThat(Child.signalOf(152)).isEqualTo(24);
+        assertThat(Child.signalOf(1)).isNull();
+        assertThat(Child.signalOf(128)).isNull();
+        assertThat(Child.signalOf(200)).isNull();
     }
 }

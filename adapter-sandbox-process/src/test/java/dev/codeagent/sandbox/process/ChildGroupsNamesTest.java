@@ -3,7 +3,7 @@ package dev.codeagent.sandbox.process;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.codeagent.sandbox.process.RunGroups.Owner;
+import dev.codeagent.sandbox.process.ChildGroups.Owner;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.function.LongPredicate;
@@ -13,14 +13,14 @@ import org.junit.jupiter.api.Test;
  * Whose a run group is, and where this process's own v2 group is: the logic that decides what the stale-group sweep
  * may kill and where the tier makes its groups, for hosts, containers and pid namespaces this machine is not.
  */
-class RunGroupsNamesTest {
+class ChildGroupsNamesTest {
 
     private static final String NS = "4026531836";
     private static final LongPredicate ONLY_812_LIVES = pid -> pid == 812;
 
     @Test
     void aGroupIsOnlyEverJudgedByItsOwnNamespacesPids() {
-        assertThat(RunGroups.leafName(NS, 812, 3)).isEqualTo("run-4026531836-812-3");
+        assertThat(ChildGroups.leafName(NS, 812, 3)).isEqualTo("run-4026531836-812-3");
         assertThat(owner("run-4026531836-812-3")).isEqualTo(Owner.ALIVE);
         assertThat(owner("run-4026531836-900-1")).isEqualTo(Owner.DEAD);
         // pid 812 lives here, but the group's 812 is another namespace's: nothing here says whether it lives
@@ -32,9 +32,9 @@ class RunGroupsNamesTest {
 
     @Test
     void ourOwnPidIsOursUpToTheLastNumberWeGave() {
-        assertThat(RunGroups.owner("run-" + NS + "-77-5", NS, 77, 5, ONLY_812_LIVES)).isEqualTo(Owner.SELF);
+        assertThat(ChildGroups.owner("run-" + NS + "-77-5", NS, 77, 5, ONLY_812_LIVES)).isEqualTo(Owner.SELF);
         // a higher number than this JVM ever gave: an earlier process with the same pid made it
-        assertThat(RunGroups.owner("run-" + NS + "-77-6", NS, 77, 5, ONLY_812_LIVES)).isEqualTo(Owner.DEAD);
+        assertThat(ChildGroups.owner("run-" + NS + "-77-6", NS, 77, 5, ONLY_812_LIVES)).isEqualTo(Owner.DEAD);
     }
 
     @Test
@@ -49,30 +49,30 @@ class RunGroupsNamesTest {
     void theOwnV2GroupIsFoundBelowWhatTheMountShows() throws Exception {
         Path mount = Path.of("/sys/fs/cgroup");
         // a host: the whole hierarchy mounted, the JVM in a service's group
-        assertThat(RunGroups.ownV2Group(mount, "/", List.of("0::/system.slice/codeagent.service")))
+        assertThat(ChildGroups.ownV2Group(mount, "/", List.of("0::/system.slice/codeagent.service")))
                 .isEqualTo(mount.resolve("system.slice/codeagent.service"));
         // a container with its own cgroup namespace: its group is the root it sees
-        assertThat(RunGroups.ownV2Group(mount, "/", List.of("0::/"))).isEqualTo(mount);
+        assertThat(ChildGroups.ownV2Group(mount, "/", List.of("0::/"))).isEqualTo(mount);
         // a container without one: its group is mounted at /sys/fs/cgroup and named in full in /proc/self/cgroup
-        assertThat(RunGroups.ownV2Group(mount, "/docker/abc", List.of("0::/docker/abc"))).isEqualTo(mount);
-        assertThat(RunGroups.ownV2Group(mount, "/docker/abc", List.of("0::/docker/abc/app")))
+        assertThat(ChildGroups.ownV2Group(mount, "/docker/abc", List.of("0::/docker/abc"))).isEqualTo(mount);
+        assertThat(ChildGroups.ownV2Group(mount, "/docker/abc", List.of("0::/docker/abc/app")))
                 .isEqualTo(mount.resolve("app"));
         // v1 lines are not the v2 one
-        assertThat(RunGroups.ownV2Group(mount, "/", List.of("4:memory:/x", "0::/y"))).isEqualTo(mount.resolve("y"));
+        assertThat(ChildGroups.ownV2Group(mount, "/", List.of("4:memory:/x", "0::/y"))).isEqualTo(mount.resolve("y"));
     }
 
     @Test
     void aGroupOutsideTheMountIsUnavailableInOneLine() {
         Path mount = Path.of("/sys/fs/cgroup");
-        assertThatThrownBy(() -> RunGroups.ownV2Group(mount, "/docker/abc", List.of("0::/docker/abcd")))
-                .isInstanceOf(RunGroups.Unavailable.class).hasMessageContaining("outside the hierarchy mounted at");
-        assertThatThrownBy(() -> RunGroups.ownV2Group(mount, "/docker/abc", List.of("0::/docker/abc/../other")))
-                .isInstanceOf(RunGroups.Unavailable.class);
-        assertThatThrownBy(() -> RunGroups.ownV2Group(mount, "/", List.of("4:memory:/x")))
-                .isInstanceOf(RunGroups.Unavailable.class).hasMessageContaining("names no v2 group");
+        assertThatThrownBy(() -> ChildGroups.ownV2Group(mount, "/docker/abc", List.of("0::/docker/abcd")))
+                .isInstanceOf(ChildGroups.Unavailable.class).hasMessageContaining("outside the hierarchy mounted at");
+        assertThatThrownBy(() -> ChildGroups.ownV2Group(mount, "/docker/abc", List.of("0::/docker/abc/../other")))
+                .isInstanceOf(ChildGroups.Unavailable.class);
+        assertThatThrownBy(() -> ChildGroups.ownV2Group(mount, "/", List.of("4:memory:/x")))
+                .isInstanceOf(ChildGroups.Unavailable.class).hasMessageContaining("names no v2 group");
     }
 
     private static Owner owner(String name) {
-        return RunGroups.owner(name, NS, 77, 5, ONLY_812_LIVES);
+        return ChildGroups.owner(name, NS, 77, 5, ONLY_812_LIVES);
     }
 }

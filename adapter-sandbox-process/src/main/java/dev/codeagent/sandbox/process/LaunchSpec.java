@@ -24,41 +24,41 @@ import java.util.Map;
  * @param binds host paths bound read-only into the sandbox (a judged run's channel FIFOs, which stay writable
  *     as FIFOs, and the judge's scripts); empty for a plain run
  */
-record RunSpec(long uid, Path hostDir, List<String> files, List<String> argv, Map<String, String> env,
-        ResourceLimits limits, boolean addressSpaceLimit, Path rusageHost, boolean prlimit, RunGroup group,
+record LaunchSpec(long uid, Path hostDir, List<String> files, List<String> argv, Map<String, String> env,
+        ResourceLimits limits, boolean addressSpaceLimit, Path rusageHost, boolean prlimit, ChildGroup group,
         boolean supervised, List<Bind> binds) {
 
     /** {@code host} bound read-only at {@code sandbox} (an absolute path inside the sandbox). */
     record Bind(Path host, String sandbox) {
     }
 
-    RunSpec {
+    LaunchSpec {
         files = List.copyOf(files);
         argv = List.copyOf(argv);
         env = Map.copyOf(env);
         binds = List.copyOf(binds);
     }
 
-    RunSpec(long uid, Path hostDir, List<String> files, List<String> argv, Map<String, String> env,
-            ResourceLimits limits, boolean addressSpaceLimit, Path rusageHost, boolean prlimit, RunGroup group,
+    LaunchSpec(long uid, Path hostDir, List<String> files, List<String> argv, Map<String, String> env,
+            ResourceLimits limits, boolean addressSpaceLimit, Path rusageHost, boolean prlimit, ChildGroup group,
             boolean supervised) {
         this(uid, hostDir, files, argv, env, limits, addressSpaceLimit, rusageHost, prlimit, group, supervised, List.of());
     }
 
-    RunSpec withBinds(List<Bind> more) {
-        return new RunSpec(uid, hostDir, files, argv, env, limits, addressSpaceLimit, rusageHost, prlimit, group,
+    LaunchSpec withBinds(List<Bind> more) {
+        return new LaunchSpec(uid, hostDir, files, argv, env, limits, addressSpaceLimit, rusageHost, prlimit, group,
                 supervised, more);
     }
 
     /** This spec with {@code more} bound besides its own binds (the supervisor's). */
-    RunSpec withMoreBinds(List<Bind> more) {
+    LaunchSpec withMoreBinds(List<Bind> more) {
         List<Bind> all = new java.util.ArrayList<>(binds);
         all.addAll(more);
         return withBinds(all);
     }
 
     /** A run without a control group or supervisor (the isolation probe, hosts without cgroups or Python). */
-    RunSpec(long uid, Path hostDir, List<String> files, List<String> argv, Map<String, String> env,
+    LaunchSpec(long uid, Path hostDir, List<String> files, List<String> argv, Map<String, String> env,
             ResourceLimits limits, boolean addressSpaceLimit, Path rusageHost, boolean prlimit) {
         this(uid, hostDir, files, argv, env, limits, addressSpaceLimit, rusageHost, prlimit, null, false);
     }

@@ -4,11 +4,11 @@ import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.Outcome;
-import dev.codeagent.domain.execution.ResourceLimits;
-import dev.codeagent.domain.execution.OutcomeClassifier;
 import dev.codeagent.domain.execution.OutcomeClassifier.Classification;
 import dev.codeagent.domain.execution.OutcomeClassifier.Enforced;
 import dev.codeagent.domain.execution.OutcomeClassifier.Termination;
+import dev.codeagent.domain.execution.OutcomeClassifier;
+import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,9 +27,9 @@ import org.slf4j.LoggerFactory;
  * or the sandbox closes; then kills what is left and collects the result. Every wait after a
  * kill is bounded, so a process that holds a pipe open cannot hang the caller.
  */
-final class Run {
+final class Child {
 
-    private static final Logger log = LoggerFactory.getLogger(Run.class);
+    private static final Logger log = LoggerFactory.getLogger(Child.class);
     /** Longest wait for the direct child to be reaped after SIGKILL. */
     private static final Duration EXIT_WAIT = Duration.ofSeconds(5);
     /** Longest wait for the output pumps to reach end-of-file once nothing of the run is alive. */
@@ -57,17 +57,17 @@ final class Run {
     }
 
     private final Launch launch;
-    private final RunSpec spec;
+    private final LaunchSpec spec;
     private final byte[] input;
     private final ExecutionRequest request;
     private final Isolation isolation;
     private final Killer killer;
-    private final RunGroup group;
+    private final ChildGroup group;
     private final long cpuBase;
     private final byte[] marker;
     private volatile boolean clean = true;
-    /** A live run's other end (LiveRun), or null for a run fed all at once. */
-    private LiveRun live;
+    /** A live run's other end (LiveChild), or null for a run fed all at once. */
+    private LiveChild live;
     private volatile boolean cancelled;
     /** The group's count of memory-limit hits at the last poll, and when it last rose (System.nanoTime()). */
     private long limitHits = -1;
@@ -77,19 +77,13 @@ final class Run {
      * @param launch the started child this run watches
      * @param input what to write to the child's stdin before closing it (for a pre-started sandbox, the
      *     job for its bootstrap followed by the program's stdin)
-     */
-    Run(Launch launch, byte[] input, ExecutionRequest request, Isolation isolation, Killer killer) {
-        this(launch, input, request, isolation, killer, null, 0, null);
-    }
-
-    /**
      * @param group the run's control group, or null: its CPU time (less {@code cpuBase}, what a pre-started
      *     sandbox's supervisor used before the job) and OOM kills are polled and enforced, its figures reported
      * @param nonce the secret behind which the in-sandbox supervisor reports the program's wait status, or
      *     null when no supervisor runs (the status is then bubblewrap's or the shell's, which cannot tell
      *     {@code exit 137} from SIGKILL)
      */
-    Run(Launch launch, byte[] input, ExecutionRequest request, Isolation isolation, Killer killer, RunGroup group,
+    Child(Launch launch, byte[] input, ExecutionRequest request, Isolation isolation, Killer killer, ChildGroup group,
             long cpuBase, String nonce) {
         this.launch = launch;
         this.spec = launch.spec;
@@ -103,7 +97,7 @@ final class Run {
     }
 
     /** Makes this a live run: its stdin stays open after the input and each chunk of output also goes to {@code run}. */
-    Run live(LiveRun run) {
+    Child live(LiveChild run) {
         this.live = run;
         return this;
     }

@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The process tier's {@link LiveExecution}: an ordinary supervised cold run ({@link Runner#cold}) on a thread of its
+ * The process tier's {@link LiveExecution}: an ordinary supervised cold run ({@link ColdLaunches#cold}) on a thread of its
  * own, whose stdin is left open after the job and whose output pumps also hand each chunk here.
  *
  * <p>What is held back: the supervisor reports the program's wait status on stderr behind a NUL byte and a nonce
@@ -29,26 +29,26 @@ import org.slf4j.LoggerFactory;
  * it waits for the end, when the report has been taken off and the rest of the program's own stderr is sent. (A
  * program that writes NUL bytes to stderr has the rest of its stderr come at its end.)
  */
-final class LiveRun implements LiveExecution {
+final class LiveChild implements LiveExecution {
 
-    private static final Logger log = LoggerFactory.getLogger(LiveRun.class);
+    private static final Logger log = LoggerFactory.getLogger(LiveChild.class);
 
     private final Listener listener;
     private final CompletableFuture<OutputStream> stdin = new CompletableFuture<>();
     private final Utf8 out = new Utf8();
     private final Utf8 err = new Utf8();
     private volatile boolean stdinClosed;
-    private volatile RunGroup group;
+    private volatile ChildGroup group;
     private FutureTask<Execution> task;
     private boolean errHeld;
     private long errForwarded;
 
-    LiveRun(Listener listener) {
+    LiveChild(Listener listener) {
         this.listener = listener;
     }
 
     /** Starts {@code body} (the cold run that feeds this object) on a thread of its own. */
-    LiveRun start(java.util.concurrent.Callable<Execution> body) {
+    LiveChild start(java.util.concurrent.Callable<Execution> body) {
         task = new FutureTask<>(body);
         Thread t = new Thread(task, "process-sandbox-live");
         t.setDaemon(true);
@@ -57,7 +57,7 @@ final class LiveRun implements LiveExecution {
     }
 
     /** Called by the run once its group exists and its stdin is open. */
-    void opened(RunGroup runGroup, OutputStream programStdin) {
+    void opened(ChildGroup runGroup, OutputStream programStdin) {
         this.group = runGroup;
         stdin.complete(programStdin);
         if (stdinClosed) {
@@ -124,7 +124,7 @@ final class LiveRun implements LiveExecution {
         if (signal < 1 || signal > 64) {
             throw new IllegalArgumentException("not a signal: " + signal);
         }
-        RunGroup g = group;
+        ChildGroup g = group;
         if (g == null || task.isDone()) {
             return false;
         }

@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
- * Makes a {@link RunGroup} per run under one parent group of the sandbox's own, on whichever cgroup
+ * Makes a {@link ChildGroup} per run under one parent group of the sandbox's own, on whichever cgroup
  * version the host runs: v1 when the memory controller is mounted as a v1 hierarchy (then the parent is
  * {@code <hierarchy>/<name>} in each of memory, pids, cpuacct and freezer, as isolate did on v1), else v2,
  * where the parent must be a delegated subtree: the JVM's own group (or one named explicitly) must offer
@@ -32,7 +32,7 @@ import java.util.stream.Stream;
  * JVM in another pid namespace, whose processes this namespace cannot see) made the whole tier run without
  * control groups.
  */
-final class RunGroups {
+final class ChildGroups {
 
     /** The cgroup versions the host can run. */
     enum Version {
@@ -69,20 +69,20 @@ final class RunGroups {
      */
     private static final AtomicLong NEXT = new AtomicLong();
 
-    private RunGroups(Version version, Map<String, Path> parents) {
+    private ChildGroups(Version version, Map<String, Path> parents) {
         this.version = version;
         this.parents = Map.copyOf(parents);
     }
 
-    /** Run groups under {@code name} on this host, with stale groups of dead sandbox processes removed. */
-    static RunGroups open(String name) throws Unavailable {
+    /** Child groups under {@code name} on this host, with stale groups of dead sandbox processes removed. */
+    static ChildGroups open(String name) throws Unavailable {
         return open(name, null);
     }
 
     /**
      * @param delegatedV2 on a v2 host, the delegated group to make the parent in (null: the JVM's own group)
      */
-    static RunGroups open(String name, Path delegatedV2) throws Unavailable {
+    static ChildGroups open(String name, Path delegatedV2) throws Unavailable {
         if (!name.matches("[A-Za-z0-9_.-]+") || name.startsWith(".")) {
             throw new IllegalArgumentException("control group name must be a plain directory name: " + name);
         }
@@ -107,7 +107,7 @@ final class RunGroups {
                 v2Root = f[3];
             }
         }
-        RunGroups groups;
+        ChildGroups groups;
         if (v1.containsKey("memory")) {
             groups = openV1(name, v1);
         } else if (v2 != null) {
@@ -119,7 +119,7 @@ final class RunGroups {
         return groups;
     }
 
-    private static RunGroups openV1(String name, Map<String, Path> mounts) throws Unavailable {
+    private static ChildGroups openV1(String name, Map<String, Path> mounts) throws Unavailable {
         Map<String, Path> parents = new HashMap<>();
         for (String c : V1_REQUIRED) {
             if (!mounts.containsKey(c)) {
@@ -133,10 +133,10 @@ final class RunGroups {
         for (Path p : parents.values()) {
             makeParent(p);
         }
-        return new RunGroups(Version.V1, parents);
+        return new ChildGroups(Version.V1, parents);
     }
 
-    static RunGroups openV2(String name, Path delegated) throws Unavailable {
+    static ChildGroups openV2(String name, Path delegated) throws Unavailable {
         Set<String> offered = Set.of(read(delegated.resolve("cgroup.controllers")).split(" "));
         for (String c : List.of("memory", "pids")) {
             if (!offered.contains(c)) {
@@ -158,7 +158,7 @@ final class RunGroups {
         } catch (IOException e) {
             throw new Unavailable("cgroup v2: cannot enable memory and pids in " + parent + " (" + e.getMessage() + ")");
         }
-        return new RunGroups(Version.V2, Map.of("", parent));
+        return new ChildGroups(Version.V2, Map.of("", parent));
     }
 
     private static void enable(Path group) throws IOException {
@@ -225,7 +225,7 @@ final class RunGroups {
      * @param memoryBytes memory for every process and page of the run together; swap is off
      * @param maxProcesses processes and threads of the run together
      */
-    RunGroup create(long memoryBytes, int maxProcesses) throws IOException {
+    ChildGroup create(long memoryBytes, int maxProcesses) throws IOException {
         String leaf = leafName(namespace, owner, NEXT.incrementAndGet());
         if (version == Version.V2) {
             return CgroupV2Group.create(parents.get("").resolve(leaf), memoryBytes, maxProcesses);
@@ -329,7 +329,7 @@ final class RunGroups {
     }
 
     private static final class LoggerHolder {
-        static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(RunGroups.class);
+        static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ChildGroups.class);
     }
 
     private static List<Path> children(Path parent) {

@@ -22,14 +22,14 @@ import org.junit.jupiter.api.io.TempDir;
  * checks that the group is gone afterwards and nothing it held is left running.
  */
 @Tag("slow")
-class RunGroupIT {
+class ChildGroupIT {
 
     private static final long MIB = 1L << 20;
 
     @TempDir
     Path dir;
 
-    private RunGroups groups;
+    private ChildGroups groups;
 
     @BeforeEach
     void groups() {
@@ -40,12 +40,12 @@ class RunGroupIT {
         return List.of(HostSupport.PYTHON.toString(), "-c", code);
     }
 
-    private static Result runIn(RunGroup g, List<String> command) throws Exception {
+    private static Result runIn(ChildGroup g, List<String> command) throws Exception {
         return HostSupport.run(LaunchWrapper.argv(null, g.procsFiles(), command), 120);
     }
 
     /** Closes the group and checks the host: its directories gone, none of {@code pids} alive. */
-    private static void closeAndCheck(RunGroup g, List<Long> pids) {
+    private static void closeAndCheck(ChildGroup g, List<Long> pids) {
         List<Path> dirs = g.procsFiles().stream().map(Path::getParent).toList();
         g.close();
         assertThat(dirs).allSatisfy(d -> assertThat(d).doesNotExist());
@@ -92,13 +92,13 @@ class RunGroupIT {
 
     @Test
     void memoryIsChargedForEveryForkedChildTogether() throws Exception {
-        try (RunGroup roomy = groups.create(1024 * MIB, 64)) {
+        try (ChildGroup roomy = groups.create(1024 * MIB, 64)) {
             Result r = runIn(roomy, python(FORKED_HOLDERS));
             assertThat(r.out()).as(r.err()).contains("held 6");
             assertThat(roomy.peakMemoryBytes()).as("six children of 60 MiB at once").isGreaterThan(360 * MIB);
             assertThat(roomy.oomKilled()).isFalse();
         }
-        RunGroup tight = groups.create(256 * MIB, 64);
+        ChildGroup tight = groups.create(256 * MIB, 64);
         Result r = runIn(tight, python(FORKED_HOLDERS));
         assertThat(tight.oomKilled()).as("exit %d, %s", r.exit(), r.out()).isTrue();
         assertThat(tight.peakMemoryBytes()).isLessThanOrEqualTo(256 * MIB);
@@ -108,7 +108,7 @@ class RunGroupIT {
     @Test
     void memfdPagesAreChargedToTheGroupWhoseLimitWasLoweredForTheJob() throws Exception {
         // as a warm sandbox's group is: made roomy at pre-start, cut to the job's limit when the job comes
-        RunGroup g = groups.create(1024 * MIB, 64);
+        ChildGroup g = groups.create(1024 * MIB, 64);
         g.limit(256 * MIB, 16);
         g.resetPeak();
         Path marker = dir.resolve("wrote-all");
@@ -129,7 +129,7 @@ class RunGroupIT {
     @Test
     void tmpfsPagesInsideTheSandboxAreChargedToTheGroup() throws Exception {
         Path bwrap = HostSupport.bwrap();
-        RunGroup g = groups.create(256 * MIB, 16);
+        ChildGroup g = groups.create(256 * MIB, 16);
         List<String> cmd = new ArrayList<>(HostSupport.bwrapView(bwrap));
         cmd.add("--");
         cmd.addAll(python(String.join("\n",
@@ -146,7 +146,7 @@ class RunGroupIT {
 
     @Test
     void cpuTimeIsSummedOverChildren() throws Exception {
-        RunGroup g = groups.create(256 * MIB, 16);
+        ChildGroup g = groups.create(256 * MIB, 16);
         Result r = runIn(g, python(String.join("\n",
                 "import os, time",
                 "kids = []",
@@ -168,7 +168,7 @@ class RunGroupIT {
 
     @Test
     void theProcessLimitRefusesForksBeyondIt() throws Exception {
-        RunGroup g = groups.create(256 * MIB, 5);
+        ChildGroup g = groups.create(256 * MIB, 5);
         Result r = runIn(g, python(String.join("\n",
                 "import os, time",
                 "ok, refused = 0, 0",
@@ -189,7 +189,7 @@ class RunGroupIT {
 
     @Test
     void killAllReachesDescendantsThatLeftTheSessionAndTheGroupIsRemoved() throws Exception {
-        RunGroup g = groups.create(256 * MIB, 32);
+        ChildGroup g = groups.create(256 * MIB, 32);
         Result r = runIn(g, python(String.join("\n",
                 "import os, sys, time",
                 "for i in range(3):",
@@ -217,7 +217,7 @@ class RunGroupIT {
         long deadPid = gone.pid();
         List<Path> stale = new ArrayList<>();
         for (Path parent : groups.parents()) {
-            Path d = parent.resolve(RunGroups.leafName(RunGroups.pidNamespace(), deadPid, 1));
+            Path d = parent.resolve(ChildGroups.leafName(ChildGroups.pidNamespace(), deadPid, 1));
             Files.createDirectory(d);
             stale.add(d);
         }
@@ -251,11 +251,11 @@ class RunGroupIT {
      */
     @Test
     void aLiveGroupOfAnotherPidNamespaceIsNeitherKilledNorInTheWay() throws Exception {
-        String otherNamespace = RunGroups.pidNamespace().equals("1") ? "2" : "1";
+        String otherNamespace = ChildGroups.pidNamespace().equals("1") ? "2" : "1";
         List<Path> foreign = new ArrayList<>();
         for (Path parent : groups.parents()) {
             // pid 1 in that namespace, dead or alive here: a pid of another namespace says nothing here
-            Path d = parent.resolve(RunGroups.leafName(otherNamespace, 1, 1));
+            Path d = parent.resolve(ChildGroups.leafName(otherNamespace, 1, 1));
             Files.createDirectory(d);
             foreign.add(d);
         }
@@ -268,12 +268,12 @@ class RunGroupIT {
                     && System.currentTimeMillis() < deadline) {
                 Thread.sleep(10);
             }
-            RunGroups again = HostSupport.runGroups();
+            ChildGroups again = HostSupport.runGroups();
 
             assertThat(again.removeStale()).isZero();
             assertThat(foreign).allSatisfy(d -> assertThat(d).isDirectory());
             assertThat(sleeper.isAlive()).as("the other namespace's run was not killed").isTrue();
-            RunGroup mine = again.create(64 * MIB, 8);
+            ChildGroup mine = again.create(64 * MIB, 8);
             closeAndCheck(mine, List.of());
         } finally {
             sleeper.destroyForcibly().waitFor();
@@ -289,7 +289,7 @@ class RunGroupIT {
         Path setpriv = HostTools.find("setpriv");
         HostSupport.require(setpriv != null, "setpriv");
         Path filter = SeccompFilter.forHost().orElseThrow().writeTo(dir.resolve("seccomp.bpf"));
-        RunGroup g = groups.create(256 * MIB, 16);
+        ChildGroup g = groups.create(256 * MIB, 16);
         List<String> cmd = new ArrayList<>(List.of(setpriv.toString(), "--reuid=60123", "--regid=60123", "--clear-groups",
                 "--no-new-privs", "--"));
         cmd.addAll(HostSupport.bwrapView(bwrap));
@@ -323,8 +323,8 @@ class RunGroupIT {
         // only a hybrid host (v1 controllers, an empty unified hierarchy beside them) has this case to offer
         assumeTrue(Files.isRegularFile(unified.resolve("cgroup.controllers"))
                 && !CgroupFiles.read(unified.resolve("cgroup.controllers")).contains("memory"), "a hybrid cgroup host");
-        assertThatThrownBy(() -> RunGroups.openV2("codeagent-test", unified))
-                .isInstanceOf(RunGroups.Unavailable.class)
+        assertThatThrownBy(() -> ChildGroups.openV2("codeagent-test", unified))
+                .isInstanceOf(ChildGroups.Unavailable.class)
                 .hasMessageContaining("offers no memory controller")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
         assertThat(unified.resolve("codeagent-test")).doesNotExist();

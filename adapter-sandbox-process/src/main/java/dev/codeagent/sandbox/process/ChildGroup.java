@@ -6,10 +6,10 @@ import java.util.List;
 /**
  * The control group of one run: every process of the run, every page it charges (anonymous memory,
  * page cache, shm, memfd and tmpfs pages) and every nanosecond of CPU it uses, counted together and read
- * by the supervisor from files the program cannot reach. Made by {@link RunGroups}; closing it kills
+ * by the supervisor from files the program cannot reach. Made by {@link ChildGroups}; closing it kills
  * whatever is left in it and removes it.
  */
-sealed interface RunGroup extends AutoCloseable permits CgroupV1Group, CgroupV2Group {
+sealed interface ChildGroup extends AutoCloseable permits CgroupV1Group, CgroupV2Group {
 
     /** The files a launcher writes its pid into to join the group (see {@link LaunchWrapper}). */
     List<Path> procsFiles();
