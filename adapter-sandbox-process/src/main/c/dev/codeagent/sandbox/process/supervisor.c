@@ -1,5 +1,5 @@
 /*
- * The process tier's in-sandbox supervisor (see Supervisors.java, WarmPool.java and Runner.java): bubblewrap
+ * The process tier's in-sandbox supervisor (see Supervisor.java, WarmPool.java and Launcher.java): bubblewrap
  * runs it with --as-pid-1 as the sandbox's init, as the run's uid, in its empty tmpfs /work, under the seccomp
  * filter, in the run's control group. Cold runs get the job at once, pre-started (warm) ones block on stdin
  * for it. The job is the supervisor wire format both tiers share

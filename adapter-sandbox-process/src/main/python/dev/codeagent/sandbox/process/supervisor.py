@@ -1,5 +1,5 @@
 # The process tier's in-sandbox supervisor, the Python build of supervisor.c for hosts without a C compiler
-# (see Supervisor.java, WarmPool.java and Runner.java), run as `python3 -S -c <this
+# (see Supervisor.java, WarmPool.java and Launcher.java), run as `python3 -S -c <this
 # file>` by bubblewrap with --as-pid-1: the sandbox's pid namespace's init, as the run's uid, in its empty
 # tmpfs /work, under the seccomp filter, in the run's control group. Cold runs get it with the job at once,
 # pre-started (warm) ones block on stdin for it. The job is in the supervisor wire format
