@@ -47,7 +47,7 @@ class DockerSupervisorWireIT extends SupervisorWireContractTest {
     private static DockerContainers.Spec spec() {
         return DockerContainers.Spec.of(DockerTestSupport.IMAGE, ResourceLimits.defaults(), 1.0, 64L << 20,
                 Map.of(DockerContainers.LABEL_SANDBOX, "true", DockerContainers.LABEL_OWNER, OWNER,
-                        DockerContainers.LABEL_PROCESS, DockerSandbox.processTag()));
+                        DockerContainers.LABEL_PROCESS, StrayContainers.processTag()));
     }
 
     /** The image's one Python (the supervisor's own is the same). */
