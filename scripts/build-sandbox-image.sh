@@ -7,7 +7,7 @@
 #
 # Environment: CODEAGENT_SANDBOX_PYTHON  the interpreter to copy (default /usr/bin/python3.11)
 #              CODEAGENT_IMAGE_KERNEL    none: leave the session kernel out even when the host has ipykernel
-#              CODEAGENT_IMAGE_LANGUAGES the compiled languages to put in, comma-separated (c,cpp,java,go,rust);
+#              CODEAGENT_IMAGE_LANGUAGES the toolchains to put in, comma-separated (c,cpp,java,go,rust,javascript);
 #                                        default: every one whose Debian packages the host has; none: the slim image
 #                                        (Python and Bash only), e.g.
 #                                        CODEAGENT_IMAGE_LANGUAGES=none scripts/build-sandbox-image.sh codeagent-sandbox:slim
@@ -72,15 +72,17 @@ done
 languages=python
 [ -e "$root/usr/bin/bash" ] && languages=python,bash
 
-# compiled languages: one line each, the language's id and the Debian packages of its toolchain. A language goes in
+# toolchains: one line each, the language's id and the Debian packages of its toolchain. A language goes in
 # when the host has those packages: the files of their dependency closure are copied (scripts/image/package-files.py),
-# with the /etc/alternatives links they reach (cc, c++, java, javac). Its stages are Bash scripts (the application's CompilingSandbox; command lines in Toolchains).
+# with the /etc/alternatives links they reach (cc, c++, java, javac). A compiled language's stages are Bash scripts
+# (the application's CompilingSandbox; command lines in Toolchains); JavaScript is an interpreter, node, run as the profile says.
 toolchains=(
   "c gcc libc6-dev"
   "cpp g++ libc6-dev"
   "java openjdk-17-jdk-headless"
   "go golang-go"
   "rust rustc libc6-dev"
+  "javascript nodejs"
 )
 wanted="${CODEAGENT_IMAGE_LANGUAGES:-all}"
 compiled=()
@@ -205,7 +207,7 @@ if command -v unshare >/dev/null 2>&1 && unshare --help 2>/dev/null | grep -q --
 fi
 
 for id in "${compiled[@]}"; do
-  case "$id" in c) tool=gcc ;; cpp) tool=g++ ;; java) tool=javac ;; go) tool=go ;; rust) tool=rustc ;; esac
+  case "$id" in c) tool=gcc ;; cpp) tool=g++ ;; java) tool=javac ;; go) tool=go ;; rust) tool=rustc ;; javascript) tool=node ;; esac
   if command -v unshare >/dev/null 2>&1 && unshare --help 2>/dev/null | grep -q -- '--root'; then
     # a JVM needs /proc: the smoke test gets its own
     unshare --fork --pid --mount --mount-proc --root="$root" "/usr/bin/$tool" \

@@ -18,7 +18,10 @@ SKIP = ("/usr/share/doc/", "/usr/share/man/", "/usr/share/info/", "/usr/share/lo
 # packages a toolchain's closure reaches only through maintainer scripts (the JDK's certificate setup reaches
 # util-linux and debconf): system administration tools, nothing a compiler or a program runs
 NOT_NEEDED = {"util-linux", "util-linux-extra", "debconf", "perl-base", "login", "passwd", "adduser", "dpkg",
-              "init-system-helpers", "mount", "libpam-modules", "libpam-runtime"}
+              "init-system-helpers", "mount", "libpam-modules", "libpam-runtime",
+              # the image's Python is assembled on its own (a trimmed standard library, no sitecustomize); Node.js
+              # depends on python3 only for npm's node-gyp, which a sandboxed program never runs
+              "python3"}
 # Go's own test suite and every package's test fixtures: sources go build never reads
 SKIP_PATTERN = re.compile(r"^/usr/share/go-[\d.]+/test/|/testdata/")
 

@@ -316,8 +316,8 @@ public final class EvalCommand implements Callable<Integer> {
     private Map<String, String> overrides(int n) {
         Map<String, String> o = new LinkedHashMap<>();
         Duration t = timeout != null ? timeout : DEFAULT_TIMEOUT;
+        // the wall limit only: an explicit limits.cpuTime stays when tighter (LimitOptions.resolve), an unset one follows
         o.put("limits.timeout", Units.formatDuration(t));
-        o.put("limits.cpuTime", Units.formatDuration(t));
         // the executor's bulkhead must admit every worker, or they would queue behind it
         o.put("sandbox.maxConcurrent", Integer.toString(n));
         CodeAgentCli.queueFlag(queue, o);

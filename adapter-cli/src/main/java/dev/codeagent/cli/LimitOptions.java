@@ -15,7 +15,8 @@ import picocli.CommandLine.Option;
 final class LimitOptions {
 
     @Option(names = "--timeout", paramLabel = "DURATION", converter = Converters.DurationConverter.class,
-            description = "Wall-clock and CPU time the program may use, e.g. 500ms, 5s, 2m (default: limits.timeout, 10s).")
+            description = "Wall-clock time the program may use, and its CPU time unless limits.cpuTime is set lower,"
+                    + " e.g. 500ms, 5s, 2m (default: limits.timeout, 10s).")
     Duration timeout;
 
     @Option(names = "--memory", paramLabel = "SIZE", converter = Converters.SizeConverter.class,
@@ -23,13 +24,14 @@ final class LimitOptions {
     Long memory;
 
     /**
-     * The flags as overrides of a task's limits, which win over a task file's; {@code --timeout} sets the
-     * CPU limit too, so a long timeout is not cut short by it.
+     * The flags as overrides of a task's limits, which win over a task file's. {@code --timeout} is the wall limit
+     * only: a CPU limit given explicitly (the task file's {@code cpuTimeMs}, {@code limits.cpuTime}) is never raised
+     * by it, and one left unset follows it already through the configured defaults ({@link #overrides}).
      */
     LimitOverrides requested() {
         LimitOverrides o = LimitOverrides.NONE;
         if (timeout != null) {
-            o = o.withTimeout(timeout).withCpuTime(timeout);
+            o = o.withTimeout(timeout);
         }
         if (memory != null) {
             o = o.withMemoryBytes(memory);
@@ -40,12 +42,13 @@ final class LimitOptions {
     /**
      * The flags as dotted config keys as well: the sandbox is built from the configured limits (the docker
      * tier's warm containers are made for them), so it should be built for what this command runs with.
+     * {@code --timeout} sets {@code limits.timeout} alone: an unset {@code limits.cpuTime} follows it, a set one
+     * stays (and {@link #resolve} lowers it to the timeout when larger), so the tighter of the two wins.
      */
     Map<String, String> overrides() {
         Map<String, String> o = new LinkedHashMap<>();
         if (timeout != null) {
             o.put("limits.timeout", Units.formatDuration(timeout));
-            o.put("limits.cpuTime", Units.formatDuration(timeout));
         }
         if (memory != null) {
             o.put("limits.memory", Long.toString(memory));

@@ -7,7 +7,10 @@ import java.util.Objects;
 
 /**
  * The default resource limits of an execution, and of a compiled language's compile stage ({@code compileTimeout}
- * wall and CPU, {@code compileMemory}); requests may lower or raise them per run. Checked
+ * wall and CPU, {@code compileMemory}); requests may lower or raise them per run. {@code cpuTime} may be left unset
+ * (null, the default): the CPU limit is then the wall limit, whatever sets that ({@code limits.timeout}, {@code exec
+ * --timeout}); set, it is an explicit limit that no other one raises (a longer {@code --timeout} leaves it, a shorter
+ * one lowers it: of two limits on CPU time the tighter wins). Checked
  * against the domain's ranges when read, so a bad value stops the program at start instead of being
  * replaced by a default somewhere later.
  */
@@ -45,7 +48,6 @@ public record LimitsConfig(
 
     public LimitsConfig {
         Objects.requireNonNull(timeout, "limits.timeout");
-        Objects.requireNonNull(cpuTime, "limits.cpuTime");
         Objects.requireNonNull(memory, "limits.memory");
         Objects.requireNonNull(outputBytes, "limits.outputBytes");
         Objects.requireNonNull(fileBytes, "limits.fileBytes");
@@ -56,9 +58,11 @@ public record LimitsConfig(
         }
         // in the user's units and keys: "limits.timeout 2h is longer than the ceiling 1h (limits.maxWallTime …)"
         checkCeiling("limits.timeout", timeout, maxWallTime);
-        checkCeiling("limits.cpuTime", cpuTime, maxWallTime);
+        if (cpuTime != null) {
+            checkCeiling("limits.cpuTime", cpuTime, maxWallTime);
+        }
         try {
-            new ResourceLimits(timeout, cpuTime, memory.bytes(), processes, outputBytes.bytes(), fileBytes.bytes(), network);
+            new ResourceLimits(timeout, cpuTime == null ? timeout : cpuTime, memory.bytes(), processes, outputBytes.bytes(), fileBytes.bytes(), network);
         } catch (IllegalArgumentException e) {
             throw invalid("invalid limits: ", KEYS, e);
         }
@@ -109,13 +113,16 @@ public record LimitsConfig(
     public static LimitsConfig defaults() {
         ResourceLimits d = ResourceLimits.defaults();
         ResourceLimits c = ResourceLimits.compileDefaults();
-        return new LimitsConfig(d.wallTime(), d.cpuTime(), new ByteSize(d.memoryBytes()), d.maxProcesses(),
+        return new LimitsConfig(d.wallTime(), null, new ByteSize(d.memoryBytes()), d.maxProcesses(),
                 new ByteSize(d.maxOutputBytes()), new ByteSize(d.maxFileBytes()), d.network(), c.wallTime(),
                 new ByteSize(c.memoryBytes()), DEFAULT_MAX_WALL);
     }
 
-    /** The limits as the domain's value; always valid, since they were checked when read. */
+    /**
+     * The limits as the domain's value; always valid, since they were checked when read. The CPU limit is the
+     * configured one, or the wall limit when none is configured.
+     */
     public ResourceLimits toResourceLimits() {
-        return new ResourceLimits(timeout, cpuTime, memory.bytes(), processes, outputBytes.bytes(), fileBytes.bytes(), network);
+        return new ResourceLimits(timeout, cpuTime == null ? timeout : cpuTime, memory.bytes(), processes, outputBytes.bytes(), fileBytes.bytes(), network);
     }
 }

@@ -51,6 +51,11 @@ class TaskRequestRulesTest {
                 row("a fractional duration", CLI, "{'prompt':'x','limits':{'timeoutMs':'1.5s'}}", "wall=1500ms"),
                 row("the CPU limit set on its own stays, in any order", HTTP,
                         "{'prompt':'x','limits':{'cpuTimeMs':8000,'timeoutMs':5000}}", "wall=5s cpu=8s"),
+                // of two limits on CPU time, the default's and the one a timeout implies, the tighter wins (issue 33)
+                row("a longer timeout leaves the default CPU limit", HTTP, "{'prompt':'x','limits':{'timeoutMs':20000}}",
+                        "wall=20s cpu=10s"),
+                row("a CPU limit set below the timeout stays, in any order", CLI,
+                        "{'prompt':'x','limits':{'timeoutMs':'8s','cpuTimeMs':'1s'}}", "wall=8s cpu=1s"),
                 row("a number in a string has no unit", HTTP, "{'prompt':'x','limits':{'timeoutMs':'5'}}",
                         "error limits.timeoutMs: '5' has no unit"),
                 row("not a duration", CLI, "{'prompt':'x','limits':{'timeoutMs':'soon'}}",
@@ -174,6 +179,19 @@ class TaskRequestRulesTest {
         assertThat(errors.list()).isEmpty();
         assertThat(describe(task)).isEqualTo("wall=5s cpu=5s mem=64m procs=64 out=1m file=16m net=false attempts=2 lang=bash");
         assertThat(task.prompt()).isEqualTo("from the file");
+    }
+
+    /** {@code solve --timeout 8s} over a task file asking for 1 s of CPU: the flag is the wall limit, the file's CPU limit stays. */
+    @Test
+    void aTimeoutFlagNeverRaisesTheTaskFilesCpuLimit() throws Exception {
+        FieldErrors errors = new FieldErrors();
+        TaskRequest file = TaskRequest.fromTree(JSON.readValue(
+                "{\"prompt\":\"p\",\"limits\":{\"cpuTimeMs\":\"1s\",\"timeoutMs\":\"2s\"}}", Object.class), errors);
+        TaskRequest flags = new TaskRequest(null, null, null, null, null,
+                LimitOverrides.NONE.withTimeout(Duration.ofSeconds(8)), null);
+        Task task = file.overriddenBy(flags).toTask(DEFAULTS, ALL, CLI, errors);
+        assertThat(errors.list()).isEmpty();
+        assertThat(describe(task)).startsWith("wall=8s cpu=1s ");
     }
 
     private static Arguments row(String name, InputPolicy policy, String json, String expected) {

@@ -194,6 +194,28 @@ class ConfigLoaderTest {
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("\n"));
     }
 
+    /** An unset CPU limit follows the wall limit wherever that is set; a set one is never raised by it (issue 33). */
+    @Test
+    void anUnsetCpuLimitFollowsTheTimeoutAndASetOneIsNotRaisedByIt() throws Exception {
+        assertThat(loader.parse("{}").limits().cpuTime()).as("unset by default").isNull();
+        assertThat(loader.parse("{}").limits().toResourceLimits()).isEqualTo(ResourceLimits.defaults());
+        assertThat(loader.load(Optional.empty(), Map.of(), Map.of("limits.timeout", "30s")).limits().toResourceLimits().cpuTime())
+                .as("a longer timeout is not cut short by a CPU limit nobody set").isEqualTo(Duration.ofSeconds(30));
+        // set in the file, the environment or an override, the CPU limit stays whatever raises the timeout later
+        Path file = Files.writeString(dir.resolve("cpu.yaml"), "limits:\n  cpuTime: 1s\n");
+        assertThat(loader.load(Optional.of(file), Map.of(), Map.of("limits.timeout", "8s")).limits().toResourceLimits().cpuTime())
+                .isEqualTo(Duration.ofSeconds(1));
+        assertThat(loader.load(Optional.empty(), Map.of("CODEAGENT_LIMITS_CPU_TIME", "1s"), Map.of("limits.timeout", "8s"))
+                .limits().toResourceLimits().cpuTime()).isEqualTo(Duration.ofSeconds(1));
+        ResourceLimits both = loader.load(Optional.empty(), Map.of(), Map.of("limits.cpuTime", "1s", "limits.timeout", "8s"))
+                .limits().toResourceLimits();
+        assertThat(both.wallTime()).isEqualTo(Duration.ofSeconds(8));
+        assertThat(both.cpuTime()).isEqualTo(Duration.ofSeconds(1));
+        // an empty override unsets it again: it follows the timeout
+        assertThat(loader.load(Optional.of(file), Map.of(), Map.of("limits.cpuTime", "", "limits.timeout", "8s"))
+                .limits().toResourceLimits().cpuTime()).isEqualTo(Duration.ofSeconds(8));
+    }
+
     @Test
     void limitsOutsideTheDomainsRangesFailAtLoadNamingTheKey() {
         assertThatThrownBy(() -> loader.parse("limits: {memory: 1m}"))
