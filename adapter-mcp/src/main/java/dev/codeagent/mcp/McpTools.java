@@ -225,10 +225,14 @@ final class McpTools implements AutoCloseable {
             s.append(": killed by signal ").append(v.signal());
         }
         s.append(" in ").append(v.wallTimeMs()).append(" ms");
-        if (v.detail() != null && !v.detail().isBlank()) {
+        // the program's own last word (the exception) says more than "exited with status 1"; the sandbox's detail
+        // says which limit ended it
+        String last = "OK".equals(v.outcome()) || v.outcome().endsWith("_LIMIT") ? null
+                : v.stderr().lines().filter(l -> !l.isBlank()).reduce((x, y) -> y).map(String::strip).orElse(null);
+        if (last != null) {
+            s.append(" — ").append(last.length() > 300 ? last.substring(0, 300) + "…" : last);
+        } else if (v.detail() != null && !v.detail().isBlank()) {
             s.append(" — ").append(v.detail().lines().findFirst().orElse(""));
-        } else if (!"OK".equals(v.outcome())) {
-            v.stderr().lines().filter(l -> !l.isBlank()).reduce((x, y) -> y).ifPresent(l -> s.append(" — ").append(l.strip()));
         }
         return s.toString();
     }
@@ -451,11 +455,12 @@ final class McpTools implements AutoCloseable {
         }
         McpSchema.ProgressNotification n = null;
         if (event instanceof RunEvent.AttemptStarted s) {
-            n = new McpSchema.ProgressNotification(token, s.attempt() - 1, (double) s.maxAttempts(),
-                    "attempt " + s.attempt() + " of " + s.maxAttempts() + ": generating");
+            n = new McpSchema.ProgressNotification(token, 2 * (s.attempt() - 1), 2.0 * s.maxAttempts(),
+                    "attempt " + s.attempt() + " of " + s.maxAttempts() + ": generating (" + RUN_URI + s.runId() + ")");
         } else if (event instanceof RunEvent.Judged j) {
-            n = new McpSchema.ProgressNotification(token, j.attempt().number(), null,
-                    "attempt " + j.attempt().number() + ": " + j.attempt().verdict().kind() + " " + j.attempt().verdict().message());
+            n = new McpSchema.ProgressNotification(token, 2 * j.attempt().number() - 1, null,
+                    "attempt " + j.attempt().number() + ": " + j.attempt().verdict().kind() + " " + j.attempt().verdict().message()
+                            + " (" + RUN_URI + j.runId() + ")");
         }
         if (n != null) {
             try {

@@ -46,7 +46,7 @@ final class Schemas {
         return parse("""
                 {"type": "object", "required": ["outcome", "stdout", "stderr", "wallTimeMs", "sandbox"],
                  "properties": {
-                   "outcome": {"type": "string", "description": "OK, RUNTIME_ERROR, TIMEOUT, MEMORY_LIMIT, COMPILATION_ERROR, POLICY_VIOLATION, ..."},
+                   "outcome": {"type": "string", "description": "OK, RUNTIME_ERROR, TIME_LIMIT, MEMORY_LIMIT, COMPILATION_ERROR, POLICY_VIOLATION, ..."},
                    "exitCode": {"type": ["integer", "null"]},
                    "signal": {"type": ["integer", "null"]},
                    "stdout": {"type": "string"},
