@@ -15,7 +15,7 @@ const text = (r) => r.content.filter((c) => c.type === "text").map((c) => c.text
 const call = (name, args, options) => client.callTool({ name, arguments: args }, undefined, { timeout: 120000, ...options });
 
 const { tools } = await client.listTools();
-assert.deepEqual(tools.map((t) => t.name).sort(), ["execute_code", "list_languages", "restart_kernel", "run_cell", "solve_task"]);
+assert.deepEqual(tools.map((t) => t.name).sort(), ["execute_code", "list_languages", "read_file", "restart_kernel", "run_cell", "solve_task"]);
 for (const t of tools) {
   assert.equal(t.inputSchema.type, "object", t.name);
   assert.ok(t.description.length > 40, t.name + " has a description a model can act on");
@@ -99,6 +99,17 @@ assert.equal(r.isError, true);
 assert.match(text(r).split("\n")[0], /^ZeroDivisionError/);
 r = await call("run_cell", { code: "print(open('notes.txt').read())", files: { "notes.txt": "kept" } });
 assert.match(text(r), /kept/);
+r = await call("run_cell", { code: "open('out.txt', 'w').write('written by a cell')\nplt.savefig('fig.png')" });
+assert.equal(r.isError, false, text(r));
+r = await call("read_file", { path: "out.txt" });
+assert.equal(text(r), "written by a cell");
+r = await call("read_file", { path: "fig.png" });
+assert.equal(r.content[0].type, "image", JSON.stringify(r.content[0]).slice(0, 200));
+r = await call("read_file", { path: "../../etc/passwd" });
+assert.equal(r.isError, true);
+assert.match(text(r), /^path: /);
+r = await call("read_file", { path: "missing.txt" });
+assert.equal(r.isError, true);
 r = await call("restart_kernel", {});
 assert.equal(r.isError, false, text(r));
 r = await call("run_cell", { code: "print(x)" });

@@ -40,7 +40,7 @@ public final class McpMain {
 
     static final String USAGE = String.join("\n",
             "usage: codeagent mcp [--config FILE] [--sandbox KIND] [--set KEY=VALUE]...",
-            "Serves codeagent's tools (execute_code, list_languages, run_cell, restart_kernel, solve_task) over MCP on",
+            "Serves codeagent's tools (execute_code, list_languages, run_cell, read_file, restart_kernel, solve_task) over MCP on",
             "stdin/stdout, for an agent that starts it (see docs/mcp.md). Ends when stdin closes.");
 
     /** The largest message taken over stdio: a megabyte of code, JSON-escaped, with room for the files beside it. */

@@ -35,6 +35,7 @@ import dev.codeagent.domain.session.CellStatus;
 import dev.codeagent.domain.session.MimeBundle;
 import dev.codeagent.domain.session.SessionEndedException;
 import dev.codeagent.domain.session.SessionFileException;
+import dev.codeagent.domain.session.SessionFiles;
 import dev.codeagent.domain.session.SessionLimits;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunEvent;
@@ -110,6 +111,11 @@ final class McpTools implements AutoCloseable {
                                 + " stderr as text, plots as images, the last expression's value; an exception returns isError"
                                 + " with 'Name: message' first. The kernel ends with the session or after it idles.")
                         .inputSchema(Schemas.runCellInput(code)).annotations(annotations(false)).build(), this::runCell),
+                tool(Tool.builder("read_file").title("Read a file from this conversation's kernel")
+                        .description("Reads a file the run_cell kernel's code wrote in its working directory (a path relative"
+                                + " to it, at most 8 MiB): text as text, PNG and JPEG images as images, other bytes as a base64"
+                                + " blob.")
+                        .inputSchema(Schemas.readFileInput()).annotations(annotations(true)).build(), this::readFile),
                 tool(Tool.builder("restart_kernel").title("Restart this conversation's Python kernel")
                         .description("Restarts the run_cell kernel: every variable and import is gone, files stay.")
                         .inputSchema(Schemas.noArguments()).annotations(annotations(false)).build(), this::restartKernel),
@@ -291,7 +297,7 @@ final class McpTools implements AutoCloseable {
         } catch (SessionFileException e) {
             return failure("invalid arguments: files: " + e.getMessage());
         } catch (SessionEndedException e) {
-            kernels.remove(exchange.sessionId(), k.open());
+            kernels.remove(key(exchange.sessionId()), k.open());
             return failure("the kernel ended (" + e.getMessage() + "); the next run_cell starts a new one, without the earlier state");
         } catch (IllegalStateException e) {
             return failure("busy: " + e.getMessage());
@@ -350,12 +356,49 @@ final class McpTools implements AutoCloseable {
         }
     }
 
+    private CallToolResult readFile(McpSyncServerExchange exchange, Invocation in) {
+        ToolArguments a = new ToolArguments(in.arguments(), Set.of("path"));
+        String path = a.string("path", true, 4096);
+        if (!a.errors.isEmpty()) {
+            return failure(a.problem());
+        }
+        OpenSession open = kernels.get(key(exchange.sessionId()));
+        if (open == null || open.endReason().isPresent()) {
+            return failure("no kernel is running in this session: run_cell starts one, and files live in its working directory");
+        }
+        byte[] bytes;
+        try {
+            bytes = open.use(s -> s.readFile(path, SessionFiles.MAX_BYTES));
+        } catch (SessionFileException e) {
+            return failure("path: " + e.getMessage());
+        } catch (SessionEndedException e) {
+            kernels.remove(key(exchange.sessionId()), open);
+            return failure("the kernel ended (" + e.getMessage() + ") and its files with it");
+        } catch (IllegalStateException e) {
+            return failure("busy: " + e.getMessage());
+        }
+        String lower = path.toLowerCase(java.util.Locale.ROOT);
+        String image = lower.endsWith(".png") ? "image/png" : lower.endsWith(".jpg") || lower.endsWith(".jpeg") ? "image/jpeg" : null;
+        Content content;
+        if (image != null) {
+            content = McpSchema.ImageContent.builder(java.util.Base64.getEncoder().encodeToString(bytes), image).build();
+        } else {
+            try {
+                content = text(StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes)).toString());
+            } catch (java.nio.charset.CharacterCodingException e) {
+                content = McpSchema.EmbeddedResource.builder(McpSchema.BlobResourceContents.builder("codeagent://session-file/" + path,
+                        java.util.Base64.getEncoder().encodeToString(bytes)).mimeType("application/octet-stream").build()).build();
+            }
+        }
+        return CallToolResult.builder().addContent(content).isError(false).build();
+    }
+
     private CallToolResult restartKernel(McpSyncServerExchange exchange, Invocation in) {
         ToolArguments a = new ToolArguments(in.arguments(), Set.of());
         if (!a.errors.isEmpty()) {
             return failure(a.problem());
         }
-        OpenSession open = kernels.get(exchange.sessionId());
+        OpenSession open = kernels.get(key(exchange.sessionId()));
         if (open == null || open.endReason().isPresent()) {
             return CallToolResult.builder().addContent(text("no kernel was running; the next run_cell starts a fresh one"))
                     .isError(false).build();
@@ -366,7 +409,7 @@ final class McpTools implements AutoCloseable {
                 return null;
             });
         } catch (SessionEndedException e) {
-            kernels.remove(exchange.sessionId(), open);
+            kernels.remove(key(exchange.sessionId()), open);
             return CallToolResult.builder().addContent(text("the kernel had ended (" + e.getMessage()
                     + "); the next run_cell starts a fresh one")).isError(false).build();
         } catch (IllegalStateException e) {
@@ -380,8 +423,12 @@ final class McpTools implements AutoCloseable {
     private record Kernel(OpenSession open, boolean fresh, String refused) {
     }
 
+    private static String key(String sessionId) {
+        return sessionId == null ? "" : sessionId;
+    }
+
     private Kernel kernel(String sessionId) {
-        String key = sessionId == null ? "" : sessionId;
+        String key = key(sessionId);
         synchronized (kernels) {
             OpenSession have = kernels.get(key);
             if (have != null && have.endReason().isEmpty()) {
@@ -409,7 +456,7 @@ final class McpTools implements AutoCloseable {
 
     /** Ends a session's kernel: the MCP session it belonged to ended. */
     void ended(String sessionId) {
-        OpenSession open = kernels.remove(sessionId == null ? "" : sessionId);
+        OpenSession open = kernels.remove(key(sessionId));
         if (open != null) {
             open.close();
         }

@@ -84,6 +84,13 @@ final class Schemas {
                  }}""".formatted(maxCodeBytes));
     }
 
+    static Map<String, Object> readFileInput() {
+        return parse("""
+                {"type": "object", "additionalProperties": false, "required": ["path"],
+                 "properties": {"path": {"type": "string", "maxLength": 4096,
+                                         "description": "relative to the kernel's working directory, e.g. out/plot.png"}}}""");
+    }
+
     static Map<String, Object> noArguments() {
         return listLanguagesInput();
     }

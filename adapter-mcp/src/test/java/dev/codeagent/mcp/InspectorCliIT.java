@@ -47,7 +47,8 @@ class InspectorCliIT {
         JsonNode tools = inspect("--method", "tools/list");
         List<String> names = new ArrayList<>();
         tools.get("tools").forEach(t -> names.add(t.get("name").asText()));
-        assertThat(names).containsExactlyInAnyOrder("execute_code", "list_languages", "run_cell", "restart_kernel", "solve_task");
+        assertThat(names).containsExactlyInAnyOrder("execute_code", "list_languages", "run_cell", "read_file", "restart_kernel",
+                "solve_task");
         tools.get("tools").forEach(t -> assertThat(t.get("inputSchema").get("additionalProperties").asBoolean(true))
                 .as(t.get("name") + " refuses unknown arguments").isFalse());
 
@@ -67,6 +68,11 @@ class InspectorCliIT {
         JsonNode cell = inspect("--method", "tools/call", "--tool-name", "run_cell", "--tool-arg", "code=x = 20\nprint(x * 2 + 2)");
         assertThat(cell.get("isError").asBoolean()).as(cell.toString()).isFalse();
         assertThat(cell.get("content").toString()).contains("42");
+
+        // a server of its own per call: no kernel yet, and the answer says where files come from
+        JsonNode read = inspect("--method", "tools/call", "--tool-name", "read_file", "--tool-arg", "path=out.txt");
+        assertThat(read.get("isError").asBoolean()).isTrue();
+        assertThat(read.get("content").get(0).get("text").asText()).contains("run_cell");
 
         JsonNode restart = inspect("--method", "tools/call", "--tool-name", "restart_kernel");
         assertThat(restart.get("isError").asBoolean()).as(restart.toString()).isFalse();
