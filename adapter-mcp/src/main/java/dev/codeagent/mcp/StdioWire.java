@@ -155,6 +155,17 @@ final class StdioWire extends InputStream {
                             + " result or error), and an id that is a string or an integer");
             return null;
         }
+        JsonNode params = message.get("params");
+        if (!response && params != null && !params.isObject()) {
+            // the SDK would answer with a Jackson message about constructors
+            error(id, -32602, "invalid params: \"params\" of " + method.asText() + " is a JSON object");
+            return null;
+        }
+        if (!response && "tools/call".equals(method.asText()) && params != null && params.has("arguments")
+                && !params.get("arguments").isObject() && !params.get("arguments").isNull()) {
+            error(id, -32602, "invalid params: the arguments of a tools/call are a JSON object of the tool's arguments");
+            return null;
+        }
         if (!response && "notifications/cancelled".equals(method.asText())) {
             JsonNode cancelled = message.path("params").path("requestId");
             if (!cancelled.isMissingNode() && !cancelled.isNull()) {
@@ -163,10 +174,9 @@ final class StdioWire extends InputStream {
             // the SDK has no handler for it and would only log that it has none
             return null;
         }
-        if (!response && id != null && "tools/call".equals(method.asText()) && message.path("params").isObject()) {
-            ObjectNode params = (ObjectNode) message.get("params");
+        if (!response && id != null && "tools/call".equals(method.asText()) && params != null) {
             JsonNode meta = params.get("_meta");
-            ObjectNode tagged = meta != null && meta.isObject() ? (ObjectNode) meta : params.putObject("_meta");
+            ObjectNode tagged = meta != null && meta.isObject() ? (ObjectNode) meta : ((ObjectNode) params).putObject("_meta");
             tagged.put(Calls.REQUEST_ID, id.asText());
             text = message.toString();
         }

@@ -56,12 +56,17 @@ class StdioWireTest {
                 .getBytes(StandardCharsets.UTF_8));
         in.writeBytes(("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"code\":\"" + "x".repeat(500) + "\"}}\n")
                 .getBytes(StandardCharsets.UTF_8));
+        in.writeBytes(("{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"tools/call\",\"params\":5}\n"
+                + "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"t\",\"arguments\":\"x\"}}\n")
+                .getBytes(StandardCharsets.UTF_8));
         in.writeBytes((ok + "\n").getBytes(StandardCharsets.UTF_8));
 
         assertThat(passed(in.toByteArray(), 300)).containsExactly(ok);
 
         List<JsonNode> errors = errors();
-        assertThat(errors).extracting(e -> e.get("error").get("code").asInt()).containsExactly(-32700, -32700, -32600, -32600, -32600, -32600);
+        assertThat(errors).extracting(e -> e.get("error").get("code").asInt())
+                .containsExactly(-32700, -32700, -32600, -32600, -32600, -32600, -32602, -32602);
+        assertThat(errors.get(7).get("id").asInt()).isEqualTo(7);
         assertThat(errors.get(0).get("error").get("message").asText()).startsWith("parse error: not JSON");
         assertThat(errors.get(1).get("error").get("message").asText()).contains("not UTF-8");
         assertThat(errors.get(3).get("id").asInt()).as("the sender's id, where it could be read").isEqualTo(4);
