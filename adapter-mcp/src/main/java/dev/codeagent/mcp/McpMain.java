@@ -104,19 +104,28 @@ public final class McpMain {
         }
     }
 
+    /** The server over a single-session transport (stdio). */
     static McpSyncServer server(io.modelcontextprotocol.spec.McpServerTransportProvider transport, McpTools tools) {
-        return McpServer.sync(transport)
-                .serverInfo(new McpSchema.Implementation("codeagent", "codeagent", McpMain.class.getPackage().getImplementationVersion() == null
-                        ? "dev" : McpMain.class.getPackage().getImplementationVersion()))
-                .instructions("codeagent runs code in a hardened sandbox without network: execute_code for one program in any"
-                        + " language of list_languages, run_cell for Python with state kept across calls (plots come back as"
-                        + " images), solve_task to have a program written and tested.")
-                .capabilities(McpSchema.ServerCapabilities.builder().tools(false).resources(false, false).build())
-                // a tool call may run as long as mcp.maxTimeout times its attempts: the SDK's own timeout is not the limit
-                .requestTimeout(Duration.ofHours(2))
-                .tools(tools.tools())
-                .resourceTemplates(tools.resources())
-                .build();
+        return configure(McpServer.sync(transport), tools).build();
+    }
+
+    /** The same server over a transport of many sessions (Streamable HTTP). */
+    static McpSyncServer server(io.modelcontextprotocol.spec.McpStreamableServerTransportProvider transport, McpTools tools) {
+        return configure(McpServer.sync(transport), tools).build();
+    }
+
+    private static <S extends McpServer.SyncSpecification<S>> S configure(S spec, McpTools tools) {
+        String version = McpMain.class.getPackage().getImplementationVersion();
+        spec.serverInfo(new McpSchema.Implementation("codeagent", "codeagent", version == null ? "dev" : version));
+        spec.instructions("codeagent runs code in a hardened sandbox without network: execute_code for one program in any"
+                + " language of list_languages, run_cell for Python with state kept across calls (plots come back as"
+                + " images), solve_task to have a program written and tested.");
+        spec.capabilities(McpSchema.ServerCapabilities.builder().tools(false).resources(false, false).build());
+        // a tool call may run as long as mcp.maxTimeout times its attempts: the SDK's own timeout is not the limit
+        spec.requestTimeout(Duration.ofHours(2));
+        spec.tools(tools.tools());
+        spec.resourceTemplates(tools.resources());
+        return spec;
     }
 
     /** The parsed command line. */

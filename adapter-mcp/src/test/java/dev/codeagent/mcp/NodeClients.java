@@ -32,9 +32,13 @@ final class NodeClients {
                 Files.copy(f, work.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
         }
-        if (!Files.exists(work.resolve("node_modules/@modelcontextprotocol/sdk/package.json"))) {
+        // installed from this very lock file, or installed again (a pin changed since the last build)
+        Path stamp = work.resolve("node_modules/.installed-from-lock.json");
+        byte[] lock = Files.readAllBytes(work.resolve("package-lock.json"));
+        if (!Files.exists(stamp) || !java.util.Arrays.equals(Files.readAllBytes(stamp), lock)) {
             Result r = run(work, List.of("npm", "ci", "--no-audit", "--no-fund", "--loglevel=error"), Map.of(), 600);
             assertThat(r.exit()).as("npm ci: " + r.output()).isZero();
+            Files.write(stamp, lock);
         }
         return work;
     }
