@@ -36,6 +36,8 @@ final class Calls {
     }
 
     private final int placesPerSession;
+    // by JSON-RPC id alone: ids are unique within one session, and a stdio server has one (a transport of many
+    // sessions would key them by session too)
     private final Map<String, Call> running = new ConcurrentHashMap<>();
     private final Map<String, Semaphore> places = new ConcurrentHashMap<>();
 
@@ -77,11 +79,6 @@ final class Calls {
         if (call != null) {
             call.cancel(reason);
         }
-    }
-
-    /** Forgets a session's places when it ends. */
-    void ended(String session) {
-        places.remove(Objects.requireNonNullElse(session, ""));
     }
 
     /** Calls running or waiting now. */

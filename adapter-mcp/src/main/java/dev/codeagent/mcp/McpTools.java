@@ -454,15 +454,6 @@ final class McpTools implements AutoCloseable {
         }
     }
 
-    /** Ends a session's kernel: the MCP session it belonged to ended. */
-    void ended(String sessionId) {
-        OpenSession open = kernels.remove(key(sessionId));
-        if (open != null) {
-            open.close();
-        }
-        calls.ended(sessionId);
-    }
-
     // ---- solve_task and its runs
 
     private CallToolResult solveTask(McpSyncServerExchange exchange, Invocation in) {
