@@ -81,6 +81,11 @@ final class Calls {
         }
     }
 
+    /** Forgets the places of a session that ended. */
+    void forget(String session) {
+        places.remove(Objects.requireNonNullElse(session, ""));
+    }
+
     /** Calls running or waiting now. */
     int running() {
         return running.size();

@@ -3,6 +3,12 @@ package dev.codeagent.mcp;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.codeagent.application.CodeAgent;
+import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.run.Caller;
+import dev.codeagent.application.session.OpenSessions;
+import dev.codeagent.domain.execution.Sandbox;
+import dev.codeagent.domain.solving.RunLog;
+import java.util.function.Supplier;
 import dev.codeagent.application.command.FieldErrors;
 import dev.codeagent.application.command.InputPolicy;
 import dev.codeagent.application.command.Languages;
@@ -75,14 +81,33 @@ final class McpTools implements AutoCloseable {
     static final String OWNER = "mcp";
     static final String RUN_URI = "codeagent://runs/";
 
-    private final CodeAgent agent;
+    private final Parts agent;
     private final McpConfig mcp;
     private final InputPolicy policy;
     private final ResourceLimits defaults;
     private final Calls calls;
     private final Map<String, OpenSession> kernels = new ConcurrentHashMap<>();
 
+    /** Where the transport context keeps who called ({@link Caller}), for a transport that tells callers apart. */
+    static final String CALLER = "dev.codeagent/caller";
+    /** The one caller of a stdio server: the user who started it, whose runs this door records as {@link #OWNER}. */
+    private static final Caller STDIO = Caller.owning(OWNER);
+
+    /** The application's parts the tools ask: from a {@link CodeAgent}, or from the composition of {@code codeagent serve}. */
+    record Parts(CodeAgentConfig config, Supplier<Sandbox> sandbox, Supplier<ExecuteCode> executeCode,
+            Supplier<OpenSessions> openSessions, Supplier<SolveTask> solveTask, Supplier<RunLog> runLog) {
+
+        static Parts of(CodeAgent agent) {
+            return new Parts(agent.config(), agent::sandbox, agent::executeCode, agent::openSessions, agent::solveTask,
+                    agent::runLog);
+        }
+    }
+
     McpTools(CodeAgent agent, Calls calls) {
+        this(Parts.of(agent), calls);
+    }
+
+    McpTools(Parts agent, Calls calls) {
         this.agent = agent;
         this.mcp = McpConfig.from(agent.config());
         this.policy = mcp.policy();
@@ -190,7 +215,7 @@ final class McpTools implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             return failure("invalid arguments: " + (e.getMessage().startsWith("file name") ? "files" : "code") + ": " + e.getMessage());
         }
-        ExecuteCode executeCode = agent.executeCode();
+        ExecuteCode executeCode = agent.executeCode().get();
         try {
             executeCode.validate(request);
         } catch (InvalidRequestException e) {
@@ -254,7 +279,7 @@ final class McpTools implements AutoCloseable {
     }
 
     private Set<Language> supported() {
-        return new TreeSet<>(agent.sandbox().languages());
+        return new TreeSet<>(agent.sandbox().get().languages());
     }
 
     private Language language(ToolArguments a, String id) {
@@ -284,7 +309,7 @@ final class McpTools implements AutoCloseable {
         if (!a.errors.isEmpty()) {
             return failure(a.problem());
         }
-        Kernel k = kernel(exchange.sessionId());
+        Kernel k = kernel(exchange.sessionId(), runOwner(exchange));
         if (k.refused() != null) {
             return failure(k.refused());
         }
@@ -427,7 +452,7 @@ final class McpTools implements AutoCloseable {
         return sessionId == null ? "" : sessionId;
     }
 
-    private Kernel kernel(String sessionId) {
+    private Kernel kernel(String sessionId, String owner) {
         String key = key(sessionId);
         synchronized (kernels) {
             OpenSession have = kernels.get(key);
@@ -443,7 +468,7 @@ final class McpTools implements AutoCloseable {
                 limits = limits.withCellTimeout(mcp.maxTimeout());
             }
             try {
-                OpenSession open = agent.openSessions().open(OWNER + ":" + key, limits);
+                OpenSession open = agent.openSessions().get().open(owner + ":" + key, limits);
                 kernels.put(key, open);
                 return new Kernel(open, before, null);
             } catch (SessionRefusedException e) {
@@ -478,10 +503,10 @@ final class McpTools implements AutoCloseable {
             errors.list().forEach(e -> a.errors.add(e.field(), e.message()));
             return failure(a.problem());
         }
-        SolveTask solve = agent.solveTask();
+        SolveTask solve = agent.solveTask().get();
         String runId = SolveTask.newRunId();
         Object token = in.request().progressToken();
-        Run run = solve.solve(runId, task, OWNER, event -> progress(exchange, token, event),
+        Run run = solve.solve(runId, task, runOwner(exchange), event -> progress(exchange, token, event),
                 () -> in.call().cancelled() == null ? null : new StopReason(RunStatus.CANCELLED, in.call().cancelled()));
         return run(run);
     }
@@ -532,7 +557,7 @@ final class McpTools implements AutoCloseable {
     private McpSchema.ReadResourceResult readRun(McpSyncServerExchange exchange, McpSchema.ReadResourceRequest request) {
         String id = request.uri().startsWith(RUN_URI) ? request.uri().substring(RUN_URI.length()) : "";
         // another owner's run is "not found" too: an id is no oracle
-        Run run = id.isEmpty() || id.length() > 128 ? null : agent.runLog().find(id).filter(r -> OWNER.equals(r.owner())).orElse(null);
+        Run run = id.isEmpty() || id.length() > 128 ? null : agent.runLog().get().find(id).filter(caller(exchange)::sees).orElse(null);
         if (run == null) {
             throw McpError.builder(McpSchema.ErrorCodes.RESOURCE_NOT_FOUND).message("no run " + request.uri()
                     + " (runs are those solve_task started here)").build();
@@ -543,6 +568,31 @@ final class McpTools implements AutoCloseable {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException("a run view is not JSON: " + e.getMessage(), e);
         }
+    }
+
+    // ---- who calls
+
+    /** Who made the call: the HTTP door's caller its transport passed along, or the stdio server's one user. */
+    static Caller caller(McpSyncServerExchange exchange) {
+        return exchange.transportContext() != null && exchange.transportContext().get(CALLER) instanceof Caller c ? c : STDIO;
+    }
+
+    /**
+     * What the caller's runs and kernels are recorded as: its key ({@code key:NAME}); {@link #OWNER} over stdio, and
+     * over HTTP without auth, where callers are not told apart.
+     */
+    static String runOwner(McpSyncServerExchange exchange) {
+        String owner = caller(exchange).owner();
+        return owner == null ? OWNER : owner;
+    }
+
+    /** Ends what MCP session {@code sessionId} holds (its kernel) now that the client ended the session. */
+    void endSession(String sessionId) {
+        OpenSession open = kernels.remove(key(sessionId));
+        if (open != null) {
+            open.close();
+        }
+        calls.forget(sessionId);
     }
 
     // ----

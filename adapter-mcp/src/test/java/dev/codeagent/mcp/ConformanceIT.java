@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class ConformanceIT {
 
     /** Scenarios about the protocol itself, not about the suite's fixture tools. */
-    private static final List<String> PROTOCOL_SCENARIOS = List.of("server-initialize", "ping", "tools-list", "logging-set-level",
+    static final List<String> PROTOCOL_SCENARIOS = List.of("server-initialize", "ping", "tools-list", "logging-set-level",
             "resources-list", "server-sse-multiple-streams");
 
     @Test
