@@ -1,6 +1,5 @@
 package dev.codeagent.application.spi;
 
-import dev.codeagent.application.run.Caller;
 import java.util.Optional;
 
 /**
@@ -12,7 +11,7 @@ import java.util.Optional;
  * <p>The contract. The host authenticates every request under {@link #path()} before the endpoint sees it, exactly as
  * it does its own routes: no key 401, a key whose groups do not include {@link #group()} 403, its rate limits 429,
  * while it stops 503, each answered by the host. A request that passes reaches the endpoint with who called as a
- * {@link Caller} ({@code key:NAME}, or an operator without an owner when the host runs without auth); a servlet host
+ * {@link dev.codeagent.application.run.Caller} ({@code key:NAME}, or an operator without an owner when the host runs without auth); a servlet host
  * puts it in the request attribute {@link #CALLER_ATTRIBUTE}. The endpoint decides nothing about keys and trusts
  * that attribute alone.
  *
@@ -22,8 +21,11 @@ import java.util.Optional;
  */
 public interface HostedEndpoint extends AutoCloseable {
 
-    /** Where a servlet host puts the request's {@link Caller}. */
-    String CALLER_ATTRIBUTE = Caller.class.getName();
+    /**
+     * Where a servlet host puts the request's {@link dev.codeagent.application.run.Caller} (its class's name, spelled
+     * out: the service interfaces here name no use case's types).
+     */
+    String CALLER_ATTRIBUTE = "dev.codeagent.application.run.Caller";
 
     /** The exact path served, e.g. {@code /mcp}. */
     String path();
