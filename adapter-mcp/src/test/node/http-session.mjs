@@ -50,6 +50,21 @@ const mine = await client.readResource({ uri: runUri });
 assert.equal(JSON.parse(mine.contents[0].text).id, r.structuredContent.id);
 ok("solve_task run read by its key");
 
+// a cell cancelled while it sleeps: its program is stopped, so the next cell runs at once, not after the sleep
+const controller = new AbortController();
+const sleeping = client.callTool({ name: "run_cell", arguments: { code: "import time\ntime.sleep(60)" } }, undefined,
+  { timeout: 120000, signal: controller.signal });
+await new Promise((resolve) => setTimeout(resolve, 3000));
+const started = Date.now();
+controller.abort("changed my mind");
+await assert.rejects(sleeping, /abort|cancel|changed my mind/i);
+r = await call("run_cell", { code: "print('after')" });
+assert.equal(r.isError, false, text(r));
+assert.match(text(r), /after/);
+console.log("after the cancel: " + text(r).split("\n")[0]);
+assert.ok(Date.now() - started < 30000, "the cancelled cell was stopped: the next ran after " + (Date.now() - started) + " ms");
+ok("run_cell cancelled");
+
 const other = await connect(process.env.OTHER_KEY);
 await assert.rejects(other.client.readResource({ uri: runUri }), /no run/, "another key's run is not found");
 ok("another key cannot read the run");

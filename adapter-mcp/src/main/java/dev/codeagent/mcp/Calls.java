@@ -36,8 +36,8 @@ final class Calls {
     }
 
     private final int placesPerSession;
-    // by JSON-RPC id alone: ids are unique within one session, and a stdio server has one (a transport of many
-    // sessions would key them by session too)
+    // by the id the wire tagged the call with: the JSON-RPC id over stdio (one session), "session/id" over HTTP
+    // (McpHttpEndpoint), where ids are unique within a session only
     private final Map<String, Call> running = new ConcurrentHashMap<>();
     private final Map<String, Semaphore> places = new ConcurrentHashMap<>();
 

@@ -6,7 +6,16 @@ import io.modelcontextprotocol.common.McpTransportContext;
 import io.modelcontextprotocol.json.McpJsonDefaults;
 import io.modelcontextprotocol.server.McpSyncServer;
 import io.modelcontextprotocol.server.transport.HttpServletStreamableServerTransportProvider;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import jakarta.servlet.ReadListener;
 import jakarta.servlet.Servlet;
+import jakarta.servlet.ServletInputStream;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import java.io.BufferedReader;
+import java.io.ByteArrayInputStream;
+import java.io.InputStreamReader;
 import jakarta.servlet.ServletConfig;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServlet;
@@ -32,6 +41,9 @@ final class McpHttpEndpoint implements HostedEndpoint {
     static final String GROUP = "mcp";
     private static final String SESSION_HEADER = "Mcp-Session-Id";
 
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Calls calls;
     private final McpTools tools;
     private final HttpServletStreamableServerTransportProvider transport;
     private final McpSyncServer server;
@@ -41,7 +53,8 @@ final class McpHttpEndpoint implements HostedEndpoint {
 
     McpHttpEndpoint(McpTools.Parts parts) {
         McpConfig mcp = McpConfig.from(parts.config());
-        this.tools = new McpTools(parts, new Calls(mcp.maxCallsPerSession()));
+        this.calls = new Calls(mcp.maxCallsPerSession());
+        this.tools = new McpTools(parts, calls);
         this.transport = HttpServletStreamableServerTransportProvider.builder().jsonMapper(McpJsonDefaults.getMapper())
                 .mcpEndpoint(PATH).maxRequestSize(McpMain.MAX_MESSAGE_BYTES)
                 .contextExtractor(request -> request.getAttribute(CALLER_ATTRIBUTE) instanceof Caller c
@@ -120,6 +133,24 @@ final class McpHttpEndpoint implements HostedEndpoint {
                         + " found: start a new one with initialize\"},\"id\":null}").getBytes(StandardCharsets.UTF_8));
                 return;
             }
+            if ("POST".equals(req.getMethod())) {
+                byte[] body = req.getInputStream().readNBytes(McpMain.MAX_MESSAGE_BYTES + 1);
+                if (body.length > McpMain.MAX_MESSAGE_BYTES) {
+                    resp.setStatus(413);
+                    resp.setContentType("application/json");
+                    resp.getOutputStream().write(("{\"jsonrpc\":\"2.0\",\"error\":{\"code\":-32600,\"message\":\"a message"
+                            + " is at most " + McpMain.MAX_MESSAGE_BYTES + " bytes\"},\"id\":null}").getBytes(StandardCharsets.UTF_8));
+                    return;
+                }
+                byte[] routed = route(session, body);
+                if (routed == null) {
+                    // a cancellation, delivered here: the SDK has no handler for it
+                    resp.setStatus(202);
+                    return;
+                }
+                transport.service(new Body(req, routed), resp);
+                return;
+            }
             transport.service(req, resp);
             if ("DELETE".equals(req.getMethod()) && resp.getStatus() < 300) {
                 owners.remove(session);
@@ -130,6 +161,97 @@ final class McpHttpEndpoint implements HostedEndpoint {
         @Override
         public void destroy() {
             transport.destroy();
+        }
+    }
+
+    /**
+     * What the SDK does not do for a tool call, as {@link StdioWire} does over stdio: a {@code notifications/cancelled}
+     * goes to the call it names (then null: nothing left for the SDK), and each {@code tools/call} carries its id in
+     * {@code _meta} so its call can be found. Ids are the client's, unique within its session only: a call is known by
+     * session and id. Anything else, JSON or not, goes to the SDK as it came, to be answered there.
+     */
+    private byte[] route(String session, byte[] body) {
+        JsonNode message;
+        try {
+            message = JSON.readTree(body);
+        } catch (IOException e) {
+            return body;
+        }
+        if (message == null || !message.isObject()) {
+            return body;
+        }
+        String method = message.path("method").asText("");
+        JsonNode params = message.get("params");
+        if (method.equals("notifications/cancelled") && !message.has("id")) {
+            JsonNode cancelled = message.path("params").path("requestId");
+            if (!cancelled.isMissingNode() && !cancelled.isNull()) {
+                calls.cancel(session + "/" + cancelled.asText(), message.path("params").path("reason").asText(null));
+            }
+            return null;
+        }
+        JsonNode id = message.get("id");
+        if (method.equals("tools/call") && id != null && (id.isTextual() || id.isIntegralNumber()) && params instanceof ObjectNode p) {
+            JsonNode meta = p.get("_meta");
+            ObjectNode tagged = meta instanceof ObjectNode m ? m : p.putObject("_meta");
+            tagged.put(Calls.REQUEST_ID, session + "/" + id.asText());
+            return message.toString().getBytes(StandardCharsets.UTF_8);
+        }
+        return body;
+    }
+
+    /** A request whose body was read, and is read again from here. */
+    private static final class Body extends HttpServletRequestWrapper {
+        private final byte[] body;
+
+        Body(HttpServletRequest request, byte[] body) {
+            super(request);
+            this.body = body;
+        }
+
+        @Override
+        public ServletInputStream getInputStream() {
+            ByteArrayInputStream in = new ByteArrayInputStream(body);
+            return new ServletInputStream() {
+                @Override
+                public int read() {
+                    return in.read();
+                }
+
+                @Override
+                public int read(byte[] b, int off, int len) {
+                    return in.read(b, off, len);
+                }
+
+                @Override
+                public boolean isFinished() {
+                    return in.available() == 0;
+                }
+
+                @Override
+                public boolean isReady() {
+                    return true;
+                }
+
+                @Override
+                public void setReadListener(ReadListener listener) {
+                    throw new UnsupportedOperationException("the body was read already");
+                }
+            };
+        }
+
+        @Override
+        public BufferedReader getReader() {
+            return new BufferedReader(new InputStreamReader(getInputStream(), StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public int getContentLength() {
+            return body.length;
+        }
+
+        @Override
+        public long getContentLengthLong() {
+            return body.length;
         }
     }
 }

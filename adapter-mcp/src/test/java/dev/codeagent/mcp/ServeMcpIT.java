@@ -77,7 +77,8 @@ class ServeMcpIT {
                     "URL", s.url().toString(), "KEY", BOB, "KEY_NAME", "bob", "OTHER_KEY", ALICE), 300);
             assertThat(r.exit()).as(r.output()).isZero();
             assertThat(r.output()).contains("ok tools/list", "ok execute_code", "ok caps", "ok run_cell state kept",
-                    "ok solve_task run read by its key", "ok another key cannot read the run", "ok session deleted");
+                    "ok solve_task run read by its key", "ok run_cell cancelled", "ok another key cannot read the run",
+                    "ok session deleted");
             // the session's DELETE ended its kernel (the cells above proved there was one)
             assertThat(s.composition().get(OpenSessions.class).live()).isZero();
         }
