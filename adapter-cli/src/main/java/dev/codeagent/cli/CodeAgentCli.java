@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "codeagent",
         description = {"Runs code safely in a sandbox, and lets a model write, run and fix code until it works.",
-            "Also: 'codeagent serve' (the HTTP API), 'codeagent jupyter' (the notebook kernel)."},
+            "Also: 'codeagent serve' (the HTTP API), 'codeagent jupyter' (the notebook kernel), 'codeagent mcp' (the MCP server)."},
         versionProvider = VersionCommand.Provider.class,
         usageHelpAutoWidth = true,
         subcommands = {
@@ -285,18 +285,19 @@ public final class CodeAgentCli implements Runnable {
     }
 
     /**
-     * {@code serve} and {@code jupyter} are started by the launcher from their own entry points, not by this command
+     * {@code serve}, {@code jupyter} and {@code mcp} are started by the launcher from their own entry points, not by this command
      * line; the command list names them all the same, since a user looks for them there.
      */
     private static void listLauncherCommands(CommandLine cmd) {
         Map<String, CommandLine.IHelpSectionRenderer> sections = cmd.getHelpSectionMap();
         CommandLine.IHelpSectionRenderer list = sections.get(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST);
         int width = cmd.getSubcommands().keySet().stream().mapToInt(String::length).max().orElse(7);
-        // the map reaches the subcommands too: only the top-level list gets the two lines
+        // the map reaches the subcommands too: only the top-level list gets these lines
         sections.put(CommandLine.Model.UsageMessageSpec.SECTION_KEY_COMMAND_LIST, help -> help.commandSpec().parent() != null
                 ? list.render(help) : list.render(help)
                 + String.format("  %-" + width + "s  %s%n", "serve", "Serve the HTTP API (docs/http-api.md); 'codeagent serve --help'.")
-                + String.format("  %-" + width + "s  %s%n", "jupyter", "Install or run the Jupyter kernel (docs/jupyter.md); 'codeagent jupyter --help'."));
+                + String.format("  %-" + width + "s  %s%n", "jupyter", "Install or run the Jupyter kernel (docs/jupyter.md); 'codeagent jupyter --help'.")
+                + String.format("  %-" + width + "s  %s%n", "mcp", "Serve the tools to an MCP client over stdio (docs/mcp.md); 'codeagent mcp --help'."));
         cmd.setHelpSectionMap(sections);
     }
 

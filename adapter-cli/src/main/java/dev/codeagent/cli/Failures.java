@@ -58,11 +58,11 @@ final class Failures implements IExecutionExceptionHandler, IParameterExceptionH
             String what = option ? "unknown option '" + typed + "'"
                     : commandExpected ? "unknown command '" + typed + "'"
                     : "unexpected argument '" + typed + "'";
-            if (!option && spec.parent() == null && (typed.equals("serve") || typed.equals("jupyter"))) {
-                // this JVM was started without the launcher, which is what hands these two to their own entry points
+            if (!option && spec.parent() == null && (typed.equals("serve") || typed.equals("jupyter") || typed.equals("mcp"))) {
+                // this JVM was started without the launcher, which is what hands these to their own entry points
                 return "'" + typed + "' is started by the ./codeagent launcher ("
                         + (typed.equals("serve") ? "or: java -jar codeagent-serve.jar serve" : "or: java -cp codeagent.jar"
-                        + " dev.codeagent.jupyter.JupyterMain") + ")";
+                        + (typed.equals("mcp") ? " dev.codeagent.mcp.McpMain" : " dev.codeagent.jupyter.JupyterMain")) + ")";
             }
             String near = nearest(typed, option ? optionNames(spec) : commandExpected ? visible(spec) : List.of());
             if (near != null) {
@@ -100,7 +100,7 @@ final class Failures implements IExecutionExceptionHandler, IParameterExceptionH
         });
         if (spec.parent() == null) {
             // started by the launcher from their own entry points, but commands all the same to the user
-            names.addAll(List.of("serve", "jupyter"));
+            names.addAll(List.of("serve", "jupyter", "mcp"));
         }
         return names;
     }

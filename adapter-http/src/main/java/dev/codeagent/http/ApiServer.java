@@ -57,6 +57,7 @@ public final class ApiServer implements AutoCloseable {
     private final Closer closer;
     private final Javalin app;
     private final Router router;
+    private final HostedEndpoints hosted;
     private final AtomicReference<Server> jetty = new AtomicReference<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
 
@@ -69,8 +70,9 @@ public final class ApiServer implements AutoCloseable {
     ApiServer(CodeAgentConfig config, HttpConfig http, Sandbox sandbox, ExecuteCode executeCode, ApiMetrics metrics,
             RequestGuard guard, JsonBodies bodies, ApiRequests requests, ExecutionGate executions, RunService runs,
             EventStreams streams, HealthCheck health, SessionRoutes sessions, PistonApi piston, PistonConnect connect,
-            Stopping stopping, Optional<WorkQueue> workQueue, Optional<ExecutionQueue> executionQueue, Closer closer,
-            IdempotentReplies replies, dev.codeagent.application.submit.SubmitExecutions submissions, Callbacks callbacks) {
+            Stopping stopping, Optional<WorkQueue> workQueue, Optional<ExecutionQueue> executionQueue, HostedEndpoints hosted,
+            Closer closer, IdempotentReplies replies, dev.codeagent.application.submit.SubmitExecutions submissions,
+            Callbacks callbacks) {
         this.config = config;
         this.http = http;
         this.sandbox = sandbox;
@@ -84,7 +86,8 @@ public final class ApiServer implements AutoCloseable {
         this.stopping = stopping;
         this.closer = closer;
         registerGauges(workQueue, executionQueue);
-        this.app = JettyTuning.create(http, jetty);
+        this.hosted = hosted;
+        this.app = JettyTuning.create(http, jetty, hosted::mount);
         app.before(guard::before);
         app.after(guard::after);
         Router router = new Router(app, metrics);
@@ -210,6 +213,7 @@ public final class ApiServer implements AutoCloseable {
         }
         Instant deadline = Instant.now().plus(http.shutdownGrace());
         sessions.close();
+        hosted.close();
         log.info("shutting down: in-flight work has {} to finish", Units.formatDuration(http.shutdownGrace()));
         try {
             Server server = jetty.get();

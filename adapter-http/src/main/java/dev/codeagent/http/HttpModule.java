@@ -53,6 +53,15 @@ public final class HttpModule extends AdapterModule {
         install(new WorkModule());
         bind(ApiServer.class).in(LazySingleton.class);
         bind(Stopping.class).in(LazySingleton.class);
+        // what other doors serve in this server (the MCP door's /mcp); none when no such door is on the class path
+        com.google.inject.multibindings.Multibinder.newSetBinder(binder(), dev.codeagent.application.spi.HostedEndpoint.class);
+    }
+
+    @Provides
+    @LazySingleton
+    HostedEndpoints hosted(java.util.Set<dev.codeagent.application.spi.HostedEndpoint> endpoints, RequestGuard guard,
+            ApiMetrics metrics) {
+        return new HostedEndpoints(endpoints, guard, metrics);
     }
 
     @Provides

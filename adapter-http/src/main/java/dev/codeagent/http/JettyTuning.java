@@ -29,7 +29,14 @@ final class JettyTuning {
 
     /** The app, not yet started; {@code jetty} is set to its server once Javalin builds it. */
     static Javalin create(HttpConfig http, AtomicReference<Server> jetty) {
+        return create(http, jetty, context -> { });
+    }
+
+    /** The same, with {@code mount} adding servlets beside Javalin's (what other doors serve: {@link HostedEndpoints}). */
+    static Javalin create(HttpConfig http, AtomicReference<Server> jetty,
+            java.util.function.Consumer<org.eclipse.jetty.servlet.ServletContextHandler> mount) {
         return Javalin.create(cfg -> {
+            cfg.jetty.modifyServletContextHandler(mount::accept);
             cfg.showJavalinBanner = false;
             cfg.startupWatcherEnabled = false;
             cfg.http.prefer405over404 = true;

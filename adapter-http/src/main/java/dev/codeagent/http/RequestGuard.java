@@ -98,9 +98,7 @@ final class RequestGuard {
 
     void before(Context ctx) {
         ctx.attribute(STARTED, System.nanoTime());
-        byte[] id = new byte[6];
-        RANDOM.nextBytes(id);
-        String requestId = HexFormat.of().formatHex(id);
+        String requestId = newRequestId();
         ctx.attribute(REQUEST_ID, requestId);
         ctx.header("X-Request-Id", requestId);
         ctx.header("X-Content-Type-Options", "nosniff");
@@ -116,17 +114,33 @@ final class RequestGuard {
     }
 
     private void authorize(Context ctx, String group) {
-        String address = ctx.req().getRemoteAddr();
+        Optional<HttpConfig.ApiKey> key = authorize(ctx.header("Authorization"), ctx.req().getRemoteAddr(), group);
+        key.ifPresent(k -> ctx.attribute(KEY_NAME, k.name()));
+        ctx.attribute(CALLER, caller(key));
+    }
+
+    /** Who a request authorized as {@code key} is to the application; with auth off (no key), anyone. */
+    static Caller caller(Optional<HttpConfig.ApiKey> key) {
+        return key.map(k -> Caller.apiKey(k.name(), k.operator())).orElse(ANYONE);
+    }
+
+    /**
+     * The key check for a request to {@code group} from {@code address} with its {@code Authorization} header, for the
+     * API's routes and for what other doors serve beside them ({@link HostedEndpoints}) alike.
+     *
+     * @return the key, or empty when auth is off
+     * @throws ProblemException 401, 403 or 429
+     */
+    Optional<HttpConfig.ApiKey> authorize(String authorization, String address, String group) {
         if (!http.auth().enabled()) {
             limit("address:" + address, http.rateLimitPerMinute());
-            ctx.attribute(CALLER, ANYONE);
-            return;
+            return Optional.empty();
         }
         // the key is checked before the address's failures: a valid key is never refused for what others sent from its
         // address (behind a proxy or a NAT, a caller without a key would otherwise lock out every key holder there).
         // The failure limit slows guessing and quiets the logs; what keeps a key from being guessed is its randomness
         // (docs/http-api.md: a random key of 32 bytes)
-        Optional<String> presented = ApiKeys.presented(ctx.header("Authorization"));
+        Optional<String> presented = ApiKeys.presented(authorization);
         Optional<HttpConfig.ApiKey> key = presented.flatMap(keys::find);
         if (key.isEmpty()) {
             Optional<Duration> blocked = rateLimits.exhausted("auth-failures:" + address, AUTH_FAILURES_PER_MINUTE);
@@ -153,8 +167,7 @@ final class RequestGuard {
         }
         int perMinute = key.get().rateLimitPerMinute() != null ? key.get().rateLimitPerMinute() : http.rateLimitPerMinute();
         limit("key:" + key.get().name(), perMinute);
-        ctx.attribute(KEY_NAME, key.get().name());
-        ctx.attribute(CALLER, Caller.apiKey(key.get().name(), key.get().operator()));
+        return key;
     }
 
     /**
@@ -181,6 +194,18 @@ final class RequestGuard {
             throw ProblemException.retryLater(Type.RATE_LIMITED, "the rate limit of " + perMinute + " requests per minute is used up",
                     wait.get());
         }
+    }
+
+    /** Whether the server is stopping: new requests to the endpoint groups are refused. */
+    boolean stopping() {
+        return stopping.getAsBoolean();
+    }
+
+    /** A new request id, for the X-Request-Id header and the logs. */
+    static String newRequestId() {
+        byte[] id = new byte[6];
+        RANDOM.nextBytes(id);
+        return HexFormat.of().formatHex(id);
     }
 
     void after(Context ctx) {

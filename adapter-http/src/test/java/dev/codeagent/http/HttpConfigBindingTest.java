@@ -61,7 +61,7 @@ class HttpConfigBindingTest {
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("superuser")
                 .hasMessageContaining("admin")
-                .hasMessageContaining("executions, metrics, piston, runs");
+                .hasMessageContaining("executions, mcp, metrics, piston, runs");
     }
 
     @Test

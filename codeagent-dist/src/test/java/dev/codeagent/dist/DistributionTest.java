@@ -36,17 +36,18 @@ class DistributionTest {
             assertThat(agent.knownKeys("generator")).containsExactly("openai", "replay");
             assertThat(agent.knownKeys("store")).containsExactly("memory", "postgres", "sqlite");
         }
-        assertThat(adapters.frontDoors()).extracting(f -> f.config().path()).containsExactlyInAnyOrder("http", "jupyter");
+        assertThat(adapters.frontDoors()).extracting(f -> f.config().path()).containsExactlyInAnyOrder("http", "jupyter", "mcp");
     }
 
     @Test
     void everyAdapterSectionIsInTheOneConfig() {
         assertThat(adapters.sections().stream().map(ConfigSection::path).collect(Collectors.toList()))
-                .containsExactly("generator.openai", "generator.replay", "http", "jupyter", "sandbox.docker", "sandbox.process", "store.postgres", "store.sqlite");
+                .containsExactly("generator.openai", "generator.replay", "http", "jupyter", "mcp", "sandbox.docker", "sandbox.process", "store.postgres", "store.sqlite");
         assertThat(loader.keys()).contains("sandbox.kind", "sandbox.isolation", "limits.timeout", "solve.maxAttempts",
                 "sandbox.process.python", "sandbox.process.workRoot", "sandbox.docker.poolSize", "sandbox.docker.image",
                 "generator.openai.baseUrl", "generator.openai.apiKey", "generator.replay.file", "store.sqlite.path",
-                "http.port", "http.auth.keys", "http.maxMemory", "jupyter.maxMemory", "jupyter.maxTimeout");
+                "http.port", "http.auth.keys", "http.maxMemory", "jupyter.maxMemory", "jupyter.maxTimeout", "mcp.maxMemory",
+                "mcp.maxTimeout", "mcp.maxCallsPerSession", "mcp.maxCodeBytes");
     }
 
     @Test

@@ -98,6 +98,9 @@ class ArchitectureTest {
             .that().resideOutsideOfPackages(ROOT + ".cli..", ROOT + ".bench..")
             // `codeagent jupyter install` answers its user like the CLI does; the kernel it starts logs
             .and().doNotHaveFullyQualifiedName(ROOT + ".jupyter.JupyterMain")
+            // `codeagent mcp` speaks the protocol on stdin/stdout (handed to the SDK's transport) and answers a mistyped
+            // command line on stderr; everything else it logs
+            .and().doNotHaveFullyQualifiedName(ROOT + ".mcp.McpMain")
             // nor does `codeagent serve` before it serves: its usage and start-up errors answer the user who typed it
             .and().doNotHaveFullyQualifiedName(ROOT + ".http.HttpServerMain")
             .should(GeneralCodingRules.ACCESS_STANDARD_STREAMS)
