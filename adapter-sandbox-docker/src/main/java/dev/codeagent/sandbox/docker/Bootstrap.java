@@ -155,17 +155,30 @@ final class Bootstrap {
      *     engine's profile does not reach the program
      */
     static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, byte[] programFilter) {
+        return payload(request, fileSizeCap, nonce, programFilter, false);
+    }
+
+    /**
+     * @param cpuHeldByGroup whether the caller holds the CPU-time limit itself over the container's group, read exactly
+     *     and often (runc, a local cgroupfs): RLIMIT_CPU is then only a backstop a second past the limit, as on the
+     *     process tier. The kernel checks RLIMIT_CPU against tick-sampled time, which on a loaded host runs ahead of the
+     *     group's exact figure (SIGXCPU came at 0.87 s of a 1 s limit with load 20 on 2 cores), and a SIGXCPU short of
+     *     the measured limit must read as the program's own signal, never as the limit
+     */
+    static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, byte[] programFilter,
+            boolean cpuHeldByGroup) {
         ResourceLimits limits = request.limits();
-        return payload(request, fileSizeCap, nonce, limits.wallTime().plus(BACKSTOP_GRACE).toSeconds() + 1, programFilter);
+        return payload(request, fileSizeCap, nonce, limits.wallTime().plus(BACKSTOP_GRACE).toSeconds() + 1, programFilter,
+                cpuHeldByGroup);
     }
 
     /** The payload with an explicit backstop: seconds after the program's start at which its supervisor ends the run. */
     static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, long backstopSeconds) {
-        return payload(request, fileSizeCap, nonce, backstopSeconds, null);
+        return payload(request, fileSizeCap, nonce, backstopSeconds, null, false);
     }
 
     private static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, long backstopSeconds,
-            byte[] programFilter) {
+            byte[] programFilter, boolean cpuHeldByGroup) {
         ResourceLimits limits = request.limits();
         Map<String, String> files = new LinkedHashMap<>(request.program().files());
         files.put(request.program().mainFileName(), request.program().source());
@@ -177,7 +190,7 @@ final class Bootstrap {
         argv.add(request.program().mainFileName());
         argv.addAll(request.args());
         // RLIMIT_CPU counts whole seconds; round up so a 500 ms limit still lets the program start
-        long cpu = Math.max(1L, (limits.cpuTime().toMillis() + 999) / 1000);
+        long cpu = Math.max(1L, (limits.cpuTime().toMillis() + 999) / 1000) + (cpuHeldByGroup ? 1 : 0);
         long fsize = Math.min(limits.maxFileBytes(), fileSizeCap);
         return new SupervisorJob(files, request.program().binaryFiles(), argv, ENV)
                 .rlimit("RLIMIT_CPU", cpu, cpu + 1)

@@ -84,7 +84,9 @@ final class DockerExecutions {
             GroupCpu meter = GroupCpu.of(id, engine);
             long cpuBefore = meter.nanos();
             long start = System.nanoTime();
-            engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce, programFilter), session);
+            // under gVisor its own kernel's accounting is the program's CPU time (the host's group trails it): RLIMIT_CPU
+            // stays the limit there; under runc the group's exact figure, read every 50 ms, holds it
+            engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce, programFilter, !gvisor && meter.exact()), session);
             Watch watch = watch(session, meter, cpuBefore, limits, start);
             AttachSession.End end = watch.end();
             if (end == null) {

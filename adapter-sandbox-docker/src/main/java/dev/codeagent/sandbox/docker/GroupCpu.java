@@ -29,11 +29,13 @@ final class GroupCpu {
     private final LongSupplier nanos;
     private final Duration poll;
     private final String source;
+    private final boolean exact;
 
-    private GroupCpu(LongSupplier nanos, Duration poll, String source) {
+    private GroupCpu(LongSupplier nanos, Duration poll, String source, boolean exact) {
         this.nanos = nanos;
         this.poll = poll;
         this.source = source;
+        this.exact = exact;
     }
 
     /**
@@ -47,9 +49,9 @@ final class GroupCpu {
         }
         if (file.isPresent()) {
             Path f = file.get();
-            return new GroupCpu(() -> read(f), FILE_POLL, f.toString());
+            return new GroupCpu(() -> read(f), FILE_POLL, f.toString(), true);
         }
-        return new GroupCpu(() -> engine.cpuUsageNanos(id), ENGINE_POLL, "the engine's stats");
+        return new GroupCpu(() -> engine.cpuUsageNanos(id), ENGINE_POLL, "the engine's stats", false);
     }
 
     static GroupCpu of(String id, DockerEngine engine) {
@@ -58,7 +60,7 @@ final class GroupCpu {
 
     /** A meter over any reading (tests). */
     static GroupCpu of(LongSupplier nanos, Duration poll) {
-        return new GroupCpu(nanos, poll, "a supplier");
+        return new GroupCpu(nanos, poll, "a supplier", false);
     }
 
     /**
@@ -145,6 +147,11 @@ final class GroupCpu {
     /** How often it is worth reading. */
     Duration poll() {
         return poll;
+    }
+
+    /** Whether it reads the group's own counter in the cgroupfs: exact to the nanosecond and cheap to read often. */
+    boolean exact() {
+        return exact;
     }
 
     @Override

@@ -45,6 +45,23 @@ class BootstrapTest {
         assertThat(n.path("env").path("PATH").asText()).isNotBlank();
     }
 
+    /** Where the group's exact figure holds the limit, the kernel's tick-sampled RLIMIT_CPU is a backstop behind it. */
+    @Test
+    void aGroupHeldCpuLimitLeavesRlimitCpuASecondBehind() throws IOException {
+        ExecutionRequest r = new ExecutionRequest(new Program(Language.PYTHON, "pass", Map.of()), "", List.of(),
+                ResourceLimits.defaults().withCpuTime(Duration.ofMillis(1000)));
+        JsonNode held = json(Bootstrap.payload(r, 64L << 20, "n", null, true));
+        JsonNode kernels = json(Bootstrap.payload(r, 64L << 20, "n", null, false));
+        assertThat(held.path("rlimits").path("RLIMIT_CPU").toString()).isEqualTo("[2,3]");
+        assertThat(kernels.path("rlimits").path("RLIMIT_CPU").toString()).as("gVisor's own accounting: the limit itself")
+                .isEqualTo("[1,2]");
+    }
+
+    private static JsonNode json(byte[] p) throws IOException {
+        int nl = new String(p, StandardCharsets.UTF_8).indexOf('\n');
+        return new ObjectMapper().readTree(java.util.Arrays.copyOfRange(p, nl + 1, p.length));
+    }
+
     @Test
     void bashRunsThroughThePath() {
         assertThat(Bootstrap.interpreter(Language.BASH, ResourceLimits.defaults())).containsExactly("bash");
