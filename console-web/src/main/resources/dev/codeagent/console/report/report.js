@@ -29,7 +29,8 @@
     CANCELLED: '#bdc3c7'
   };
   var VERDICT_ORDER = Object.keys(VERDICT_COLOURS);
-  var HISTOGRAM_BINS = 20;
+  // at most this many bars: enough to see a shape, few enough to read the labels
+  var HISTOGRAM_BINS = 12;
 
   function el(tag, className, text) {
     var e = document.createElement(tag);
@@ -141,6 +142,16 @@
     return chart;
   }
 
+  /** The smallest of 1, 2, 5, 10, 20, 50 … ms that is at least the raw width: bins a reader can add up. */
+  function binWidth(raw) {
+    var step = 1;
+    while (step * 10 <= raw) {
+      step *= 10;
+    }
+    var nice = [1, 2, 5, 10].map(function (m) { return m * step; }).filter(function (w) { return w >= raw; });
+    return nice.length ? nice[0] : 10 * step;
+  }
+
   /** Equal-width bins from 0 to the slowest sample, stacked by verdict. */
   function histogramChart(holder, data, kinds) {
     var times = [];
@@ -148,23 +159,24 @@
       p.samples.forEach(function (s) { times.push({ ms: s.wallMs, verdict: s.verdict }); });
     });
     var max = times.reduce(function (m, t) { return Math.max(m, t.ms); }, 0);
-    var width = Math.max(1, Math.ceil((max + 1) / HISTOGRAM_BINS));
+    var width = binWidth((max + 1) / HISTOGRAM_BINS);
+    var bins = Math.max(1, Math.ceil((max + 1) / width));
     var labels = [];
     var byKind = {};
-    kinds.forEach(function (k) { byKind[k] = new Array(HISTOGRAM_BINS).fill(0); });
-    for (var i = 0; i < HISTOGRAM_BINS; i++) {
+    kinds.forEach(function (k) { byKind[k] = new Array(bins).fill(0); });
+    for (var i = 0; i < bins; i++) {
       labels.push(i * width + '–' + ((i + 1) * width) + ' ms');
     }
     times.forEach(function (t) {
-      byKind[t.verdict][Math.min(HISTOGRAM_BINS - 1, Math.floor(t.ms / width))]++;
+      byKind[t.verdict][Math.min(bins - 1, Math.floor(t.ms / width))]++;
     });
     var chart = global.echarts.init(holder, null, { renderer: 'canvas' });
     chart.setOption({
       animation: false,
       tooltip: { trigger: 'axis', renderMode: 'richText' },
       legend: { top: 0, data: kinds },
-      grid: { left: 50, right: 20, top: 40, bottom: 60 },
-      xAxis: { type: 'category', data: labels, name: 'time per sample', nameLocation: 'middle', nameGap: 45,
+      grid: { left: 50, right: 20, top: 40, bottom: 76 },
+      xAxis: { type: 'category', data: labels, name: 'time per sample', nameLocation: 'middle', nameGap: 56,
         axisLabel: { rotate: 30 } },
       yAxis: { type: 'value', minInterval: 1, name: 'samples' },
       series: kinds.map(function (k) {
@@ -193,7 +205,7 @@
     var title = el('h2', null, 'Problems × samples');
     title.id = 'ca-grid-title';
     s.appendChild(title);
-    s.appendChild(el('p', 'ca-hint', 'Each cell is one sample, coloured by its verdict: choose one to see its code and why it failed.'));
+    s.appendChild(el('p', 'ca-hint', 'Each cell is one sample, coloured by its verdict: choose one to see its code and why it failed (arrow keys move between cells).'));
     s.appendChild(legend(kinds));
     var table = el('table', 'ca-grid');
     table.setAttribute('aria-labelledby', 'ca-grid-title');
@@ -227,6 +239,8 @@
         b.setAttribute('data-verdict', sample.verdict);
         b.setAttribute('aria-label', p.id + ' sample ' + (sample.index + 1) + ': ' + sample.verdict);
         b.title = p.id + ' #' + (sample.index + 1) + ' ' + sample.verdict;
+        // one tab stop for the whole grid (thousands of cells); the arrow keys move within it
+        b.tabIndex = pi === 0 && si === 0 ? 0 : -1;
         b.addEventListener('click', function () { open(pi, si, b); });
         td.appendChild(b);
         row.appendChild(td);
@@ -234,6 +248,27 @@
       body.appendChild(row);
     });
     table.appendChild(body);
+    table.addEventListener('keydown', function (event) {
+      var moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] };
+      var move = moves[event.key];
+      var from = event.target;
+      if (!move || !from.classList.contains('ca-cell')) {
+        return;
+      }
+      var pi = Number(from.getAttribute('data-problem')) + move[0];
+      var si = Number(from.getAttribute('data-sample')) + move[1];
+      if (pi < 0 || pi >= data.problems.length) {
+        return;
+      }
+      si = Math.max(0, Math.min(si, data.problems[pi].samples.length - 1));
+      var to = table.querySelector('button[data-problem="' + pi + '"][data-sample="' + si + '"]');
+      if (to) {
+        event.preventDefault();
+        from.tabIndex = -1;
+        to.tabIndex = 0;
+        to.focus();
+      }
+    });
     var scroller = el('div', 'ca-grid-scroll');
     scroller.appendChild(table);
     s.appendChild(scroller);
@@ -271,7 +306,7 @@
       var badge = el('span', 'ca-badge', s.verdict);
       badge.style.backgroundColor = colour(s.verdict);
       verdict.appendChild(badge);
-      verdict.appendChild(document.createTextNode(' ' + (s.outcome ? s.outcome + ', ' : '') + s.wallMs + ' ms'));
+      verdict.appendChild(document.createTextNode(' ' + s.wallMs + ' ms' + (s.outcome ? ', the execution ended ' + s.outcome : ', not run')));
       holder.appendChild(verdict);
       if (p.error) {
         holder.appendChild(el('p', 'ca-message', 'Not judged: the problem\'s tests cannot load: ' + p.error));
@@ -281,8 +316,9 @@
         m.id = 'ca-detail-message';
         holder.appendChild(m);
       }
-      if (s.error) {
-        var ep = el('p', 'ca-error', s.error.summary || s.error.type + (s.error.message ? ': ' + s.error.message : ''));
+      var summary = s.error && (s.error.summary || s.error.type + (s.error.message ? ': ' + s.error.message : ''));
+      if (summary && summary !== s.message) {
+        var ep = el('p', 'ca-error', summary);
         ep.id = 'ca-detail-error';
         holder.appendChild(ep);
       }
