@@ -214,8 +214,8 @@ public final class EvalCommand implements Callable<Integer> {
                 print(r.report(), r.beforeRepair(), r.generated(), r.sandbox(), limits, problems.problems().size(), skipped, out);
             }
             if (reportFile != null) {
-                HtmlReport.write(reportFile, EvaluationDetails.of(problems, r,
-                        ks == null ? r.report().passAtK() : new java.util.TreeMap<>(chosenPassAtK(r.report())), subject(r)));
+                input(() -> HtmlReport.write(reportFile, EvaluationDetails.of(problems, r,
+                        ks == null ? r.report().passAtK() : new java.util.TreeMap<>(chosenPassAtK(r.report())), subject(r))));
             }
             warnAboutSandboxFailures(r.report(), err);
             if (!queued) {
@@ -323,7 +323,7 @@ public final class EvalCommand implements Callable<Integer> {
             throw new UsageException(outFile + ": is a directory (--out)");
         }
         if (reportFile != null) {
-            HtmlReport.checkWritable(reportFile);
+            input(() -> HtmlReport.checkWritable(reportFile));
         }
     }
 

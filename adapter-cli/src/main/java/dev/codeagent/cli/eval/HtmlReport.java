@@ -4,8 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.eval.EvaluationDetails;
+import dev.codeagent.application.eval.EvaluationException;
 import dev.codeagent.application.view.EvaluationReportView;
-import dev.codeagent.cli.UsageException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -49,29 +49,32 @@ public final class HtmlReport {
      * Refuses, before a long evaluation starts, a report that could not be written at its end: a name that is a
      * directory, a directory that is missing or not writable.
      *
-     * @throws UsageException naming the path and what to do
+     * @return the target
+     * @throws EvaluationException naming the path and what to do
      */
-    public static void checkWritable(Path target) {
+    public static Path checkWritable(Path target) {
         Path abs = target.toAbsolutePath();
         Path dir = abs.getParent();
         if (Files.isDirectory(abs)) {
-            throw new UsageException("--report " + target + ": is a directory (give a file name, e.g. report.html)");
+            throw new EvaluationException("--report " + target + ": is a directory (give a file name, e.g. report.html)");
         }
         if (dir == null || !Files.isDirectory(dir)) {
-            throw new UsageException("--report " + target + ": no such directory " + dir + " (make it first)");
+            throw new EvaluationException("--report " + target + ": no such directory " + dir + " (make it first)");
         }
         if (!Files.isWritable(dir)) {
-            throw new UsageException("--report " + target + ": cannot write in " + dir);
+            throw new EvaluationException("--report " + target + ": cannot write in " + dir);
         }
+        return target;
     }
 
     /**
      * Writes the report whole or not at all: into a file of ours beside the target (made with the umask's mode: a
      * report is a document to share), then renamed over it.
      *
-     * @throws UsageException naming the path when it cannot be written
+     * @return the target
+     * @throws EvaluationException naming the path when it cannot be written
      */
-    public static void write(Path target, EvaluationDetails details) {
+    public static Path write(Path target, EvaluationDetails details) {
         String html = html(json(details, Instant.now()));
         Path abs = target.toAbsolutePath();
         Path tmp = null;
@@ -82,8 +85,9 @@ public final class HtmlReport {
                     java.nio.file.StandardOpenOption.WRITE);
             Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             tmp = null;
+            return target;
         } catch (IOException e) {
-            throw new UsageException(target + ": cannot write the report (--report): " + reason(e));
+            throw new EvaluationException(target + ": cannot write the report (--report): " + reason(e), e);
         } finally {
             if (tmp != null) {
                 try {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.eval.EvaluationDetails;
+import dev.codeagent.application.eval.EvaluationException;
 import dev.codeagent.application.eval.EvaluationReport;
 import dev.codeagent.application.eval.Problem;
 import dev.codeagent.application.eval.ProblemFormat;
@@ -13,7 +14,6 @@ import dev.codeagent.application.eval.ProblemSet;
 import dev.codeagent.application.eval.RunBenchmark;
 import dev.codeagent.application.eval.Sample;
 import dev.codeagent.application.eval.SampleResult;
-import dev.codeagent.cli.UsageException;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.solving.ErrorReport;
 import dev.codeagent.domain.solving.Verdict;
@@ -136,10 +136,24 @@ class HtmlReportTest {
     @Test
     void aReportInAMissingDirectoryIsRefusedBeforeTheEvaluationNamingThePath() {
         Path target = dir.resolve("no/such/report.html");
-        assertThatThrownBy(() -> HtmlReport.checkWritable(target)).isInstanceOf(UsageException.class)
+        assertThatThrownBy(() -> HtmlReport.checkWritable(target)).isInstanceOf(EvaluationException.class)
                 .hasMessage("--report " + target + ": no such directory " + target.getParent() + " (make it first)");
-        assertThatThrownBy(() -> HtmlReport.checkWritable(dir)).isInstanceOf(UsageException.class)
+        assertThatThrownBy(() -> HtmlReport.checkWritable(dir)).isInstanceOf(EvaluationException.class)
                 .hasMessageContaining("is a directory");
+    }
+
+    @Test
+    void theCommandRefusesAReportInAMissingDirectoryInOneLineBeforeEvaluating() throws IOException {
+        Path problems = Files.writeString(dir.resolve("problems.jsonl"), "{\"task_id\": \"T/0\", \"prompt\": \"\","
+                + " \"canonical_solution\": \"\", \"test\": \"\", \"entry_point\": \"f\"}\n");
+        Path target = dir.resolve("missing/report.html");
+
+        EvalCli.Result r = new EvalCli(dir).run("--problems", problems.toString(), "--report", target.toString());
+
+        assertThat(r.status()).as(r.toString()).isEqualTo(2);
+        assertThat(r.err()).isEqualTo("codeagent: --report " + target + ": no such directory " + target.getParent()
+                + " (make it first)\n");
+        assertThat(r.out()).isEmpty();
     }
 
     @Test
@@ -148,7 +162,7 @@ class HtmlReportTest {
         Path notADir = Files.writeString(dir.resolve("file"), "x");
         Path target = notADir.resolve("report.html");
 
-        assertThatThrownBy(() -> HtmlReport.write(target, details())).isInstanceOf(UsageException.class)
+        assertThatThrownBy(() -> HtmlReport.write(target, details())).isInstanceOf(EvaluationException.class)
                 .hasMessageStartingWith(target + ": cannot write the report (--report): ");
         try (var left = Files.list(dir)) {
             assertThat(left).containsExactly(notADir);
