@@ -145,6 +145,7 @@ class HtmlReportBrowserIT {
         browser.switchTo().activeElement().sendKeys(Keys.ARROW_RIGHT);
         assertThat(browser.switchTo().activeElement()).isEqualTo(cell(1, 1));
         browser.switchTo().activeElement().sendKeys(Keys.ENTER);
+        assertThat(browser.switchTo().activeElement()).as("focus stays in the grid").isEqualTo(cell(1, 1));
         assertThat(text("#ca-detail-title")).isEqualTo("HumanEval/1 — sample 2");
         assertThat(text("#ca-detail-message")).isEqualTo(zero.get("message").asText());
         assertThat(text("#ca-detail-code")).contains(three.get(1).get("prompt").asText().lines().findFirst().orElseThrow())
