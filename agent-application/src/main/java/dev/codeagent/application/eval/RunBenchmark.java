@@ -71,8 +71,14 @@ public final class RunBenchmark {
      * @param beforeRepair the first attempts of generated samples, or null when nothing could be repaired
      * @param generated the generated samples, or null
      * @param sandbox the sandbox tier the programs ran in
+     * @param checked the samples {@code report} judged, in its order: the code a report shows beside each result
      */
-    public record Result(EvaluationReport report, EvaluationReport beforeRepair, GeneratedSamples generated, String sandbox) {
+    public record Result(EvaluationReport report, EvaluationReport beforeRepair, GeneratedSamples generated, String sandbox,
+            List<Sample> checked) {
+
+        public Result {
+            checked = List.copyOf(checked);
+        }
     }
 
     /** Hears the benchmark's progress, one call at a time. Must be quick. */
@@ -143,6 +149,6 @@ public final class RunBenchmark {
             listener.evaluated(progress);
         });
         out.finish();
-        return new Result(report, before, generated, executeCode.sandbox().tier());
+        return new Result(report, before, generated, executeCode.sandbox().tier(), toCheck);
     }
 }
