@@ -1,6 +1,7 @@
 package dev.codeagent.sandbox.process;
 
 import dev.codeagent.application.compile.CompilingSandbox;
+import dev.codeagent.application.compile.Toolchains;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
@@ -290,13 +291,13 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
 
     /**
      * The interpreter binary and the flags this sandbox starts a language with (before the file name),
-     * e.g. {@code [/usr/bin/python3.11, -B, -E, -s, -u]} (the flags are the {@link LanguageProfile}'s, as in every tier); empty when the language is not available here.
+     * e.g. {@code [/usr/bin/python3.11, -B, -E, -s, -u]} (the flags are the application's {@link Toolchains}', as in every tier); empty when the language is not available here.
      */
     public List<String> interpreterCommand(Language language) {
         return interpreters.binary(language).map(bin -> {
             List<String> c = new ArrayList<>();
             c.add(bin.toString());
-            c.addAll(LanguageProfile.of(language).interpreterFlags());
+            c.addAll(Toolchains.interpreter(language).map(Toolchains.Interpreter::flags).orElse(List.of()));
             return List.copyOf(c);
         }).orElse(List.of());
     }
