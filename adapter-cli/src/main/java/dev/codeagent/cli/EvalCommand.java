@@ -41,6 +41,9 @@ import picocli.CommandLine.Spec;
  * {@code codeagent eval}: checks code samples against HumanEval-, MBPP- or contest-style (IO) tests in the sandbox,
  * many at once, and reports pass@k. Without {@code --samples} it checks each problem's reference
  * solution, a self-test of the dataset and the sandbox.
+ *
+ * <p>A little over ~450 lines: most of it is the command's options and help text, which picocli wants on this class;
+ * its progress display is {@link EvalProgress}, its results file {@code EvalResultsFile}.
  */
 @Command(name = "eval",
         // picocli lists a command by the first line of its description: keep that line whole

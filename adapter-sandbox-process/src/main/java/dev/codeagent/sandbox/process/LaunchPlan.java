@@ -20,6 +20,9 @@ import java.util.TreeMap;
  * bwrap or unshare, GNU time, prlimit — around the interpreter command), the program's argv and environment,
  * and its rlimits (set by prlimit on the cold path, by the bootstrap on the pre-started one). Every
  * bubblewrap argument of the tier is built here.
+ *
+ * <p>One class of ~520 lines on purpose: every wrapper's arguments are built here, so a reviewer of the tier's
+ * isolation reads one file to see what a run can reach (mounts, namespaces, uid, rlimits, environment).
  */
 final class LaunchPlan {
 

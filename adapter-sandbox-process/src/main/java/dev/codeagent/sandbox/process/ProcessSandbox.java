@@ -71,6 +71,10 @@ import org.slf4j.LoggerFactory;
  * line, argv, environment and rlimits; {@link Launcher} prepares runs and has each {@link Child} wait for its
  * program; {@link Reaper} removes what runs (and JVMs that died) left; {@link WarmPool} keeps sandboxes started
  * ahead. This class wires them and decides, per execution, between a pre-started sandbox and a cold one.
+ *
+ * <p>One class of ~500 lines: it is the tier's side of both ports ({@code Sandbox}, {@code SessionSandbox}) and its
+ * constructor sets up the host once (state directory, control groups, the parts above). The host set-up could be a
+ * class of its own; it is left here while the tier's memory-limit work changes the same lines.
  */
 public final class ProcessSandbox implements Sandbox, SessionSandbox {
 
