@@ -295,7 +295,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
 
     /**
      * The interpreter binary and the flags this sandbox starts a language with (before the file name),
-     * e.g. {@code [/usr/bin/python3.11, -B, -E, -s, -u]} (the flags are the application's {@link Toolchains}', as in every tier); empty when the language is not available here.
+     * e.g. {@code [/usr/bin/python3.11, -B, -E, -s, -u]} (the flags are the application's, in {@link Toolchains}, the same in every tier); empty when the language is not available here.
      */
     public List<String> interpreterCommand(Language language) {
         return interpreters.binary(language).map(bin -> {
