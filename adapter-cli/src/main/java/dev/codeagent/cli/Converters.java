@@ -1,6 +1,7 @@
 package dev.codeagent.cli;
 
 import dev.codeagent.application.config.Units;
+import dev.codeagent.application.eval.ProblemFormat;
 import dev.codeagent.domain.execution.Language;
 import java.time.Duration;
 import picocli.CommandLine.ITypeConverter;
@@ -46,6 +47,18 @@ final class Converters {
         public Language convert(String value) {
             return Language.fromId(value).orElseThrow(() -> new TypeConversionException(
                     "unknown language '" + value + "'; known: " + Language.knownIds()));
+        }
+    }
+
+    /** {@code humaneval}, {@code mbpp}, {@code io} ({@code eval --format}). */
+    static final class FormatConverter implements ITypeConverter<ProblemFormat> {
+        @Override
+        public ProblemFormat convert(String value) {
+            try {
+                return ProblemFormat.fromId(value);
+            } catch (IllegalArgumentException e) {
+                throw new TypeConversionException(e.getMessage());
+            }
         }
     }
 }

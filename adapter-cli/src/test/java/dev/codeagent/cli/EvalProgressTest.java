@@ -15,7 +15,7 @@ class EvalProgressTest {
     @Test
     void offATerminalAPlainLineComesEveryIntervalWithDoneTotalRateAndEta() throws InterruptedException {
         StringWriter err = new StringWriter();
-        EvalCommand.ProgressBar bar = new EvalCommand.ProgressBar(new PrintWriter(err), false, "evaluating", Duration.ofMillis(50));
+        EvalProgress.ProgressBar bar = new EvalProgress.ProgressBar(new PrintWriter(err), false, "evaluating", Duration.ofMillis(50));
         bar.show(1, 10, 1.0, Duration.ZERO);
         assertThat(err.toString()).as("nothing before the first interval").isEmpty();
         Thread.sleep(80);
@@ -31,13 +31,13 @@ class EvalProgressTest {
 
     @Test
     void theIntervalComesFromTheEnvironmentAndOffTurnsItOff() {
-        assertThat(EvalCommand.progressInterval(Map.of())).isEqualTo(Duration.ofSeconds(5));
-        assertThat(EvalCommand.progressInterval(Map.of("CODEAGENT_PROGRESS_INTERVAL", "2s"))).isEqualTo(Duration.ofSeconds(2));
-        assertThat(EvalCommand.progressInterval(Map.of("CODEAGENT_PROGRESS_INTERVAL", "off"))).isZero();
-        assertThatThrownBy(() -> EvalCommand.progressInterval(Map.of("CODEAGENT_PROGRESS_INTERVAL", "soon")))
+        assertThat(EvalProgress.progressInterval(Map.of())).isEqualTo(Duration.ofSeconds(5));
+        assertThat(EvalProgress.progressInterval(Map.of("CODEAGENT_PROGRESS_INTERVAL", "2s"))).isEqualTo(Duration.ofSeconds(2));
+        assertThat(EvalProgress.progressInterval(Map.of("CODEAGENT_PROGRESS_INTERVAL", "off"))).isZero();
+        assertThatThrownBy(() -> EvalProgress.progressInterval(Map.of("CODEAGENT_PROGRESS_INTERVAL", "soon")))
                 .hasMessageContaining("CODEAGENT_PROGRESS_INTERVAL=soon");
         StringWriter err = new StringWriter();
-        new EvalCommand.ProgressBar(new PrintWriter(err), false, "evaluating", Duration.ZERO).show(1, 10, 1.0, Duration.ZERO);
+        new EvalProgress.ProgressBar(new PrintWriter(err), false, "evaluating", Duration.ZERO).show(1, 10, 1.0, Duration.ZERO);
         assertThat(err.toString()).isEmpty();
     }
 }

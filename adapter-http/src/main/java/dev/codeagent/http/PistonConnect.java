@@ -296,7 +296,7 @@ final class PistonConnect implements AutoCloseable {
     /** Piston's exit event: the stage's code and signal (a name), as its own result gives them. */
     private ObjectNode exit(String stage, Execution e) {
         ObjectNode n = JsonNodeFactory.instance.objectNode().put("type", "exit").put("stage", stage);
-        ObjectNode shape = piston.stageView(e);
+        ObjectNode shape = PistonStages.stageView(e);
         n.set("code", shape.get("code"));
         n.set("signal", shape.get("signal"));
         if (shape.hasNonNull("message")) {

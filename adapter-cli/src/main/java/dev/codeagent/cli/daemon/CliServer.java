@@ -10,26 +10,16 @@ import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ClosedSelectorException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.BasicFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,7 +64,11 @@ import jdk.net.UnixDomainPrincipal;
  * shortens its idle time to {@link Limits#foreignIdle}, so that the environment that wants it gets its own soon.
  *
  * <p>It stops after an idle time with no call, and when the jar it was started from changes (a new
- * build: the launcher starts a fresh one), after the calls under way have finished.
+ * build: the launcher starts a fresh one), after the calls under way have finished ({@link BackgroundProcess}).
+ *
+ * <p>One class of ~500 lines: the selector's accept, read, expire and drop share the waiting connections and their
+ * byte budget on one thread. The hold on the socket path ({@link SocketClaim}) and the process's life
+ * ({@link BackgroundProcess}) are classes of their own.
  */
 public final class CliServer implements AutoCloseable {
 
@@ -119,20 +113,16 @@ public final class CliServer implements AutoCloseable {
         }
     }
 
-    /** How long a new server waits for the lock of one that is stopping (a previous build notices within a second). */
-    private static final Duration LOCK_WAIT = Duration.ofSeconds(5);
     /** Accepts per turn of the selector, so that requests already sent are read between bursts of connections. */
     private static final int ACCEPTS_PER_TURN = 16;
     private static final int INITIAL_BUFFER = 512;
 
-    private final Path socket;
-    private final Path lockFile;
+    private final SocketClaim claim;
+    final Path socket;
     private final String build;
     private final String environment;
     private final Limits limits;
     private final ServerSocketChannel server;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
     private final UserPrincipal owner;
     private final Function<CodeAgentConfig, CodeAgent> agents;
     private final ThreadPoolExecutor calls;
@@ -144,8 +134,6 @@ public final class CliServer implements AutoCloseable {
     /** When a caller from another environment was last refused (System.nanoTime), or 0. */
     private volatile long lastForeign;
     private volatile boolean closed;
-    private final Object socketKey;
-    private final Object lockKey;
 
     /** Binds the socket with the default limits, serving callers of this process's own environment. */
     public CliServer(Path socket, String build, Function<CodeAgentConfig, CodeAgent> agents) throws IOException {
@@ -153,7 +141,8 @@ public final class CliServer implements AutoCloseable {
     }
 
     /**
-     * Takes the socket's lock, then binds the socket; the directory it is in must be a {@link PrivateDirectory}.
+     * Takes the socket's lock, then binds the socket ({@link SocketClaim}); the directory it is in must be a
+     * {@link PrivateDirectory}.
      *
      * @param environment the {@link CallerEnvironment} callers must have to be served
      * @throws AlreadyServed when another live server holds the lock
@@ -161,33 +150,14 @@ public final class CliServer implements AutoCloseable {
      */
     CliServer(Path socket, String build, Function<CodeAgentConfig, CodeAgent> agents, Limits limits, String environment)
             throws IOException {
-        this.socket = socket.toAbsolutePath().normalize();
-        this.lockFile = Path.of(this.socket + ".lock");
         this.build = build;
         this.agents = agents;
         this.limits = limits;
         this.environment = environment;
         this.owner = Files.getOwner(Path.of("/proc/self"));
-        PrivateDirectory.ensure(this.socket.getParent());
-        this.lockChannel = PrivateDirectory.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock held = null;
-        try {
-            held = takeLock(lockChannel);
-            if (held == null) {
-                throw new AlreadyServed("another background process serves " + this.socket);
-            }
-            this.lock = held;
-            this.lockKey = fileKey(lockFile);
-            // a socket file left by a dead server (we hold the lock, so nobody serves it): replace it
-            Files.deleteIfExists(this.socket);
-            this.server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
-            server.bind(UnixDomainSocketAddress.of(this.socket), 64);
-            Files.setPosixFilePermissions(this.socket, PosixFilePermissions.fromString("rw-------"));
-            this.socketKey = fileKey(this.socket);
-        } catch (IOException | RuntimeException e) {
-            closeQuietly(lockChannel);
-            throw e;
-        }
+        this.claim = new SocketClaim(socket);
+        this.socket = claim.socket;
+        this.server = claim.server;
         this.calls = new ThreadPoolExecutor(0, limits.maxCalls(), 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
             Thread t = new Thread(r, "codeagent-call");
             t.setDaemon(true);
@@ -195,40 +165,9 @@ public final class CliServer implements AutoCloseable {
         });
     }
 
-    private static FileLock takeLock(FileChannel ch) throws IOException {
-        long deadline = System.nanoTime() + LOCK_WAIT.toNanos();
-        while (true) {
-            try {
-                FileLock l = ch.tryLock();
-                if (l != null) {
-                    return l;
-                }
-            } catch (OverlappingFileLockException e) {
-                // held by another server in this JVM: the same answer as another process's lock
-            }
-            if (System.nanoTime() > deadline) {
-                return null;
-            }
-            try {
-                Thread.sleep(50);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return null;
-            }
-        }
-    }
-
-    private static Object fileKey(Path file) {
-        try {
-            return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
     /** Whether the socket and lock files at this server's paths are still the ones it made. */
     boolean stillOwnsItsPaths() {
-        return socketKey != null && socketKey.equals(fileKey(socket)) && lockKey != null && lockKey.equals(fileKey(lockFile));
+        return claim.stillOwnsItsPaths();
     }
 
     /** A connection whose request is being read, on the selector's thread. */
@@ -537,19 +476,7 @@ public final class CliServer implements AutoCloseable {
         if (sel != null) {
             sel.wakeup();
         }
-        closeQuietly(server);
-        // only our own socket: nobody else can have bound it while we hold the lock, unless it was removed under us
-        Object key = fileKey(socket);
-        if (key != null && key.equals(socketKey)) {
-            try {
-                Files.deleteIfExists(socket);
-            } catch (IOException e) {
-                // the directory went away; nothing left to clean
-            }
-        }
-        // last: a successor takes the lock, then replaces the socket
-        closeQuietly(lock);
-        closeQuietly(lockChannel);
+        claim.close();
         calls.shutdown();
     }
 
@@ -558,7 +485,7 @@ public final class CliServer implements AutoCloseable {
         return calls.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
-    private static void closeQuietly(AutoCloseable c) {
+    static void closeQuietly(AutoCloseable c) {
         try {
             c.close();
         } catch (Exception e) {
@@ -566,106 +493,11 @@ public final class CliServer implements AutoCloseable {
         }
     }
 
-    /** The launcher's build id for a jar: its modification time in seconds and its size ({@code stat -c %Y-%s}). */
-    static String buildId(Path jar) throws IOException {
-        return Files.getLastModifiedTime(jar).to(TimeUnit.SECONDS) + "-" + Files.size(jar);
-    }
-
     /**
      * {@code CliServer --socket PATH --jar PATH --build ID [--idle SECONDS] [--max-request-bytes N]}, started by the
-     * launcher in the background. Writes {@code PATH.info} ("pid build", then the environment it serves) once it
-     * listens; exits at once, status 0, when another live process already serves the socket.
+     * launcher in the background: see {@link BackgroundProcess}.
      */
     public static void main(String[] args) throws Exception {
-        Path socket = null;
-        Path jar = null;
-        String build = null;
-        long idleSeconds = 3 * 3600;
-        Limits limits = Limits.defaults();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--socket" -> socket = Path.of(args[i + 1]);
-                case "--jar" -> jar = Path.of(args[i + 1]);
-                case "--build" -> build = args[i + 1];
-                case "--idle" -> idleSeconds = Long.parseLong(args[i + 1]);
-                case "--max-request-bytes" -> limits = limits.withMaxRequestBytes(Long.parseLong(args[i + 1]));
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
-        if (socket == null || jar == null || build == null) {
-            System.err.println("usage: CliServer --socket PATH --jar PATH --build ID [--idle SECONDS] [--max-request-bytes N]");
-            System.exit(2);
-        }
-        String environment = CallerEnvironment.current();
-        WarmSandboxes sandboxes = new WarmSandboxes();
-        CliServer server;
-        try {
-            server = new CliServer(socket, build, sandboxes, limits, environment);
-        } catch (AlreadyServed e) {
-            System.err.println("codeagent: background process not started: " + e.getMessage());
-            System.exit(0);
-            return;
-        } catch (IOException e) {
-            System.err.println("codeagent: background process not started: " + e.getMessage());
-            System.exit(1);
-            return;
-        }
-        long pid = ProcessHandle.current().pid();
-        Path info = Path.of(server.socket + ".info");
-        Path tmp = Path.of(server.socket + ".info." + pid);
-        try (FileChannel ch = PrivateDirectory.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.TRUNCATE_EXISTING,
-                StandardOpenOption.WRITE)) {
-            ch.write(ByteBuffer.wrap((pid + " " + build + "\n" + environment).getBytes(StandardCharsets.UTF_8)));
-        }
-        Files.move(tmp, info, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        Object infoKey = fileKey(info);
-
-        Thread serving = new Thread(server::serve, "codeagent-accept");
-        serving.start();
-        Path jarFile = jar;
-        String started = build;
-        long idleLimit = idleSeconds;
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(server, sandboxes, info, infoKey), "codeagent-stop"));
-        // stop when idle too long, as soon as the build changes (after the calls under way), when another process
-        // took over our socket or lock file (someone removed them), and soon once callers of another environment
-        // want one of their own
-        while (true) {
-            Thread.sleep(1000);
-            boolean rebuilt;
-            try {
-                rebuilt = !buildId(jarFile).equals(started);
-            } catch (IOException | UncheckedIOException e) {
-                rebuilt = true;
-            }
-            String why = rebuilt ? "the build changed"
-                    : !server.stillOwnsItsPaths() ? "its socket or lock file was replaced"
-                    : server.active() == 0 && server.idle().toSeconds() >= idleLimit ? null
-                    : server.idleForAnother() ? "callers from another environment want their own" : "";
-            if (why == null || !why.isEmpty()) {
-                if (why != null) {
-                    System.err.println("codeagent: background process " + pid + " stops: " + why);
-                }
-                break;
-            }
-        }
-        System.exit(0);
-    }
-
-    private static void stop(CliServer server, WarmSandboxes sandboxes, Path info, Object infoKey) {
-        server.close();
-        Object key = fileKey(info);
-        if (key != null && key.equals(infoKey)) {
-            try {
-                Files.deleteIfExists(info);
-            } catch (IOException e) {
-                // the directory went away
-            }
-        }
-        try {
-            server.awaitCalls(Duration.ofSeconds(30));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        sandboxes.close();
+        BackgroundProcess.main(args);
     }
 }

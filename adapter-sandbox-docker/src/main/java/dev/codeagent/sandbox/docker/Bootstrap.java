@@ -1,12 +1,12 @@
 package dev.codeagent.sandbox.docker;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.codeagent.application.compile.Toolchains;
 import dev.codeagent.kit.sandbox.SupervisorJob;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.JudgeJob;
 import dev.codeagent.kit.sandbox.JudgeScripts;
-import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -127,15 +127,14 @@ final class Bootstrap {
     }
 
     /**
-     * The interpreter command of a language, up to the file name: its {@link LanguageProfile} name, looked up
+     * The interpreter command of a language, up to the file name: its {@link Toolchains} command, looked up
      * on the PATH, and arguments. Python is the bootstrap's own interpreter ("" stands for it): the image's
      * one Python, whatever its PATH.
      */
     static List<String> interpreter(Language language, ResourceLimits limits) {
-        LanguageProfile profile = LanguageProfile.of(language);
         List<String> cmd = new ArrayList<>();
-        cmd.add(language == Language.PYTHON ? "" : profile.interpreter());
-        cmd.addAll(profile.interpreterArgs(limits));
+        cmd.add(language == Language.PYTHON ? "" : Toolchains.command(language));
+        cmd.addAll(Toolchains.interpreterArgs(language, limits));
         return cmd;
     }
 

@@ -1,10 +1,10 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.compile.Toolchains;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.Language;
-import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.ResourceLimits;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -93,7 +93,7 @@ final class ForkedLaunches extends Launches {
             door = Zygote.door(doorDir.resolve("door"));
             group = newGroup(ZYGOTE_LIMITS);
             List<String> command = plan.zygoteCommand(group, python, dir, doorDir, judgeServers.channelsRoot(), scripts,
-                    groups.parents(), LanguageProfile.of(Language.PYTHON).interpreterArgs(ZYGOTE_LIMITS));
+                    groups.parents(), Toolchains.interpreterArgs(Language.PYTHON, ZYGOTE_LIMITS));
             ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
             pb.environment().clear();
             pb.environment().putAll(plan.environment(dir));

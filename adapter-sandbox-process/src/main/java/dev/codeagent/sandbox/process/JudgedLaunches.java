@@ -1,12 +1,12 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.compile.Toolchains;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.JudgeJob;
 import dev.codeagent.domain.execution.JudgeReport;
 import dev.codeagent.domain.execution.Language;
-import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.SandboxUnavailableException;
@@ -246,7 +246,7 @@ final class JudgedLaunches extends Launches {
     private static List<String> candidateArgv(ExecutionRequest request, Path binary, Path scripts) {
         List<String> argv = new ArrayList<>();
         argv.add(binary.toString());
-        argv.addAll(LanguageProfile.of(request.program().language()).interpreterArgs(request.limits()));
+        argv.addAll(Toolchains.interpreterArgs(request.program().language(), request.limits()));
         argv.add(JudgeChannel.script(scripts, JudgeScripts.CANDIDATE));
         argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_CANDIDATE);
         argv.add(JudgeChannel.SANDBOX_CHANNEL + "/" + JudgeChannel.TO_JUDGE);

@@ -1,8 +1,8 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.application.compile.Toolchains;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
-import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.kit.sandbox.SeccompFilter;
 import java.io.IOException;
@@ -20,6 +20,9 @@ import java.util.TreeMap;
  * bwrap or unshare, GNU time, prlimit — around the interpreter command), the program's argv and environment,
  * and its rlimits (set by prlimit on the cold path, by the bootstrap on the pre-started one). Every
  * bubblewrap argument of the tier is built here.
+ *
+ * <p>One class of ~520 lines on purpose: every wrapper's arguments are built here, so a reviewer of the tier's
+ * isolation reads one file to see what a run can reach (mounts, namespaces, uid, rlimits, environment).
  */
 final class LaunchPlan {
 
@@ -142,7 +145,7 @@ final class LaunchPlan {
     List<String> programArgv(Path binary, ExecutionRequest request) {
         List<String> a = new ArrayList<>();
         a.add(binary.toString());
-        a.addAll(LanguageProfile.of(request.program().language()).interpreterArgs(request.limits()));
+        a.addAll(Toolchains.interpreterArgs(request.program().language(), request.limits()));
         a.add(request.program().mainFileName());
         a.addAll(request.args());
         return a;
@@ -156,7 +159,7 @@ final class LaunchPlan {
         env.put("HOME", work);
         env.put("LANG", "C.UTF-8");
         env.put("TMPDIR", "/tmp");
-        // no PYTHON* variables: the interpreter flags (LanguageProfile) say the same in every tier
+        // no PYTHON* variables: the interpreter flags (Toolchains) say the same in every tier
         return env;
     }
 

@@ -1,6 +1,7 @@
 package dev.codeagent.sandbox.process;
 
 import dev.codeagent.application.compile.CompilingSandbox;
+import dev.codeagent.application.compile.Toolchains;
 import dev.codeagent.application.spi.IsolationMode;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
@@ -70,6 +71,10 @@ import org.slf4j.LoggerFactory;
  * line, argv, environment and rlimits; {@link Launcher} prepares runs and has each {@link Child} wait for its
  * program; {@link Reaper} removes what runs (and JVMs that died) left; {@link WarmPool} keeps sandboxes started
  * ahead. This class wires them and decides, per execution, between a pre-started sandbox and a cold one.
+ *
+ * <p>One class of ~500 lines: it is the tier's side of both ports ({@code Sandbox}, {@code SessionSandbox}) and its
+ * constructor sets up the host once (state directory, control groups, the parts above). The host set-up could be a
+ * class of its own; it is left here while the tier's memory-limit work changes the same lines.
  */
 public final class ProcessSandbox implements Sandbox, SessionSandbox {
 
@@ -290,13 +295,13 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
 
     /**
      * The interpreter binary and the flags this sandbox starts a language with (before the file name),
-     * e.g. {@code [/usr/bin/python3.11, -B, -E, -s, -u]} (the flags are the {@link LanguageProfile}'s, as in every tier); empty when the language is not available here.
+     * e.g. {@code [/usr/bin/python3.11, -B, -E, -s, -u]} (the flags are the application's, in {@link Toolchains}, the same in every tier); empty when the language is not available here.
      */
     public List<String> interpreterCommand(Language language) {
         return interpreters.binary(language).map(bin -> {
             List<String> c = new ArrayList<>();
             c.add(bin.toString());
-            c.addAll(LanguageProfile.of(language).interpreterFlags());
+            c.addAll(Toolchains.interpreter(language).map(Toolchains.Interpreter::flags).orElse(List.of()));
             return List.copyOf(c);
         }).orElse(List.of());
     }

@@ -6,9 +6,6 @@ import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunLog;
 import dev.codeagent.domain.solving.RunStatus;
-import java.io.IOException;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -33,10 +30,6 @@ import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.sqlite.SQLiteConfig;
-import org.sqlite.SQLiteDataSource;
-import org.sqlite.SQLiteErrorCode;
-import org.sqlite.SQLiteException;
 
 /**
  * A {@link RunLog} in an SQLite file: store kind {@code sqlite}.
@@ -100,15 +93,15 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
         Objects.requireNonNull(file, "file");
         Objects.requireNonNull(clock, "clock");
         Path path = file.toAbsolutePath().normalize();
-        prepareLocation(path);
-        Connection c = connect(path);
+        SqliteFile.prepareLocation(path);
+        Connection c = SqliteFile.connect(path);
         try {
-            int from = configureAndMigrate(path, c);
+            int from = SqliteFile.configureAndMigrate(path, c);
             log.debug("run log {} opened (schema version {}, was {})", path, Migrations.LATEST, from);
             return new SqliteRunLog(path, clock, c);
         } catch (SQLException e) {
             closeQuietly(c);
-            throw new RunLogUnavailableException(path, describe(e), e);
+            throw new RunLogUnavailableException(path, SqliteFile.describe(e), e);
         } catch (RuntimeException e) {
             closeQuietly(c);
             throw e;
@@ -333,7 +326,7 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
                 try {
                     connection.close();
                 } catch (SQLException e) {
-                    log.warn("closing run log {} failed: {}", file, describe(e));
+                    log.warn("closing run log {} failed: {}", file, SqliteFile.describe(e));
                 } finally {
                     connection = null;
                 }
@@ -346,97 +339,6 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
     @Override
     public String toString() {
         return "SqliteRunLog[" + file + "]";
-    }
-
-    // ---- opening
-
-    private static void prepareLocation(Path path) {
-        if (Files.isDirectory(path)) {
-            throw new RunLogUnavailableException(path, "it is a directory, not a database file");
-        }
-        if (Files.exists(path) && !Files.isRegularFile(path)) {
-            throw new RunLogUnavailableException(path, "it is not a regular file");
-        }
-        Path dir = path.getParent();
-        if (dir == null) {
-            return;
-        }
-        try {
-            Files.createDirectories(dir);
-        } catch (FileAlreadyExistsException e) {
-            throw new RunLogUnavailableException(path, "cannot create its directory: " + e.getFile() + " is not a directory", e);
-        } catch (IOException e) {
-            throw new RunLogUnavailableException(path, "cannot create its directory " + dir + ": " + e, e);
-        }
-    }
-
-    private static Connection connect(Path path) {
-        SQLiteConfig config = new SQLiteConfig();
-        config.setBusyTimeout((int) BUSY_TIMEOUT.toMillis());
-        config.enforceForeignKeys(true);
-        SQLiteDataSource source = new SQLiteDataSource(config);
-        source.setUrl("jdbc:sqlite:" + path);
-        try {
-            return source.getConnection();
-        } catch (SQLException e) {
-            throw new RunLogUnavailableException(path, describe(e), e);
-        }
-    }
-
-    /** Sets the connection up and applies missing migrations; returns the version the file had. */
-    private static int configureAndMigrate(Path path, Connection c) throws SQLException {
-        try (Statement s = c.createStatement()) {
-            // FULL rather than NORMAL: in WAL mode NORMAL already survives a killed process, but can lose
-            // the last commits on power loss; the port promises "durable when the call returns", and one
-            // fsync per attempt is nothing next to the model call and the sandbox run that produce it.
-            s.execute("PRAGMA synchronous = FULL");
-            try (ResultSet r = s.executeQuery("PRAGMA journal_mode = WAL")) {
-                String mode = r.next() ? r.getString(1) : "?";
-                if (!"wal".equalsIgnoreCase(mode)) {
-                    log.warn("run log {} is in journal mode {}, not WAL (the file system may not support it)", path, mode);
-                }
-            }
-            s.execute("BEGIN IMMEDIATE");
-            boolean committed = false;
-            try {
-                int version;
-                try (ResultSet r = s.executeQuery("PRAGMA user_version")) {
-                    version = r.next() ? r.getInt(1) : 0;
-                }
-                if (version > Migrations.LATEST) {
-                    throw new RunLogUnavailableException(path, "it was written by a newer codeagent (schema version "
-                            + version + "; this one knows up to " + Migrations.LATEST + ")");
-                }
-                if (version == 0 && hasForeignTables(s)) {
-                    throw new RunLogUnavailableException(path, "it is an SQLite database of something else"
-                            + " (it has tables but no codeagent schema version)");
-                }
-                for (Migrations.Migration m : Migrations.ALL) {
-                    if (m.version() > version) {
-                        for (String sql : m.statements()) {
-                            s.execute(sql);
-                        }
-                        log.info("run log {}: applied schema step {} ({})", path, m.version(), m.description());
-                    }
-                }
-                if (version < Migrations.LATEST) {
-                    s.execute("PRAGMA user_version = " + Migrations.LATEST);
-                }
-                s.execute("COMMIT");
-                committed = true;
-                return version;
-            } finally {
-                if (!committed) {
-                    rollbackQuietly(c);
-                }
-            }
-        }
-    }
-
-    private static boolean hasForeignTables(Statement s) throws SQLException {
-        try (ResultSet r = s.executeQuery("SELECT count(*) FROM sqlite_schema WHERE type = 'table'")) {
-            return r.next() && r.getInt(1) > 0;
-        }
     }
 
     // ---- transactions
@@ -477,14 +379,14 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
                     }
                 }
             } catch (SQLException e) {
-                throw new RunLogUnavailableException(file, "cannot " + what + ": " + describe(e), e);
+                throw new RunLogUnavailableException(file, "cannot " + what + ": " + SqliteFile.describe(e), e);
             }
         } finally {
             lock.unlock();
         }
     }
 
-    private static void rollbackQuietly(Connection c) {
+    static void rollbackQuietly(Connection c) {
         // SQLite may already have rolled back by itself (after an I/O error or a full disk)
         try (Statement s = c.createStatement()) {
             s.execute("ROLLBACK");
@@ -536,40 +438,5 @@ public final class SqliteRunLog implements RunLog, AutoCloseable {
             throw new IllegalArgumentException(what + " must lie in the years 0 to 9999, was " + t);
         }
         return TIME.format(t);
-    }
-
-    /** A one-line reason for an SQLite failure, in words a user can act on. */
-    static String describe(SQLException e) {
-        if (e instanceof SQLiteException) {
-            SQLiteErrorCode code = ((SQLiteException) e).getResultCode();
-            int primary = code.code & 0xff;
-            if (primary == SQLiteErrorCode.SQLITE_NOTADB.code) {
-                return "not an SQLite database (the file is damaged or is something else)";
-            }
-            if (primary == SQLiteErrorCode.SQLITE_CORRUPT.code) {
-                return "the database is corrupt";
-            }
-            if (primary == SQLiteErrorCode.SQLITE_CANTOPEN.code) {
-                return "cannot open the file (check that it and its directory are readable and writable)";
-            }
-            if (primary == SQLiteErrorCode.SQLITE_READONLY.code || primary == SQLiteErrorCode.SQLITE_PERM.code) {
-                return "no permission to write it";
-            }
-            if (primary == SQLiteErrorCode.SQLITE_BUSY.code || primary == SQLiteErrorCode.SQLITE_LOCKED.code) {
-                return "another process has held it locked for more than " + BUSY_TIMEOUT.toSeconds() + "s";
-            }
-            if (primary == SQLiteErrorCode.SQLITE_FULL.code) {
-                return "the disk is full";
-            }
-        }
-        return firstLine(e.getMessage());
-    }
-
-    private static String firstLine(String s) {
-        if (s == null) {
-            return "unknown error";
-        }
-        int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
     }
 }

@@ -2,16 +2,20 @@ package dev.codeagent.application.compile;
 
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.LanguageProfile;
+import dev.codeagent.domain.execution.ResourceLimits;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
- * How each compiled language is built and started: the toolchain command lines, their environment and the tools a
- * sandbox must have. They are the application's, next to {@link CompilingSandbox} that runs them, not the domain's:
- * the domain knows that a language is {@linkplain LanguageProfile#compiled() compiled}, not with which flags.
+ * How each language is started: the interpreter and its flags for a language that runs from source (the same in every
+ * tier, so a program behaves the same), and for a compiled one the toolchain command lines, their environment and the
+ * tools a sandbox must have. They are the application's, next to {@link CompilingSandbox} that runs the toolchains,
+ * not the domain's: the domain knows that a language is {@linkplain LanguageProfile#compiled() compiled}, not with
+ * which flags. The tiers read the interpreters from here when they start one.
  *
  * <p>Each builds into {@link #OUTPUT_DIR} with the toolchain Debian ships: gcc and g++ (GNU dialects, optimised, like a
  * judge's), the JDK's javac and java (serial GC: one GC thread, a heap of half the memory limit, the rest for the JVM's
@@ -61,6 +65,42 @@ public final class Toolchains {
         }
     }
 
+    /**
+     * How a language that runs from source is started: a command the sandbox looks up on its PATH, then its
+     * arguments, then the main file.
+     *
+     * @param command the interpreter's command name ({@code "python3"})
+     * @param flags flags before the file name
+     * @param heapFlag a flag that sizes the runtime's heap, with {@code %d} for MiB, where the runtime sizes it
+     *     from a flag rather than from rlimits or the cgroup (V8); null: none
+     */
+    public record Interpreter(String command, List<String> flags, String heapFlag) {
+
+        public Interpreter {
+            Objects.requireNonNull(command, "command");
+            flags = List.copyOf(flags);
+        }
+
+        /** The interpreter's arguments before the file name, for these limits (V8 sizes its heap from a flag, not rlimits). */
+        public List<String> args(ResourceLimits limits) {
+            if (heapFlag == null) {
+                return flags;
+            }
+            List<String> args = new ArrayList<>(flags);
+            // leave a quarter of the limit for code, buffers and the runtime itself
+            args.add(String.format(heapFlag, Math.max(8, limits.memoryBytes() * 3 / 4 / (1024 * 1024))));
+            return List.copyOf(args);
+        }
+    }
+
+    private static final Map<Language, Interpreter> INTERPRETERS = Map.of(
+            // no bytecode files, no PYTHON* variables, no user site, unbuffered (so what was printed before a
+            // kill is not lost). Not -I: it drops the script's directory from sys.path and the program's extra
+            // files could not be imported. Not -S: it removes exit() and quit(), which generated code calls.
+            Language.PYTHON, new Interpreter("python3", List.of("-B", "-E", "-s", "-u"), null),
+            Language.JAVASCRIPT, new Interpreter("node", List.of(), "--max-old-space-size=%d"),
+            Language.BASH, new Interpreter("bash", List.of(), null));
+
     private static final Map<Language, Toolchain> TOOLCHAINS = toolchains();
 
     private Toolchains() {
@@ -69,6 +109,28 @@ public final class Toolchains {
     /** The toolchain of a compiled language; empty for a language that runs from source. */
     public static Optional<Toolchain> of(Language language) {
         return Optional.ofNullable(TOOLCHAINS.get(language));
+    }
+
+    /** The interpreter of a language that runs from source; empty for a compiled language. */
+    public static Optional<Interpreter> interpreter(Language language) {
+        return Optional.ofNullable(INTERPRETERS.get(language));
+    }
+
+    /**
+     * The arguments a language's interpreter takes before the file name, for these limits; none for a compiled
+     * language (its run stage starts what it built).
+     */
+    public static List<String> interpreterArgs(Language language, ResourceLimits limits) {
+        return interpreter(language).map(i -> i.args(limits)).orElse(List.of());
+    }
+
+    /**
+     * The command a sandbox looks up on its PATH to offer a language: its interpreter, or a compiled language's
+     * compiler (the first of its {@link Toolchain#tools()}).
+     */
+    public static String command(Language language) {
+        return interpreter(language).map(Interpreter::command)
+                .orElseGet(() -> of(language).orElseThrow().tools().get(0));
     }
 
     private static Map<Language, Toolchain> toolchains() {
@@ -92,6 +154,10 @@ public final class Toolchains {
         m.put(Language.RUST, new Toolchain(List.of("rustc", "--edition", "2021", "-O", "-C", "strip=symbols", "-o", "{out}/main",
                 "{main}"), List.of("{out}/main"), List.of(), Map.of(), false, List.of("rustc", "cc")));
         for (Language l : Language.values()) {
+            if (LanguageProfile.of(l).compiled() == INTERPRETERS.containsKey(l)) {
+                throw new IllegalStateException(l.id() + (INTERPRETERS.containsKey(l) ? " has an interpreter but is compiled"
+                        : " runs from source but has no interpreter"));
+            }
             if (LanguageProfile.of(l).compiled() != m.containsKey(l)) {
                 throw new IllegalStateException(l.id() + (m.containsKey(l) ? " has a toolchain but is not compiled"
                         : " is compiled but has no toolchain"));

@@ -6,21 +6,16 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationContext;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonDeserializer;
-import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.JsonSerializer;
 import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
-import com.fasterxml.jackson.databind.exc.MismatchedInputException;
-import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
-import com.fasterxml.jackson.databind.exc.ValueInstantiationException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.codeagent.application.spi.Adapters;
 import dev.codeagent.application.spi.ConfigSection;
@@ -32,7 +27,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -40,7 +34,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * Reads the {@link CodeAgentConfig}: defaults, then a YAML or JSON file, then environment
@@ -124,9 +117,9 @@ public final class ConfigLoader {
                 .forEach(s -> parts.add(new Part(s, c -> c.section(s))));
         this.defaults = JsonNodeFactory.instance.objectNode();
         for (Part p : parts) {
-            place(defaults, p.section().path(), json.valueToTree(p.section().defaults()));
+            ConfigTree.place(defaults, p.section().path(), json.valueToTree(p.section().defaults()));
         }
-        Map<String, JsonNode> leaves = leaves(defaults);
+        Map<String, JsonNode> leaves = ConfigTree.leaves(defaults);
         for (Part p : parts) {
             p.section().files().forEach(k -> pathKeys.put(p.section().path() + "." + k, true));
             p.section().commands().forEach(k -> pathKeys.put(p.section().path() + "." + k, false));
@@ -236,10 +229,10 @@ public final class ConfigLoader {
             Map<String, String> doorDefaults) {
         Path dir = base.toAbsolutePath();
         ObjectNode tree = defaults.deepCopy();
-        Map<String, JsonNode> leaves = leaves(tree);
-        doorDefaults.forEach((path, value) -> set(tree, path, value, leaves, "default"));
+        Map<String, JsonNode> leaves = ConfigTree.leaves(tree);
+        doorDefaults.forEach((path, value) -> ConfigTree.set(tree, path, value, leaves, "default"));
         overrides.keySet().stream().filter(retired::containsKey).findFirst().ifPresent(path -> {
-            throw replaced(path, retired.get(path));
+            throw ConfigTree.replaced(path, retired.get(path));
         });
 
         Optional<Path> chosen = (file.isPresent() ? file : defaultFile(env)).map(f -> dir.resolve(f).normalize());
@@ -247,7 +240,7 @@ public final class ConfigLoader {
             JsonNode fromFile = readFile(chosen.get(), file.isPresent() || env.containsKey(CONFIG_FILE_ENV));
             Path fileDir = chosen.get().getParent() != null ? chosen.get().getParent() : dir;
             absolutePaths(fromFile, "", fileDir);
-            merge(tree, fromFile, "", retired);
+            ConfigTree.merge(tree, fromFile, "", retired);
         }
         Map<String, String> fromEnv = new LinkedHashMap<>();
         Map<String, String> envNames = new LinkedHashMap<>();
@@ -260,7 +253,7 @@ public final class ConfigLoader {
         retired.keySet().forEach(path -> {
             if (env.containsKey(envName(path))) {
                 // an old variable would otherwise be ignored, and the process would silently work another way
-                throw replaced(path + " (environment variable " + envName(path) + ")", retired.get(path));
+                throw ConfigTree.replaced(path + " (environment variable " + envName(path) + ")", retired.get(path));
             }
         });
         env.forEach((name, value) -> {
@@ -269,9 +262,9 @@ public final class ConfigLoader {
                 fromEnv.put(path, value);
             }
         });
-        fromEnv.forEach((path, value) -> set(tree, path, absolute(path, value, dir), leaves,
+        fromEnv.forEach((path, value) -> ConfigTree.set(tree, path, absolute(path, value, dir), leaves,
                 "environment variable " + reverse(envNames, path)));
-        overrides.forEach((path, value) -> set(tree, path, absolute(path, value, dir), leaves, "override"));
+        overrides.forEach((path, value) -> ConfigTree.set(tree, path, absolute(path, value, dir), leaves, "override"));
         return bind(tree, chosen.map(Path::toString).orElse("defaults"));
     }
 
@@ -323,7 +316,7 @@ public final class ConfigLoader {
                 if (!node.isObject()) {
                     throw new ConfigException("config must be a mapping of keys to values");
                 }
-                merge(tree, node, "", retired);
+                ConfigTree.merge(tree, node, "", retired);
             }
         } catch (JsonProcessingException e) {
             throw new ConfigException("config is not valid YAML or JSON: " + e.getOriginalMessage());
@@ -341,7 +334,7 @@ public final class ConfigLoader {
                     ((ObjectNode) node).put(secret, "***");
                 }
             }
-            place(tree, p.section().path(), node);
+            ConfigTree.place(tree, p.section().path(), node);
         }
         return tree;
     }
@@ -360,7 +353,7 @@ public final class ConfigLoader {
     /** Every config key's default as it would be written in a config file ({@code 10s}, {@code batch}), "" when unset. */
     public Map<String, String> defaultsByKey() {
         Map<String, String> out = new java.util.TreeMap<>();
-        leaves(defaults).forEach((path, node) -> out.put(path, node.isNull() ? ""
+        ConfigTree.leaves(defaults).forEach((path, node) -> out.put(path, node.isNull() ? ""
                 : node.isArray() ? String.join(",", () -> java.util.stream.StreamSupport.stream(node.spliterator(), false)
                         .map(n -> (CharSequence) n.asText()).iterator())
                 : node.asText()));
@@ -369,7 +362,7 @@ public final class ConfigLoader {
 
     /** Every config key's dotted path, sorted. */
     public List<String> keys() {
-        return new ArrayList<>(new TreeSet<>(leaves(defaults).keySet()));
+        return new ArrayList<>(new TreeSet<>(ConfigTree.leaves(defaults).keySet()));
     }
 
     /** {@code sandbox.docker.poolSize} → {@code CODEAGENT_SANDBOX_DOCKER_POOL_SIZE}. */
@@ -419,111 +412,6 @@ public final class ConfigLoader {
         }
     }
 
-    /** Merges {@code from} into {@code into}, failing on keys the defaults do not have. */
-    private static void merge(ObjectNode into, JsonNode from, String prefix, Map<String, String> retired) {
-        Iterator<Map.Entry<String, JsonNode>> fields = from.fields();
-        while (fields.hasNext()) {
-            Map.Entry<String, JsonNode> f = fields.next();
-            String path = prefix.isEmpty() ? f.getKey() : prefix + "." + f.getKey();
-            JsonNode existing = into.get(f.getKey());
-            if (existing == null) {
-                if (retired.containsKey(path)) {
-                    throw replaced(path, retired.get(path));
-                }
-                throw unknownKey(path, into);
-            }
-            if (existing.isObject() && f.getValue().isObject()) {
-                merge((ObjectNode) existing, f.getValue(), path, retired);
-            } else if (existing.isObject() && !f.getValue().isNull()) {
-                throw new ConfigException(path + ": expected a section with keys " + keysOf(existing) + ", got a value");
-            } else {
-                into.set(f.getKey(), f.getValue());
-            }
-        }
-    }
-
-    private static ConfigException replaced(String key, String replacement) {
-        return new ConfigException(key + " was replaced by " + replacement);
-    }
-
-    private static ConfigException unknownKey(String path, JsonNode parent) {
-        return new ConfigException("unknown config key '" + path + "'; known keys here: " + keysOf(parent));
-    }
-
-    private static String keysOf(JsonNode node) {
-        List<String> names = new ArrayList<>();
-        node.fieldNames().forEachRemaining(names::add);
-        return String.join(", ", names);
-    }
-
-    private static void collectLeaves(String prefix, JsonNode node, Map<String, JsonNode> out) {
-        Iterator<Map.Entry<String, JsonNode>> fields = node.fields();
-        while (fields.hasNext()) {
-            Map.Entry<String, JsonNode> f = fields.next();
-            String path = prefix.isEmpty() ? f.getKey() : prefix + "." + f.getKey();
-            if (f.getValue().isObject()) {
-                collectLeaves(path, f.getValue(), out);
-            } else {
-                out.put(path, f.getValue());
-            }
-        }
-    }
-
-    private static void set(ObjectNode tree, String path, String value, Map<String, JsonNode> leaves, String source) {
-        JsonNode defaultValue = leaves.get(path);
-        if (defaultValue == null) {
-            List<String> near = leaves.keySet().stream()
-                    .filter(k -> k.startsWith(path.contains(".") ? path.substring(0, path.lastIndexOf('.') + 1) : ""))
-                    .collect(Collectors.toList());
-            throw new ConfigException("unknown config key '" + path + "' (from " + source + "); known keys: "
-                    + String.join(", ", near.isEmpty() ? leaves.keySet() : near));
-        }
-        String[] parts = path.split("\\.");
-        ObjectNode node = tree;
-        for (int i = 0; i < parts.length - 1; i++) {
-            node = (ObjectNode) node.get(parts[i]);
-        }
-        String last = parts[parts.length - 1];
-        if (defaultValue.isArray()) {
-            var array = node.putArray(last);
-            for (String item : value.split(",")) {
-                if (!item.isBlank()) {
-                    array.add(item.trim());
-                }
-            }
-        } else if (value.isEmpty() && !defaultValue.isTextual()) {
-            node.putNull(last);
-        } else {
-            // Jackson coerces text to numbers and booleans, and reports what it cannot coerce
-            node.set(last, TextNode.valueOf(value));
-        }
-    }
-
-    /** Puts a section's node at its dotted path, making the sections above it as needed. */
-    private static void place(ObjectNode root, String path, JsonNode node) {
-        String[] names = path.split("\\.");
-        ObjectNode parent = root;
-        for (int i = 0; i < names.length - 1; i++) {
-            JsonNode next = parent.get(names[i]);
-            if (next == null) {
-                next = parent.putObject(names[i]);
-            } else if (!next.isObject()) {
-                throw new IllegalStateException("config section " + path + " would replace the key " + names[i]);
-            }
-            parent = (ObjectNode) next;
-        }
-        if (parent.has(names[names.length - 1])) {
-            throw new IllegalStateException("config section " + path + " is claimed twice or is a key already");
-        }
-        parent.set(names[names.length - 1], node);
-    }
-
-    private static Map<String, JsonNode> leaves(JsonNode tree) {
-        Map<String, JsonNode> leaves = new LinkedHashMap<>();
-        collectLeaves("", tree, leaves);
-        return leaves;
-    }
-
     private CodeAgentConfig bind(ObjectNode tree, String origin) {
         Map<String, Object> values = new HashMap<>();
         Map<String, Object> adapters = new HashMap<>();
@@ -538,7 +426,7 @@ public final class ConfigLoader {
                 for (String name : path.split("\\.")) {
                     expected = expected.path(name);
                 }
-                throw new ConfigException(path + ": expected a section with keys " + keysOf(expected) + ", got "
+                throw new ConfigException(path + ": expected a section with keys " + ConfigTree.keysOf(expected) + ", got "
                         + (node.isMissingNode() || node.isNull() ? "nothing" : "a value"));
             }
             // the section's own keys only: the sections below it are bound by their owners
@@ -548,7 +436,7 @@ public final class ConfigLoader {
                     own.remove(q.section().path().substring(path.length() + 1).split("\\.")[0]);
                 }
             }
-            Object value = bindSection(p.section(), own, origin);
+            Object value = SectionBinding.bind(json, p.section(), own, origin);
             values.put(path, value);
             if (parts.indexOf(p) >= CORE_PARTS && !value.equals(p.section().defaults())) {
                 adapters.put(path, value);
@@ -557,71 +445,5 @@ public final class ConfigLoader {
         return new CodeAgentConfig((SandboxConfig) values.get("sandbox"), (LimitsConfig) values.get("limits"),
                 (PolicyConfig) values.get("policy"), (GeneratorConfig) values.get("generator"), (SolveConfig) values.get("solve"),
                 (StoreConfig) values.get("store"), adapters);
-    }
-
-    private Object bindSection(ConfigSection<?> section, ObjectNode node, String origin) {
-        try {
-            return json.treeToValue(node, section.type());
-        } catch (UnrecognizedPropertyException e) {
-            throw new ConfigException("unknown config key '" + key(section, e) + "' in " + origin + "; known keys here: "
-                    + e.getKnownPropertyIds().stream().map(Object::toString).sorted().collect(Collectors.joining(", ")));
-        } catch (ValueInstantiationException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            throw new ConfigException("invalid config in " + origin + ": " + cause.getMessage());
-        } catch (InvalidFormatException e) {
-            String allowed = "";
-            if (e.getTargetType() != null && e.getTargetType().isEnum()) {
-                allowed = "; allowed: " + java.util.Arrays.stream(e.getTargetType().getEnumConstants())
-                        .map(c -> enumName((Enum<?>) c)).collect(Collectors.joining(", "));
-            } else if (e.getTargetType() == Duration.class || e.getTargetType() == ByteSize.class) {
-                throw new ConfigException(key(section, e) + ": " + e.getOriginalMessage());
-            }
-            throw new ConfigException(key(section, e) + ": '" + e.getValue() + "' is not a valid "
-                    + simpleType(e.getTargetType()) + allowed);
-        } catch (MismatchedInputException e) {
-            throw new ConfigException(key(section, e) + ": expected " + simpleType(e.getTargetType()) + " (" + e.getOriginalMessage() + ")");
-        } catch (JsonMappingException e) {
-            throw new ConfigException("invalid config in " + origin + " at " + key(section, e) + ": " + e.getOriginalMessage());
-        } catch (JsonProcessingException e) {
-            throw new ConfigException("invalid config in " + origin + ": " + e.getOriginalMessage());
-        } catch (IllegalArgumentException e) {
-            throw new ConfigException("invalid config in " + origin + ": " + e.getMessage());
-        }
-    }
-
-    /** The full dotted key of a binding error inside a section. */
-    private static String key(ConfigSection<?> section, JsonMappingException e) {
-        String inside = path(e);
-        return inside.isEmpty() ? section.path() : inside.startsWith("[") ? section.path() + inside : section.path() + "." + inside;
-    }
-
-    private static String enumName(Enum<?> c) {
-        try {
-            var annotation = c.getDeclaringClass().getField(c.name()).getAnnotation(com.fasterxml.jackson.annotation.JsonProperty.class);
-            return annotation != null ? annotation.value() : c.name().toLowerCase(Locale.ROOT);
-        } catch (NoSuchFieldException e) {
-            return c.name().toLowerCase(Locale.ROOT);
-        }
-    }
-
-    private static String simpleType(Class<?> type) {
-        if (type == null) {
-            return "value";
-        }
-        if (type == int.class || type == Integer.class || type == long.class || type == Long.class) {
-            return "whole number";
-        }
-        if (type == double.class || type == Double.class) {
-            return "number";
-        }
-        if (type == boolean.class || type == Boolean.class) {
-            return "true or false";
-        }
-        return type.getSimpleName();
-    }
-
-    private static String path(JsonMappingException e) {
-        return e.getPath().stream().map(r -> r.getFieldName() != null ? r.getFieldName() : "[" + r.getIndex() + "]")
-                .collect(Collectors.joining(".")).replace(".[", "[");
     }
 }

@@ -10,37 +10,30 @@ import java.util.regex.Pattern;
 /**
  * Everything the agent knows about one {@link Language}, in one place: how a model is asked for it and how
  * its code is found in a reply, how a task's tests are appended to it, how its runtime reports a failure,
- * and how a sandbox starts it. {@code CodeExtractor}, {@code Judge}, {@code ChatPrompt} and both sandbox
- * tiers read the profile instead of switching on the language.
+ * and whether it is compiled. {@code CodeExtractor}, {@code Judge}, {@code ChatPrompt} and both sandbox tiers read
+ * the profile instead of switching on the language. How a sandbox starts a language (an interpreter's command and
+ * flags, a toolchain's command lines) is not language knowledge: it is the application's ({@code Toolchains}).
  *
- * <p>Adding an interpreted language: a {@link Language} constant (id, extension), its profile in {@link #of}, and an
- * entry in each sandbox's interpreter table (the process tier's {@code Interpreters}: config key and binary
- * candidates; the docker image's interpreter and its {@code dev.codeagent.languages} label). A compiled one: the
- * constant, its profile marked {@code compiled}, and its toolchain in the application ({@code Toolchains}: the
- * compile and run command lines live there, not here).
+ * <p>Adding an interpreted language: a {@link Language} constant (id, extension), its profile in {@link #of}, its
+ * interpreter in the application's {@code Toolchains}, and an entry in each sandbox's interpreter table (the process
+ * tier's {@code Interpreters}: config key and binary candidates; the docker image's interpreter and its
+ * {@code dev.codeagent.languages} label). A compiled one: the constant, its profile marked {@code compiled}, and its
+ * toolchain in {@code Toolchains}.
  *
  * @param language the language
  * @param displayName how prose names it ({@code "Python"})
  * @param runsAs how the prompt says the program is run ({@code "a Python 3 script"})
- * @param interpreter the interpreter's command name, looked up on the sandbox's PATH ({@code "python3"})
- * @param interpreterFlags flags before the file name, the same in every tier so a program behaves the same
- * @param heapFlag a flag that sizes the runtime's heap, with {@code %d} for MiB, where the runtime sizes it
- *     from a flag rather than from rlimits or the cgroup (V8); null: none
  * @param fenceTags code-fence or class tags, besides the {@link Language#fromId ids}, that name the language
  * @param shape how its code looks, to find code in a reply
  * @param tracebacks how a failure is reported on stderr
  * @param outOfMemory what its runtime prints on stderr when memory runs out (matched against the last part)
  * @param compiled whether programs in this language are compiled before they run (by the application's
- *     {@code CompilingSandbox}); false for a language that runs from source (then {@code interpreter} runs the main
- *     file). For a compiled language {@code interpreter} names the compiler
+ *     {@code CompilingSandbox}); false for a language that runs from source (its interpreter runs the main file)
  */
 public record LanguageProfile(
         Language language,
         String displayName,
         String runsAs,
-        String interpreter,
-        List<String> interpreterFlags,
-        String heapFlag,
         Pattern fenceTags,
         CodeShape shape,
         Tracebacks tracebacks,
@@ -117,8 +110,6 @@ public record LanguageProfile(
         Objects.requireNonNull(language, "language");
         Objects.requireNonNull(displayName, "displayName");
         Objects.requireNonNull(runsAs, "runsAs");
-        Objects.requireNonNull(interpreter, "interpreter");
-        interpreterFlags = List.copyOf(interpreterFlags);
         Objects.requireNonNull(fenceTags, "fenceTags");
         Objects.requireNonNull(shape, "shape");
         Objects.requireNonNull(tracebacks, "tracebacks");
@@ -140,17 +131,6 @@ public record LanguageProfile(
         return language.id();
     }
 
-    /** The interpreter's arguments before the file name, for these limits (V8 sizes its heap from a flag, not rlimits). */
-    public List<String> interpreterArgs(ResourceLimits limits) {
-        if (heapFlag == null) {
-            return interpreterFlags;
-        }
-        List<String> args = new java.util.ArrayList<>(interpreterFlags);
-        // leave a quarter of the limit for code, buffers and the runtime itself
-        args.add(String.format(heapFlag, Math.max(8, limits.memoryBytes() * 3 / 4 / (1024 * 1024))));
-        return List.copyOf(args);
-    }
-
     /** Whether the end of a failed program's stderr says its runtime ran out of memory. */
     public boolean saysOutOfMemory(String stderrTail) {
         return outOfMemory.matcher(stderrTail).find();
@@ -158,11 +138,7 @@ public record LanguageProfile(
 
     private static Map<Language, LanguageProfile> profiles() {
         Map<Language, LanguageProfile> m = new EnumMap<>(Language.class);
-        m.put(Language.PYTHON, new LanguageProfile(Language.PYTHON, "Python", "a Python 3 script", "python3",
-                // no bytecode files, no PYTHON* variables, no user site, unbuffered (so what was printed before a
-                // kill is not lost). Not -I: it drops the script's directory from sys.path and the program's extra
-                // files could not be imported. Not -S: it removes exit() and quit(), which generated code calls.
-                List.of("-B", "-E", "-s", "-u"), null,
+        m.put(Language.PYTHON, new LanguageProfile(Language.PYTHON, "Python", "a Python 3 script",
                 Pattern.compile("python[\\d.]*|py\\d?"),
                 new CodeShape(
                         Pattern.compile("^(?:(?:async\\s+)?def\\s+\\w+\\s*\\(.*"
@@ -188,7 +164,6 @@ public record LanguageProfile(
                 // traceback could not be allocated
                 Pattern.compile("(?m)^(\\w+\\.)*MemoryError\\b|Fatal Python error: .*memory"), false));
         m.put(Language.JAVASCRIPT, new LanguageProfile(Language.JAVASCRIPT, "JavaScript", "a Node.js script (CommonJS)",
-                "node", List.of(), "--max-old-space-size=%d",
                 Pattern.compile("mjs|cjs|ecmascript|javascript[\\d.]*|node[\\d.]*"),
                 new CodeShape(
                         Pattern.compile("^(?:(?:function|const|let|var|class|import|export|return|if|for|while|switch|try|throw"
@@ -202,7 +177,7 @@ public record LanguageProfile(
                 Tracebacks.NONE,
                 // V8 prints its heap failure and then a native stack: not the last line
                 Pattern.compile("JavaScript heap out of memory|Fatal process out of memory|Fatal process OOM"), false));
-        m.put(Language.BASH, new LanguageProfile(Language.BASH, "Bash", "a Bash script", "bash", List.of(), null,
+        m.put(Language.BASH, new LanguageProfile(Language.BASH, "Bash", "a Bash script",
                 Pattern.compile("shell|shellscript|zsh|bash[\\d.]*"),
                 new CodeShape(
                         Pattern.compile("^(?:#!.*|(?:echo|printf|if|then|elif|else|fi|for|do|done|while|until|case|esac|export"
@@ -235,18 +210,18 @@ public record LanguageProfile(
     private static void compiledProfiles(Map<Language, LanguageProfile> m) {
         Pattern cMain = Pattern.compile("(?m)^\\s*(?:int|void)\\s+main\\s*\\(");
         m.put(Language.C, new LanguageProfile(Language.C, "C", "a C17 program (GNU dialect, compiled with gcc -O2 -lm)",
-                "gcc", List.of(), null, Pattern.compile("h|c\\d*|gnuc"),
+                Pattern.compile("h|c\\d*|gnuc"),
                 new CodeShape(Pattern.compile("^(?:#\\s*(?:include|define|if|ifdef|ifndef|endif|pragma|undef)\\b.*|"
                         + C_DECLARATION + "|" + C_FAMILY_LINE + ")$"), C_FAMILY_WEAK, cMain, null, null, List.of()),
                 Tracebacks.NONE, Pattern.compile("(?i)cannot allocate memory|out of memory"), true));
         m.put(Language.CPP, new LanguageProfile(Language.CPP, "C++", "a C++17 program (GNU dialect, compiled with g++ -O2)",
-                "g++", List.of(), null, Pattern.compile("cc|cxx|hpp|hh|c\\+\\+\\d*|cpp\\d*"),
+                Pattern.compile("cc|cxx|hpp|hh|c\\+\\+\\d*|cpp\\d*"),
                 new CodeShape(Pattern.compile("^(?:#\\s*(?:include|define|if|ifdef|ifndef|endif|pragma|undef)\\b.*|"
                         + "(?:using|namespace|template|class|struct|public:|private:|protected:)\\b.*|std::.*|"
                         + C_DECLARATION + "|" + C_FAMILY_LINE + ")$"), C_FAMILY_WEAK, cMain, null, null, List.of()),
                 Tracebacks.NONE, Pattern.compile("std::bad_alloc|(?i)cannot allocate memory|out of memory"), true));
         m.put(Language.JAVA, new LanguageProfile(Language.JAVA, "Java", "a Java 17 program (javac, then java with the "
-                + "class that declares main; a public class named as you like)", "javac", List.of(), null,
+                + "class that declares main; a public class named as you like)",
                 Pattern.compile("java\\d*|jdk"),
                 new CodeShape(Pattern.compile("^(?:(?:public|private|protected|static|final|abstract|sealed)\\s+.*|"
                         + "(?:class|interface|enum|record|import|package)\\s+.*|(?:try|catch|throw|new)\\b.*|System\\.\\w+.*|@\\w+.*|"
@@ -255,7 +230,7 @@ public record LanguageProfile(
                         Pattern.compile("(?m)^import (?:static )?org\\.junit"), null, List.of("\"\"\"")),
                 Tracebacks.NONE, Pattern.compile("java\\.lang\\.OutOfMemoryError|Could not reserve enough space"), true));
         m.put(Language.GO, new LanguageProfile(Language.GO, "Go", "a Go program (package main, built with go build)",
-                "go", List.of(), null, Pattern.compile("golang|go\\d[\\d.]*"),
+                Pattern.compile("golang|go\\d[\\d.]*"),
                 new CodeShape(Pattern.compile("^(?:package\\s+\\w+|import\\s*(?:\\(|\".*\")|func\\s+.*|"
                         + "(?:var|const|type|return|if|for|switch|case|default|go|defer|select|else)\\b.*|"
                         + "[\\w.]+(?:\\s*,\\s*[\\w.]+)*\\s*(?::=|(?:[-+*/%&|^]|<<|>>)?=(?!=)).*|[\\w.]+\\(.*\\)|\"[\\w./-]+\")$"),
@@ -264,7 +239,7 @@ public record LanguageProfile(
                         Pattern.compile("(?m)^func Test\\w*\\(\\w+ \\*testing\\.T\\)"), null, List.of("`")),
                 Tracebacks.NONE, Pattern.compile("fatal error: runtime: out of memory|cannot allocate memory"), true));
         m.put(Language.RUST, new LanguageProfile(Language.RUST, "Rust", "a Rust program (one crate, edition 2021, "
-                + "rustc -O; the standard library only)", "rustc", List.of(), null, Pattern.compile("rs|rust\\d*"),
+                + "rustc -O; the standard library only)", Pattern.compile("rs|rust\\d*"),
                 new CodeShape(Pattern.compile("^(?:(?:pub(?:\\([\\w ]+\\))?\\s+)?(?:fn|struct|enum|impl|trait|mod|use|const|static|"
                         + "type|unsafe|async)\\b.*|let\\s+.*|(?:return|if|for|while|loop|match|else)\\b.*|"
                         + "(?:println|print|eprintln|eprint|vec|assert|assert_eq|assert_ne|panic|write|writeln)!.*|#!?\\[.*|.*;)$"),

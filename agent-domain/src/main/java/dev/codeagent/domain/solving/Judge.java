@@ -44,6 +44,9 @@ import java.util.stream.Collectors;
  * </ul>
  * Tests are judged for Python only: other languages have no judge process, and tests appended to the program
  * would be decided by the code they test. Verdict messages are one line. Stateless and thread-safe.
+ *
+ * <p>One class of ~470 lines: one decision, read top to bottom in the order of the list above; what it reads is
+ * parsed elsewhere ({@link TracebackParser}, {@code CompilerDiagnostics}, the judge's report).
  */
 public final class Judge {
 

@@ -13,7 +13,6 @@ class LanguageProfileTest {
             assertThat(p.language()).isEqualTo(l);
             assertThat(p.namedBy(l.id())).isTrue();
             assertThat(p.fenceTag()).isEqualTo(l.id());
-            assertThat(p.interpreter()).isNotBlank();
         }
         assertThat(LanguageProfile.of(Language.PYTHON).namedBy("python3.12")).isTrue();
         assertThat(LanguageProfile.of(Language.PYTHON).namedBy("javascript")).isFalse();
@@ -25,14 +24,6 @@ class LanguageProfileTest {
     void thePromptPromisesTestsThatCallTheCodeFromAnotherProcess() {
         assertThat(LanguageProfile.TESTS_PROMISE).contains("separate process").doesNotContain("appended");
         assertThat(LanguageProfile.TESTS_HEADING).doesNotContain("appended");
-    }
-
-    @Test
-    void theInterpreterArgumentsAreTheSameForEveryTier() {
-        ResourceLimits limits = ResourceLimits.defaults().withMemoryBytes(256L * 1024 * 1024);
-        assertThat(LanguageProfile.of(Language.PYTHON).interpreterArgs(limits)).containsExactly("-B", "-E", "-s", "-u");
-        assertThat(LanguageProfile.of(Language.JAVASCRIPT).interpreterArgs(limits)).containsExactly("--max-old-space-size=192");
-        assertThat(LanguageProfile.of(Language.BASH).interpreterArgs(limits)).isEmpty();
     }
 
     @Test

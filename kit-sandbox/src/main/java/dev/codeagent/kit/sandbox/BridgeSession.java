@@ -50,6 +50,10 @@ import org.slf4j.LoggerFactory;
  * A bridge that stays silent past a cell's timeout, its grace and a restart's allowance is killed: the cell
  * ends {@link CellStatus#KERNEL_DIED} and the session ends. Idle timeout and maximum lifetime are watched by
  * a daemon thread per session.
+ *
+ * <p>One class of ~540 lines: the session's calls, the frame reader and the watchdog share one bridge's state (its
+ * nonce, the queue of frames read, whether a cell is under way, whether and why it ended); the other end of the
+ * protocol is {@code kernel_bridge.py}.
  */
 public final class BridgeSession implements Session, StartedAhead {
 

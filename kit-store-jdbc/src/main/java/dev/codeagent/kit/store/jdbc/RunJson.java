@@ -42,6 +42,9 @@ import java.util.function.Function;
  * component names as keys, every key present with null for none, enums by constant name, durations
  * as ISO-8601 text (which keeps nanoseconds). Keys this version does not know are ignored, so a row
  * a newer version wrote with more keys is still read.
+ *
+ * <p>One class of ~550 lines: it is one schema, each record's writer and reader in one file so that a stored key is
+ * changed in one place, and the golden file test checks the whole form at once.
  */
 public final class RunJson {
 
