@@ -155,17 +155,28 @@ final class Bootstrap {
      *     engine's profile does not reach the program
      */
     static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, byte[] programFilter) {
-        ResourceLimits limits = request.limits();
-        return payload(request, fileSizeCap, nonce, limits.wallTime().plus(BACKSTOP_GRACE).toSeconds() + 1, programFilter);
+        return payload(request, fileSizeCap, nonce, backstop(request), programFilter, false);
+    }
+
+    /**
+     * The payload of a live run: the program's stdin is a pipe the supervisor feeds from {@link LiveFrames} that follow
+     * the payload on its own stdin (the request's stdin first), rather than a file holding all of it.
+     */
+    static byte[] livePayload(ExecutionRequest request, long fileSizeCap, String nonce, byte[] programFilter) {
+        return payload(request, fileSizeCap, nonce, backstop(request), programFilter, true);
+    }
+
+    private static long backstop(ExecutionRequest request) {
+        return request.limits().wallTime().plus(BACKSTOP_GRACE).toSeconds() + 1;
     }
 
     /** The payload with an explicit backstop: seconds after the program's start at which its supervisor ends the run. */
     static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, long backstopSeconds) {
-        return payload(request, fileSizeCap, nonce, backstopSeconds, null);
+        return payload(request, fileSizeCap, nonce, backstopSeconds, null, false);
     }
 
     private static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, long backstopSeconds,
-            byte[] programFilter) {
+            byte[] programFilter, boolean live) {
         ResourceLimits limits = request.limits();
         Map<String, String> files = new LinkedHashMap<>(request.program().files());
         files.put(request.program().mainFileName(), request.program().source());
@@ -186,6 +197,7 @@ final class Bootstrap {
                 .with("stdin", request.stdin())
                 .with("backstop", backstopSeconds)
                 .with("nonce", nonce)
+                .with("live", live ? Boolean.TRUE : null)
                 .with("judge", request.judged() ? judge(request) : null)
                 .with("seccomp", programFilter == null ? null : java.util.Base64.getEncoder().encodeToString(programFilter))
                 .encode();

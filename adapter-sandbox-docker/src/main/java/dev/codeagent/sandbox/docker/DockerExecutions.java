@@ -70,6 +70,14 @@ final class DockerExecutions {
 
     /** Runs the request's program in container {@code id}, taken for it; the container is given back or removed. */
     Execution run(String id, ExecutionRequest request, long t0) {
+        return run(id, request, t0, null);
+    }
+
+    /**
+     * As {@link #run(String, ExecutionRequest, long)}, live when {@code live} is not null: the stream stays open for
+     * its frames and hands it the program's output as it comes.
+     */
+    Execution run(String id, ExecutionRequest request, long t0, LiveDocker live) {
         ResourceLimits limits = request.limits();
         Language language = request.program().language();
         String nonce = Bootstrap.newNonce();
@@ -84,7 +92,13 @@ final class DockerExecutions {
             GroupCpu meter = GroupCpu.of(id, engine);
             long cpuBefore = meter.nanos();
             long start = System.nanoTime();
-            engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce, programFilter), session);
+            if (live == null) {
+                engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce, programFilter), session);
+            } else {
+                session.tap(live);
+                live.containerStdin().put(Bootstrap.livePayload(request, tmpfsBytes, nonce, programFilter));
+                engine.attach(id, live.containerStdin(), session);
+            }
             Watch watch = watch(session, meter, cpuBefore, limits, start);
             AttachSession.End end = watch.end();
             if (end == null) {

@@ -11,6 +11,7 @@ import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LiveExecution;
 import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
@@ -228,6 +229,30 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
 
     @Override
     public Execution execute(ExecutionRequest request) {
+        refuseUnrunnable(request);
+        return run(request, null);
+    }
+
+    /**
+     * Runs the program as {@link #execute} does, in a container of the pool or a fresh one, on a thread of its own; its
+     * stdin, the end of it and signals go to the container's supervisor as frames after the payload (see
+     * {@link LiveDocker}), its output comes through the same attach stream as it is written.
+     */
+    @Override
+    public LiveExecution start(ExecutionRequest request, LiveExecution.Listener listener) {
+        refuseUnrunnable(request);
+        Objects.requireNonNull(listener, "listener");
+        if (request.judged()) {
+            throw new IllegalArgumentException("a judged request cannot run live");
+        }
+        if (closed) {
+            throw new ExecutionCancelledException("the docker sandbox is closed");
+        }
+        LiveDocker live = new LiveDocker(listener);
+        return live.start(() -> run(request, live));
+    }
+
+    private void refuseUnrunnable(ExecutionRequest request) {
         Objects.requireNonNull(request, "request");
         if (!languages().contains(request.program().language())) {
             throw new UnsupportedLanguageException(request.program().language(), TIER, languages());
@@ -235,6 +260,9 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         if (LanguageProfile.of(request.program().language()).compiled()) {
             throw CompilingSandbox.refusal(request.program().language(), TIER);
         }
+    }
+
+    private Execution run(ExecutionRequest request, LiveDocker live) {
         long t0 = System.nanoTime();
         if (closed) {
             return Execution.sandboxError("the docker sandbox is closed", elapsed(t0), isolation);
@@ -255,7 +283,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
             Thread.currentThread().interrupt();
             throw new ExecutionCancelledException("the execution was cancelled before it started");
         }
-        return executions.run(id, request, t0);
+        return executions.run(id, request, t0, live);
     }
 
     /** The image label that says whether the image has a kernel for sessions. */

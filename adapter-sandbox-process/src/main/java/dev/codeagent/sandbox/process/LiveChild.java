@@ -5,10 +5,6 @@ import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.LiveExecution;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,8 +31,8 @@ final class LiveChild implements LiveExecution {
 
     private final Listener listener;
     private final CompletableFuture<OutputStream> stdin = new CompletableFuture<>();
-    private final Utf8 out = new Utf8();
-    private final Utf8 err = new Utf8();
+    private final dev.codeagent.kit.sandbox.Utf8Chunks out = new dev.codeagent.kit.sandbox.Utf8Chunks();
+    private final dev.codeagent.kit.sandbox.Utf8Chunks err = new dev.codeagent.kit.sandbox.Utf8Chunks();
     private volatile boolean stdinClosed;
     private volatile ChildGroup group;
     private FutureTask<Execution> task;
@@ -184,28 +180,6 @@ final class LiveChild implements LiveExecution {
             listener.output(stream, text);
         } catch (RuntimeException e) {
             log.warn("a live execution's listener failed: {}", e.toString());
-        }
-    }
-
-    /** UTF-8 decoded chunk by chunk: a character split between two reads comes whole in the later one. */
-    private static final class Utf8 {
-        private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
-        private byte[] rest = new byte[0];
-
-        String decode(byte[] b, int off, int len, boolean end) {
-            ByteBuffer in = ByteBuffer.allocate(rest.length + len);
-            in.put(rest).put(b, off, len).flip();
-            CharBuffer chars = CharBuffer.allocate(in.remaining() + 4);
-            decoder.decode(in, chars, end);
-            if (end) {
-                decoder.flush(chars);
-                decoder.reset();
-            }
-            rest = new byte[in.remaining()];
-            in.get(rest);
-            chars.flip();
-            return chars.toString();
         }
     }
 

@@ -1,0 +1,146 @@
+package dev.codeagent.sandbox.docker;
+
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionCancelledException;
+import dev.codeagent.domain.execution.LiveExecution;
+import dev.codeagent.kit.sandbox.ArrivalOrder;
+import dev.codeagent.kit.sandbox.Utf8Chunks;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The docker tier's {@link LiveExecution}: an ordinary run ({@link DockerExecutions#run}) on a thread of its own whose
+ * attach stream stays open after the payload and whose kept output is also handed here as it arrives.
+ *
+ * <p>What goes in: after the payload, the container's stdin carries {@link LiveFrames} that only the supervisor reads
+ * (the program's stdin is a pipe the supervisor feeds): data for the program, the end of its stdin, a signal, which
+ * the supervisor, pid 1, sends to every other process of the container. What comes out: only the bytes the run keeps
+ * as the program's (see {@link AttachSession.Tap}); the supervisor's ack and its report behind the run's nonce never
+ * reach the listener, and a program that prints a report line of its own prints output, not an end.
+ */
+final class LiveDocker implements LiveExecution, AttachSession.Tap {
+
+    private static final Logger log = LoggerFactory.getLogger(LiveDocker.class);
+    /** Frames not yet taken by the attach stream's writer: a writer waits (a few seconds at most) beyond this. */
+    private static final int MAX_FRAMES = 1024;
+
+    private final Listener listener;
+    private final DockerSessionChannel.ChunkStream containerStdin = new DockerSessionChannel.ChunkStream(MAX_FRAMES);
+    private final Utf8Chunks out = new Utf8Chunks();
+    private final Utf8Chunks err = new Utf8Chunks();
+    private volatile boolean stdinClosed;
+    private FutureTask<Execution> task;
+
+    LiveDocker(Listener listener) {
+        this.listener = listener;
+    }
+
+    /** Starts {@code body} (the run that feeds this object) on a thread of its own. */
+    LiveDocker start(Callable<Execution> body) {
+        task = new FutureTask<>(() -> {
+            try {
+                return body.call();
+            } finally {
+                // the attach stream's writer ends with the run
+                containerStdin.end();
+            }
+        });
+        Thread t = new Thread(task, "docker-sandbox-live");
+        t.setDaemon(true);
+        t.start();
+        return this;
+    }
+
+    /** What the attach call writes to the container: the payload (put first by the run), then the frames. */
+    DockerSessionChannel.ChunkStream containerStdin() {
+        return containerStdin;
+    }
+
+    @Override
+    public void kept(int stream, byte[] b, int off, int len) {
+        if (stream == ArrivalOrder.STDOUT) {
+            synchronized (out) {
+                emit(Listener.STDOUT, out.decode(b, off, len, false));
+            }
+        } else {
+            synchronized (err) {
+                emit(Listener.STDERR, err.decode(b, off, len, false));
+            }
+        }
+    }
+
+    @Override
+    public void write(String text) {
+        if (stdinClosed) {
+            throw new IllegalStateException("stdin is closed");
+        }
+        if (!text.isEmpty()) {
+            // false once the run is over: a pipe with no reader drops it
+            containerStdin.offer(LiveFrames.data(text.getBytes(StandardCharsets.UTF_8)));
+        }
+    }
+
+    @Override
+    public void closeStdin() {
+        if (!stdinClosed) {
+            stdinClosed = true;
+            containerStdin.offer(LiveFrames.closeStdin());
+        }
+    }
+
+    @Override
+    public boolean signal(int signal) {
+        byte[] frame = LiveFrames.signal(signal);
+        if (task.isDone()) {
+            return false;
+        }
+        return containerStdin.offer(frame);
+    }
+
+    @Override
+    public void cancel() {
+        task.cancel(true);
+    }
+
+    @Override
+    public Execution await() {
+        Execution e;
+        try {
+            e = task.get();
+        } catch (CancellationException cancelled) {
+            throw new ExecutionCancelledException("the live execution was cancelled");
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            task.cancel(true);
+            throw new ExecutionCancelledException("interrupted while waiting for the live execution");
+        } catch (ExecutionException failed) {
+            if (failed.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(failed.getCause());
+        }
+        synchronized (out) {
+            emit(Listener.STDOUT, out.decode(new byte[0], 0, 0, true));
+        }
+        synchronized (err) {
+            emit(Listener.STDERR, err.decode(new byte[0], 0, 0, true));
+        }
+        return e;
+    }
+
+    private void emit(int stream, String text) {
+        if (text.isEmpty()) {
+            return;
+        }
+        try {
+            listener.output(stream, text);
+        } catch (RuntimeException e) {
+            log.warn("a live execution's listener failed: {}", e.toString());
+        }
+    }
+}
