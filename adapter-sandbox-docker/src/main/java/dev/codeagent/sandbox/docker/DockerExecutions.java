@@ -96,7 +96,7 @@ final class DockerExecutions {
                 engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce, programFilter), session);
             } else {
                 session.tap(live);
-                live.containerStdin().put(Bootstrap.livePayload(request, tmpfsBytes, nonce, programFilter));
+                live.payload(Bootstrap.livePayload(request, tmpfsBytes, nonce, programFilter));
                 engine.attach(id, live.containerStdin(), session);
             }
             Watch watch = watch(session, meter, cpuBefore, limits, start);

@@ -35,6 +35,9 @@ final class LiveDocker implements LiveExecution, AttachSession.Tap {
     private final Utf8Chunks err = new Utf8Chunks();
     private volatile boolean stdinClosed;
     private FutureTask<Execution> task;
+    /** Frames sent before the run put its payload in: they must follow it (the supervisor reads the payload first). */
+    private final java.util.List<byte[]> early = new java.util.ArrayList<>();
+    private boolean payloadSent;
 
     LiveDocker(Listener listener) {
         this.listener = listener;
@@ -56,9 +59,26 @@ final class LiveDocker implements LiveExecution, AttachSession.Tap {
         return this;
     }
 
-    /** What the attach call writes to the container: the payload (put first by the run), then the frames. */
+    /** What the attach call writes to the container: the payload, then the frames. */
     DockerSessionChannel.ChunkStream containerStdin() {
         return containerStdin;
+    }
+
+    /** Called by the run before it attaches: the payload goes first, then what was sent meanwhile. */
+    synchronized void payload(byte[] payload) {
+        containerStdin.put(payload);
+        early.forEach(containerStdin::put);
+        early.clear();
+        payloadSent = true;
+    }
+
+    /** @return false once the run is over (or its container's stdin stays full) */
+    private synchronized boolean frame(byte[] frame) {
+        if (!payloadSent) {
+            early.add(frame);
+            return true;
+        }
+        return containerStdin.offer(frame);
     }
 
     @Override
@@ -81,7 +101,7 @@ final class LiveDocker implements LiveExecution, AttachSession.Tap {
         }
         if (!text.isEmpty()) {
             // false once the run is over: a pipe with no reader drops it
-            containerStdin.offer(LiveFrames.data(text.getBytes(StandardCharsets.UTF_8)));
+            frame(LiveFrames.data(text.getBytes(StandardCharsets.UTF_8)));
         }
     }
 
@@ -89,7 +109,7 @@ final class LiveDocker implements LiveExecution, AttachSession.Tap {
     public void closeStdin() {
         if (!stdinClosed) {
             stdinClosed = true;
-            containerStdin.offer(LiveFrames.closeStdin());
+            frame(LiveFrames.closeStdin());
         }
     }
 
@@ -99,7 +119,7 @@ final class LiveDocker implements LiveExecution, AttachSession.Tap {
         if (task.isDone()) {
             return false;
         }
-        return containerStdin.offer(frame);
+        return frame(frame);
     }
 
     @Override

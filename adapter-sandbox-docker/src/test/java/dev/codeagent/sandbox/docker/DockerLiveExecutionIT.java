@@ -114,6 +114,16 @@ class DockerLiveExecutionIT {
         }
 
         @Test
+        void whatIsSentBeforeTheProgramStartsFollowsTheRequestsStdin() {
+            LiveExecution live = start("import sys\nprint(repr(sys.stdin.read()))\n", "from the request\n",
+                    ResourceLimits.defaults());
+            live.write("sent at once\n");
+            live.closeStdin();
+            Execution e = live.await();
+            assertThat(e.stdout().text()).as(e.detail()).isEqualTo("'from the request\\nsent at once\\n'\n");
+        }
+
+        @Test
         void signalsReachTheProgramNotItsSupervisor() throws Exception {
             LiveExecution live = start("import signal, sys, time\n"
                     + "signal.signal(signal.SIGINT, lambda s, f: print('got INT', flush=True))\n"
