@@ -31,6 +31,10 @@ import java.util.Map;
  * marker made from the nonce, and the bare marker to stderr (the two pipes are not ordered against
  * each other), then exits — which ends the container.
  *
+ * <p>A live run ({@link #livePayload}, {@link LiveDocker}) differs in one thing: the program's stdin is a pipe the
+ * supervisor feeds from {@link LiveFrames} that follow the payload on its own stdin (the request's stdin first), and
+ * a signal frame makes it {@code kill(-1)} the rest of the container; the ack, the report and the nonce are the same.
+ *
  * <p>Why pid 1 and non-dumpable: the program runs with the supervisor's uid. As the pid namespace's
  * init the supervisor cannot be killed or stopped from inside (the kernel drops such signals), so the
  * program cannot turn its own failure into a sandbox fault; {@code kill(-1)} from pid 1 reaches every

@@ -8,6 +8,8 @@
 # payload) also forks the judge (judge.py) as 65533 with the tests in a directory only it can read, joined to
 # the candidate (candidate.py running the program) by two pipes; the judge's verdict comes back on a third
 # pipe only this process reads and goes into the report.
+# A live job ("live" in the payload, LiveDocker.java) keeps reading its stdin after the payload: frames for the
+# program's stdin (a pipe this process feeds), its end, and signals (see the wait loop).
 # Exit statuses of its own: 121 it could not start the program (Bootstrap.FAILED), 122 it ended the run at
 # its backstop (Bootstrap.BACKSTOP). CODEAGENT_IDLE_SECONDS (Bootstrap.IDLE_ENV): how long a pooled one waits.
 import os,sys,json,resource,signal,select,time
