@@ -74,7 +74,8 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
     private final DockerSessions sessions;
     private volatile boolean closed;
 
-    private DockerSandbox(DockerEngine engine, DockerSandboxConfig config, ResourceLimits poolLimits, IsolationMode mode) {
+    private DockerSandbox(DockerEngine engine, DockerSandboxConfig config, ResourceLimits poolLimits, ResourceLimits compileLimits,
+            IsolationMode mode) {
         this.engine = engine;
         this.image = config.image();
         this.cpus = config.cpus();
@@ -118,8 +119,9 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
                     + "; to run without them anyway: --set sandbox.isolation=best-effort (or CODEAGENT_SANDBOX_ISOLATION)");
         }
         new StrayContainers(engine).removeStrays();
-        this.keeper = new ContainerKeeper(engine,
-                spec(poolLimits), config.poolSize(), ownerId);
+        // compile stages get a pool of their own (half the run pool, at least one) once the first one comes
+        this.keeper = new ContainerKeeper(engine, spec(poolLimits), config.poolSize(), compileLimits == null ? null
+                : spec(compileLimits), (config.poolSize() + 1) / 2, ownerId);
         this.executions = new DockerExecutions(engine, keeper, isolation, tmpfsBytes, programFilter, config.gvisor());
         this.sessions = new DockerSessions(engine, image, cpus, labels, runtime, seccomp, kernel);
     }
@@ -139,6 +141,18 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
      *     isolation cannot be had; the message is one line saying what to do
      */
     public static DockerSandbox create(DockerSandboxConfig config, ResourceLimits poolLimits, IsolationMode mode) {
+        return create(config, poolLimits, null, mode);
+    }
+
+    /**
+     * As {@link #create(DockerSandboxConfig, ResourceLimits, IsolationMode)}, with a second pool for compile stages.
+     *
+     * @param compileLimits the limits compile stages run with by default (the executor's compile limits): containers
+     *     for them are kept warm (half the run pool's size, at least one; none without a run pool) from the first
+     *     compile stage on; null: none are
+     */
+    public static DockerSandbox create(DockerSandboxConfig config, ResourceLimits poolLimits, ResourceLimits compileLimits,
+            IsolationMode mode) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(poolLimits, "poolLimits");
         Objects.requireNonNull(mode, "mode");
@@ -149,7 +163,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
             throw new SandboxUnavailableException(e.getMessage(), e);
         }
         try {
-            return new DockerSandbox(engine, config, poolLimits, mode);
+            return new DockerSandbox(engine, config, poolLimits, compileLimits, mode);
         } catch (RuntimeException e) {
             engine.close();
             throw e;
