@@ -1,17 +1,12 @@
 package dev.codeagent.sandbox.docker;
 
 import dev.codeagent.domain.execution.Execution;
-import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.LiveExecution;
 import dev.codeagent.kit.sandbox.ArrivalOrder;
-import dev.codeagent.kit.sandbox.Utf8Chunks;
+import dev.codeagent.kit.sandbox.LiveOutput;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CancellationException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The docker tier's {@link LiveExecution}: an ordinary run ({@link DockerExecutions#run}) on a thread of its own whose
@@ -25,14 +20,11 @@ import org.slf4j.LoggerFactory;
  */
 final class LiveDocker implements LiveExecution, AttachSession.Tap {
 
-    private static final Logger log = LoggerFactory.getLogger(LiveDocker.class);
     /** Frames not yet taken by the attach stream's writer: a writer waits (a few seconds at most) beyond this. */
     private static final int MAX_FRAMES = 1024;
 
-    private final Listener listener;
+    private final LiveOutput output;
     private final DockerSessionChannel.ChunkStream containerStdin = new DockerSessionChannel.ChunkStream(MAX_FRAMES);
-    private final Utf8Chunks out = new Utf8Chunks();
-    private final Utf8Chunks err = new Utf8Chunks();
     private volatile boolean stdinClosed;
     private FutureTask<Execution> task;
     /** Frames sent before the run put its payload in: they must follow it (the supervisor reads the payload first). */
@@ -40,7 +32,7 @@ final class LiveDocker implements LiveExecution, AttachSession.Tap {
     private boolean payloadSent;
 
     LiveDocker(Listener listener) {
-        this.listener = listener;
+        this.output = new LiveOutput(listener);
     }
 
     /** Starts {@code body} (the run that feeds this object) on a thread of its own. */
@@ -83,15 +75,7 @@ final class LiveDocker implements LiveExecution, AttachSession.Tap {
 
     @Override
     public void kept(int stream, byte[] b, int off, int len) {
-        if (stream == ArrivalOrder.STDOUT) {
-            synchronized (out) {
-                emit(Listener.STDOUT, out.decode(b, off, len, false));
-            }
-        } else {
-            synchronized (err) {
-                emit(Listener.STDERR, err.decode(b, off, len, false));
-            }
-        }
+        output.pass(stream == ArrivalOrder.STDOUT ? Listener.STDOUT : Listener.STDERR, b, off, len);
     }
 
     @Override
@@ -129,38 +113,8 @@ final class LiveDocker implements LiveExecution, AttachSession.Tap {
 
     @Override
     public Execution await() {
-        Execution e;
-        try {
-            e = task.get();
-        } catch (CancellationException cancelled) {
-            throw new ExecutionCancelledException("the live execution was cancelled");
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            task.cancel(true);
-            throw new ExecutionCancelledException("interrupted while waiting for the live execution");
-        } catch (ExecutionException failed) {
-            if (failed.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(failed.getCause());
-        }
-        synchronized (out) {
-            emit(Listener.STDOUT, out.decode(new byte[0], 0, 0, true));
-        }
-        synchronized (err) {
-            emit(Listener.STDERR, err.decode(new byte[0], 0, 0, true));
-        }
+        Execution e = LiveOutput.await(task);
+        output.end();
         return e;
-    }
-
-    private void emit(int stream, String text) {
-        if (text.isEmpty()) {
-            return;
-        }
-        try {
-            listener.output(stream, text);
-        } catch (RuntimeException e) {
-            log.warn("a live execution's listener failed: {}", e.toString());
-        }
     }
 }
