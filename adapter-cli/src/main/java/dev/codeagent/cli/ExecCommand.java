@@ -190,7 +190,7 @@ final class ExecCommand implements Callable<Integer> {
     /**
      * The program started live: its output passed on as it comes (a program that ticks shows each tick, as it would
      * in a terminal) and this command's stdin pumped into it while it runs. Null when it cannot run live here — a
-     * compiled language (its compile stage comes first), a tier without live runs (docker), input given up front — and
+     * compiled language (its compile stage comes first), a tier without live runs (the process tier without its supervisor), input given up front — and
      * then it runs as a whole, its output shown at its end.
      */
     private LiveExecution startLive(CodeAgent agent, ExecutionRequest request) {

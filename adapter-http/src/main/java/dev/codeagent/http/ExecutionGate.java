@@ -105,6 +105,16 @@ final class ExecutionGate {
         }
     }
 
+    /**
+     * Starts one program live (see {@link ExecuteCode#start}); call it inside {@link #hold}, which holds its place.
+     *
+     * @throws UnsupportedOperationException when the sandbox cannot run a program live
+     */
+    dev.codeagent.domain.execution.LiveExecution start(ExecutionRequest request,
+            dev.codeagent.domain.execution.LiveExecution.Listener listener) {
+        return executeCode.start(request, listener);
+    }
+
     /** Executions (and live sessions) of this gate's metrics, by endpoint. */
     void counted(Execution e, String via) {
         metrics.execution(e, via);

@@ -19,9 +19,10 @@ import java.util.regex.Pattern;
 
 /**
  * {@code POST /v1/executions}: run a program once and answer with how it went, or ({@code "wait": false}, {@code
- * Prefer: respond-async}) accept it and answer 202 with where its result will be; {@code POST /v1/executions/batch}:
- * accept many at once; {@code GET /v1/executions/{id}} and {@code GET /v1/executions?ids=…}: collect them; {@code GET
- * /v1/languages}: what programs may be written in.
+ * Prefer: respond-async}) accept it and answer 202 with where its result will be, or ({@code Accept:
+ * text/event-stream}) stream its output as it is written and then its result ({@link ExecutionStream}); {@code POST
+ * /v1/executions/batch}: accept many at once; {@code GET /v1/executions/{id}} and {@code GET /v1/executions?ids=…}:
+ * collect them; {@code GET /v1/languages}: what programs may be written in.
  */
 final class ExecutionRoutes {
 
@@ -74,6 +75,12 @@ final class ExecutionRoutes {
         if (body.callbackUrl() != null) {
             throw ProblemException.invalid("callbackUrl", "a callback is for a submission answered later: add \"wait\": false"
                     + " (or Prefer: respond-async), or leave callbackUrl out");
+        }
+        if (ExecutionStream.wanted(ctx.header("Accept"))) {
+            // output as it is written; not replayed for an Idempotency-Key (a stream is not a stored answer)
+            gate.validate(request);
+            ExecutionStream.run(gate, request, caller, ctx.res());
+            return;
         }
         replies.answer(ctx, text, () -> IdempotentReplies.json(200, null, Views.execution(gate.run(request, "api", caller))));
     }

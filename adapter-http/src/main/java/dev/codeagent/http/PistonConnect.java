@@ -266,7 +266,7 @@ final class PistonConnect implements AutoCloseable {
             // a compiled language's compile stage runs first, inside this call (the executor's sandbox compiles)
             running = executeCode.start(live, listener);
         } catch (UnsupportedOperationException e) {
-            // this tier runs nothing live (the docker tier): said, not run another way
+            // a tier that runs nothing live (the process tier without its supervisor): said, not run another way
             throw ProblemException.invalid("language", e.getMessage());
         }
         String early;

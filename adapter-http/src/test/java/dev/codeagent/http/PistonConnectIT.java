@@ -27,7 +27,8 @@ import org.junit.jupiter.api.Test;
 @Tag("slow")
 class PistonConnectIT {
 
-    private static TestServer server;
+    /** The server the clients talk to; {@link PistonConnectDockerIT} starts one over the docker tier instead. */
+    static TestServer server;
 
     @BeforeAll
     static void start() {

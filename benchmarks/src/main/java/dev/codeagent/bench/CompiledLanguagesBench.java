@@ -86,22 +86,30 @@ public final class CompiledLanguagesBench {
             }
         }
         if (docker) {
-            dockerPool(n, warmup);
+            // as before the compile pool (every compile stage in a fresh container), C only, then with it
+            dockerPool(n, warmup, null, List.of(Language.C));
+            dockerPool(n, warmup, ResourceLimits.compileDefaults(), List.of(Language.C, Language.CPP, Language.JAVA,
+                    Language.GO, Language.RUST));
         }
     }
 
-    /** The docker tier with its warm pool of the run's size (poolSize 2, the default). */
-    private static void dockerPool(int n, int warmup) {
+    /**
+     * The docker tier with its warm pool of the run's size (poolSize 2, the default) and, with {@code compileLimits},
+     * its compile pool (containers made for compile stages, kept warm from the first one on).
+     */
+    private static void dockerPool(int n, int warmup, ResourceLimits compileLimits, List<Language> languages) {
         DockerSandbox docker;
         try {
-            docker = DockerSandbox.create(DockerSandboxConfig.defaults(), ResourceLimits.defaults(), IsolationMode.BEST_EFFORT);
+            docker = DockerSandbox.create(DockerSandboxConfig.defaults(), ResourceLimits.defaults(), compileLimits,
+                    IsolationMode.BEST_EFFORT);
         } catch (RuntimeException unavailable) {
             System.out.println("docker tier: not measured (" + unavailable.getMessage() + ")");
             return;
         }
         try (Sandbox s = CompilingSandbox.over(docker)) {
-            System.out.printf(Locale.ROOT, "%-6s %14s %16s %16s%n", "docker", "p50 ms", "compile stage ms", "run stage ms");
-            for (Language l : List.of(Language.C, Language.CPP, Language.JAVA, Language.GO, Language.RUST)) {
+            System.out.printf(Locale.ROOT, "%-6s %14s %16s %16s   (%s)%n", "docker", "p50 ms", "compile stage ms",
+                    "run stage ms", compileLimits == null ? "no compile pool" : "compile pool");
+            for (Language l : languages) {
                 if (!s.languages().contains(l)) {
                     continue;
                 }

@@ -52,8 +52,56 @@ final class AttachSession implements ResultCallback<Frame> {
         }
     }
 
+    /** Hears the program's bytes as they are kept (a live run), on the stream's thread, outside this object's lock. */
+    interface Tap {
+        /** @param stream {@link dev.codeagent.kit.sandbox.ArrivalOrder#STDOUT} or {@code STDERR} */
+        void kept(int stream, byte[] b, int off, int len);
+    }
+
+    private volatile Tap tap;
+    private int outTapped;
+    private int errTapped;
+
+    /** Sets the tap before the stream is attached. */
+    void tap(Tap t) {
+        this.tap = t;
+    }
+
     @Override
-    public synchronized void onNext(Frame frame) {
+    public void onNext(Frame frame) {
+        accept(frame);
+        Tap t = tap;
+        if (t != null) {
+            tapNew(t);
+        }
+    }
+
+    /**
+     * Hands the tap what was kept since last time: only kept bytes, so a held-back tail that may begin the report's
+     * marker, the report and the ack never reach it, and nothing past the output cap does.
+     */
+    private void tapNew(Tap t) {
+        byte[] out;
+        byte[] err;
+        synchronized (this) {
+            out = unTapped(stdout.kept(), outTapped);
+            outTapped += out.length;
+            err = unTapped(stderr.kept(), errTapped);
+            errTapped += err.length;
+        }
+        if (out.length > 0) {
+            t.kept(dev.codeagent.kit.sandbox.ArrivalOrder.STDOUT, out, 0, out.length);
+        }
+        if (err.length > 0) {
+            t.kept(dev.codeagent.kit.sandbox.ArrivalOrder.STDERR, err, 0, err.length);
+        }
+    }
+
+    private static byte[] unTapped(CappedStream kept, int tapped) {
+        return kept.size() > tapped ? Arrays.copyOfRange(kept.buffer(), tapped, kept.size()) : new byte[0];
+    }
+
+    private synchronized void accept(Frame frame) {
         if (end != null) {
             return;
         }
@@ -164,6 +212,12 @@ final class AttachSession implements ResultCallback<Frame> {
         finish(End.FAILED, null);
         CappedStream out = stdout.flush();
         CappedStream err = stderr.flush();
+        Tap t = tap;
+        if (t != null) {
+            // a tail held back as a possible marker is the program's after all (the tap runs under the lock here:
+            // the stream is over, nothing waits on it)
+            tapNew(t);
+        }
         return new Captured(out.toCaptured(), err.toCaptured(), out.overflowed(), err.overflowed(),
                 order.merge(out.buffer(), out.size(), err.buffer(), err.size(), out.overflowed() || err.overflowed()));
     }

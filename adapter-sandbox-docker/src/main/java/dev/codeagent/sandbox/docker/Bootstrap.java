@@ -31,6 +31,10 @@ import java.util.Map;
  * marker made from the nonce, and the bare marker to stderr (the two pipes are not ordered against
  * each other), then exits — which ends the container.
  *
+ * <p>A live run ({@link #livePayload}, {@link LiveDocker}) differs in one thing: the program's stdin is a pipe the
+ * supervisor feeds from {@link LiveFrames} that follow the payload on its own stdin (the request's stdin first), and
+ * a signal frame makes it {@code kill(-1)} the rest of the container; the ack, the report and the nonce are the same.
+ *
  * <p>Why pid 1 and non-dumpable: the program runs with the supervisor's uid. As the pid namespace's
  * init the supervisor cannot be killed or stopped from inside (the kernel drops such signals), so the
  * program cannot turn its own failure into a sandbox fault; {@code kill(-1)} from pid 1 reaches every
@@ -166,18 +170,29 @@ final class Bootstrap {
      */
     static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, byte[] programFilter,
             boolean cpuHeldByGroup) {
-        ResourceLimits limits = request.limits();
-        return payload(request, fileSizeCap, nonce, limits.wallTime().plus(BACKSTOP_GRACE).toSeconds() + 1, programFilter,
-                cpuHeldByGroup);
+        return payload(request, fileSizeCap, nonce, backstop(request), programFilter, false, cpuHeldByGroup);
+    }
+
+    /**
+     * The payload of a live run: the program's stdin is a pipe the supervisor feeds from {@link LiveFrames} that follow
+     * the payload on its own stdin (the request's stdin first), rather than a file holding all of it.
+     */
+    static byte[] livePayload(ExecutionRequest request, long fileSizeCap, String nonce, byte[] programFilter,
+            boolean cpuHeldByGroup) {
+        return payload(request, fileSizeCap, nonce, backstop(request), programFilter, true, cpuHeldByGroup);
+    }
+
+    private static long backstop(ExecutionRequest request) {
+        return request.limits().wallTime().plus(BACKSTOP_GRACE).toSeconds() + 1;
     }
 
     /** The payload with an explicit backstop: seconds after the program's start at which its supervisor ends the run. */
     static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, long backstopSeconds) {
-        return payload(request, fileSizeCap, nonce, backstopSeconds, null, false);
+        return payload(request, fileSizeCap, nonce, backstopSeconds, null, false, false);
     }
 
     private static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, long backstopSeconds,
-            byte[] programFilter, boolean cpuHeldByGroup) {
+            byte[] programFilter, boolean live, boolean cpuHeldByGroup) {
         ResourceLimits limits = request.limits();
         Map<String, String> files = new LinkedHashMap<>(request.program().files());
         files.put(request.program().mainFileName(), request.program().source());
@@ -198,6 +213,7 @@ final class Bootstrap {
                 .with("stdin", request.stdin())
                 .with("backstop", backstopSeconds)
                 .with("nonce", nonce)
+                .with("live", live ? Boolean.TRUE : null)
                 .with("judge", request.judged() ? judge(request) : null)
                 .with("seccomp", programFilter == null ? null : java.util.Base64.getEncoder().encodeToString(programFilter))
                 .encode();

@@ -32,6 +32,14 @@ final class ContainerKeeper implements AutoCloseable {
     private final Set<String> live = ConcurrentHashMap.newKeySet();
     private final Set<String> inUse = ConcurrentHashMap.newKeySet();
     private final LinkedBlockingDeque<String> ready = new LinkedBlockingDeque<>();
+    /**
+     * The compile pool: containers made for compile stages' limits (a compiled language's first stage), kept warm once
+     * such a stage has asked for one, so that compiling spares the create/start as running does. Null spec: none.
+     */
+    private final DockerContainers.Spec compileSpec;
+    private final int compileSize;
+    private final LinkedBlockingDeque<String> compileReady = new LinkedBlockingDeque<>();
+    private volatile boolean compileWanted;
     /** When each pooled container was started (System.nanoTime), to retire it before its bootstrap's idle time runs out. */
     private final Map<String, Long> startedAt = new ConcurrentHashMap<>();
     private final long maxWarmNanos;
@@ -44,6 +52,17 @@ final class ContainerKeeper implements AutoCloseable {
     private final Thread thread;
 
     ContainerKeeper(DockerEngine engine, DockerContainers.Spec poolSpec, int poolSize, String ownerId) {
+        this(engine, poolSpec, poolSize, null, 0, ownerId);
+    }
+
+    /**
+     * @param compileSpec what compile stages' containers are made as, or null; a pool of {@code compileSize} of them
+     *     is kept from the first time one is asked for (before that, a sandbox that never compiles holds none)
+     */
+    ContainerKeeper(DockerEngine engine, DockerContainers.Spec poolSpec, int poolSize, DockerContainers.Spec compileSpec,
+            int compileSize, String ownerId) {
+        this.compileSpec = compileSpec == null || compileSpec.key().equals(poolSpec.key()) || compileSize <= 0 ? null : compileSpec;
+        this.compileSize = compileSize;
         this.engine = engine;
         this.poolSpec = poolSpec;
         this.poolSize = poolSize;
@@ -57,11 +76,19 @@ final class ContainerKeeper implements AutoCloseable {
 
     /** A started pooled container for a request whose container-level limits give {@code key}, or null. */
     String takeWarm(String key) {
+        if (compileSpec != null && compileSpec.key().equals(key)) {
+            compileWanted = true;
+            return take(compileReady);
+        }
         if (poolSize == 0 || !poolSpec.key().equals(key)) {
             return null;
         }
+        return take(ready);
+    }
+
+    private String take(LinkedBlockingDeque<String> pool) {
         String id;
-        while ((id = ready.pollFirst()) != null) {
+        while ((id = pool.pollFirst()) != null) {
             if (!stale(id)) {
                 startedAt.remove(id);
                 inUse.add(id);
@@ -86,9 +113,11 @@ final class ContainerKeeper implements AutoCloseable {
 
     /** Pooled containers near their bootstrap's idle exit go, and are replaced. */
     private void retireStale() {
-        for (String id : ready) {
-            if (stale(id) && ready.remove(id)) {
-                retire(id);
+        for (LinkedBlockingDeque<String> pool : List.of(ready, compileReady)) {
+            for (String id : pool) {
+                if (stale(id) && pool.remove(id)) {
+                    retire(id);
+                }
             }
         }
     }
@@ -152,7 +181,8 @@ final class ContainerKeeper implements AutoCloseable {
     boolean awaitSettled(Duration timeout) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline) {
-            if (ready.size() >= poolSize && doomed.isEmpty() && creating == 0 && !troubled.get()) {
+            if (ready.size() >= poolSize && (!compileWanted || compileReady.size() >= compileSize) && doomed.isEmpty()
+                    && creating == 0 && !troubled.get()) {
                 return true;
             }
             Thread.sleep(10);
@@ -234,11 +264,13 @@ final class ContainerKeeper implements AutoCloseable {
     private void recover() {
         List<String> stale = new ArrayList<>();
         ready.drainTo(stale);
+        compileReady.drainTo(stale);
         stale.forEach(startedAt::remove);
         doomed.addAll(stale);
         engine.ping();
         for (Container c : engine.listByLabels(Map.of(DockerContainers.LABEL_OWNER, ownerId))) {
-            if (!inUse.contains(c.getId()) && !ready.contains(c.getId()) && !doomed.contains(c.getId())) {
+            if (!inUse.contains(c.getId()) && !ready.contains(c.getId()) && !compileReady.contains(c.getId())
+                    && !doomed.contains(c.getId())) {
                 live.add(c.getId());
                 doomed.add(c.getId());
             }
@@ -257,10 +289,17 @@ final class ContainerKeeper implements AutoCloseable {
     }
 
     private void refill() {
-        while (!closed && !troubled.get() && ready.size() < poolSize) {
+        refill(ready, poolSpec, poolSize);
+        if (compileWanted) {
+            refill(compileReady, compileSpec, compileSize);
+        }
+    }
+
+    private void refill(LinkedBlockingDeque<String> pool, DockerContainers.Spec spec, int size) {
+        while (!closed && !troubled.get() && pool.size() < size) {
             creating = 1;
             try {
-                String id = engine.create(poolSpec);
+                String id = engine.create(spec);
                 live.add(id);
                 try {
                     engine.start(id);
@@ -272,7 +311,7 @@ final class ContainerKeeper implements AutoCloseable {
                     doomed.add(id);
                 } else {
                     startedAt.put(id, System.nanoTime());
-                    ready.addLast(id);
+                    pool.addLast(id);
                 }
             } finally {
                 creating = 0;
@@ -297,6 +336,7 @@ final class ContainerKeeper implements AutoCloseable {
         }
         Set<String> all = new java.util.HashSet<>(live);
         all.addAll(ready);
+        all.addAll(compileReady);
         all.addAll(doomed);
         all.addAll(inUse);
         try {
@@ -319,6 +359,7 @@ final class ContainerKeeper implements AutoCloseable {
         }
         live.clear();
         ready.clear();
+        compileReady.clear();
         startedAt.clear();
         doomed.clear();
         inUse.clear();

@@ -70,6 +70,14 @@ final class DockerExecutions {
 
     /** Runs the request's program in container {@code id}, taken for it; the container is given back or removed. */
     Execution run(String id, ExecutionRequest request, long t0) {
+        return run(id, request, t0, null);
+    }
+
+    /**
+     * As {@link #run(String, ExecutionRequest, long)}, live when {@code live} is not null: the stream stays open for
+     * its frames and hands it the program's output as it comes.
+     */
+    Execution run(String id, ExecutionRequest request, long t0, LiveDocker live) {
         ResourceLimits limits = request.limits();
         Language language = request.program().language();
         String nonce = Bootstrap.newNonce();
@@ -86,7 +94,14 @@ final class DockerExecutions {
             long start = System.nanoTime();
             // under gVisor its own kernel's accounting is the program's CPU time (the host's group trails it): RLIMIT_CPU
             // stays the limit there; under runc the group's exact figure, read every 50 ms, holds it
-            engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce, programFilter, !gvisor && meter.exact()), session);
+            boolean cpuHeldByGroup = !gvisor && meter.exact();
+            if (live == null) {
+                engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce, programFilter, cpuHeldByGroup), session);
+            } else {
+                session.tap(live);
+                live.payload(Bootstrap.livePayload(request, tmpfsBytes, nonce, programFilter, cpuHeldByGroup));
+                engine.attach(id, live.containerStdin(), session);
+            }
             Watch watch = watch(session, meter, cpuBefore, limits, start);
             AttachSession.End end = watch.end();
             if (end == null) {

@@ -11,6 +11,7 @@ import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Isolation;
 import dev.codeagent.domain.execution.IsolationFeature;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.LiveExecution;
 import dev.codeagent.domain.execution.LanguageProfile;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
@@ -73,7 +74,8 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
     private final DockerSessions sessions;
     private volatile boolean closed;
 
-    private DockerSandbox(DockerEngine engine, DockerSandboxConfig config, ResourceLimits poolLimits, IsolationMode mode) {
+    private DockerSandbox(DockerEngine engine, DockerSandboxConfig config, ResourceLimits poolLimits, ResourceLimits compileLimits,
+            IsolationMode mode) {
         this.engine = engine;
         this.image = config.image();
         this.cpus = config.cpus();
@@ -117,8 +119,9 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
                     + "; to run without them anyway: --set sandbox.isolation=best-effort (or CODEAGENT_SANDBOX_ISOLATION)");
         }
         new StrayContainers(engine).removeStrays();
-        this.keeper = new ContainerKeeper(engine,
-                spec(poolLimits), config.poolSize(), ownerId);
+        // compile stages get a pool of their own (half the run pool, at least one) once the first one comes
+        this.keeper = new ContainerKeeper(engine, spec(poolLimits), config.poolSize(), compileLimits == null ? null
+                : spec(compileLimits), (config.poolSize() + 1) / 2, ownerId);
         this.executions = new DockerExecutions(engine, keeper, isolation, tmpfsBytes, programFilter, config.gvisor());
         this.sessions = new DockerSessions(engine, image, cpus, labels, runtime, seccomp, kernel);
     }
@@ -138,6 +141,18 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
      *     isolation cannot be had; the message is one line saying what to do
      */
     public static DockerSandbox create(DockerSandboxConfig config, ResourceLimits poolLimits, IsolationMode mode) {
+        return create(config, poolLimits, null, mode);
+    }
+
+    /**
+     * As {@link #create(DockerSandboxConfig, ResourceLimits, IsolationMode)}, with a second pool for compile stages.
+     *
+     * @param compileLimits the limits compile stages run with by default (the executor's compile limits): containers
+     *     for them are kept warm (half the run pool's size, at least one; none without a run pool) from the first
+     *     compile stage on; null: none are
+     */
+    public static DockerSandbox create(DockerSandboxConfig config, ResourceLimits poolLimits, ResourceLimits compileLimits,
+            IsolationMode mode) {
         Objects.requireNonNull(config, "config");
         Objects.requireNonNull(poolLimits, "poolLimits");
         Objects.requireNonNull(mode, "mode");
@@ -148,7 +163,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
             throw new SandboxUnavailableException(e.getMessage(), e);
         }
         try {
-            return new DockerSandbox(engine, config, poolLimits, mode);
+            return new DockerSandbox(engine, config, poolLimits, compileLimits, mode);
         } catch (RuntimeException e) {
             engine.close();
             throw e;
@@ -228,6 +243,30 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
 
     @Override
     public Execution execute(ExecutionRequest request) {
+        refuseUnrunnable(request);
+        return run(request, null);
+    }
+
+    /**
+     * Runs the program as {@link #execute} does, in a container of the pool or a fresh one, on a thread of its own; its
+     * stdin, the end of it and signals go to the container's supervisor as frames after the payload (see
+     * {@link LiveDocker}), its output comes through the same attach stream as it is written.
+     */
+    @Override
+    public LiveExecution start(ExecutionRequest request, LiveExecution.Listener listener) {
+        refuseUnrunnable(request);
+        Objects.requireNonNull(listener, "listener");
+        if (request.judged()) {
+            throw new IllegalArgumentException("a judged request cannot run live");
+        }
+        if (closed) {
+            throw new ExecutionCancelledException("the docker sandbox is closed");
+        }
+        LiveDocker live = new LiveDocker(listener);
+        return live.start(() -> run(request, live));
+    }
+
+    private void refuseUnrunnable(ExecutionRequest request) {
         Objects.requireNonNull(request, "request");
         if (!languages().contains(request.program().language())) {
             throw new UnsupportedLanguageException(request.program().language(), TIER, languages());
@@ -235,6 +274,9 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         if (LanguageProfile.of(request.program().language()).compiled()) {
             throw CompilingSandbox.refusal(request.program().language(), TIER);
         }
+    }
+
+    private Execution run(ExecutionRequest request, LiveDocker live) {
         long t0 = System.nanoTime();
         if (closed) {
             return Execution.sandboxError("the docker sandbox is closed", elapsed(t0), isolation);
@@ -255,7 +297,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
             Thread.currentThread().interrupt();
             throw new ExecutionCancelledException("the execution was cancelled before it started");
         }
-        return executions.run(id, request, t0);
+        return executions.run(id, request, t0, live);
     }
 
     /** The image label that says whether the image has a kernel for sessions. */

@@ -24,6 +24,6 @@ public final class DockerSandboxProvider implements SandboxProvider<DockerSandbo
 
     @Override
     public Sandbox create(DockerSandboxConfig own, SandboxSettings shared) {
-        return DockerSandbox.create(own, shared.baseLimits(), shared.isolation());
+        return DockerSandbox.create(own, shared.baseLimits(), shared.compileLimits(), shared.isolation());
     }
 }

@@ -87,6 +87,11 @@ final class MarkedStream {
         return kept.size();
     }
 
+    /** The program's bytes kept so far, without a held-back tail (read by the stream's own thread or under its lock). */
+    CappedStream kept() {
+        return kept;
+    }
+
     /** The program's bytes, including any held-back tail (the stream is over for the caller). */
     CappedStream flush() {
         if (pending.length > 0) {

@@ -8,6 +8,8 @@
 # payload) also forks the judge (judge.py) as 65533 with the tests in a directory only it can read, joined to
 # the candidate (candidate.py running the program) by two pipes; the judge's verdict comes back on a third
 # pipe only this process reads and goes into the report.
+# A live job ("live" in the payload, LiveDocker.java) keeps reading its stdin after the payload: frames for the
+# program's stdin (a pipe this process feeds), its end, and signals (see the wait loop).
 # Exit statuses of its own: 121 it could not start the program (Bootstrap.FAILED), 122 it ended the run at
 # its backstop (Bootstrap.BACKSTOP). CODEAGENT_IDLE_SECONDS (Bootstrap.IDLE_ENV): how long a pooled one waits.
 import os,sys,json,resource,signal,select,time
@@ -90,8 +92,11 @@ try:
     put(jd+'/main.py',jg['code'],0o600);put(jd+'/tests.py',jg['tests'],0o600)
     if jg.get('prelude') is not None:put(jd+'/prelude.py',jg['prelude'],0o600)
     euid(0)
-  s=r['stdin'].encode('utf-8','replace')
-  if s:
+  s=r['stdin'].encode('utf-8','replace');lv=bool(r.get('live'));sw=None
+  if lv:
+    # a live run: the program's stdin is a pipe this process feeds from the host's frames (see the loop below)
+    fd,sw=os.pipe();os.set_blocking(sw,False)
+  elif s:
     try:fd=os.memfd_create('stdin',0)
     except (AttributeError,OSError):
       fd=os.open('/tmp/.stdin',os.O_RDWR|os.O_CREAT|os.O_EXCL,0o600);os.unlink('/tmp/.stdin')
@@ -185,6 +190,52 @@ if jg:os.close(ci);os.close(co)
 # wait for the program, reaping the orphans that come to pid 1 meanwhile; past the backstop
 # (the host kills at the wall-clock limit, so only a host that is gone lets it come) end it all
 D=time.monotonic()+B;st=None
+if lv:
+  # A live run (LiveDocker.java): after the payload the host sends frames on this process's stdin, which the program
+  # never sees: "d<n>\n<n bytes>" for the program's stdin, "c\n" to close it, "s<signal>\n" for a signal to every
+  # process but this one. SIGCHLD wakes the select through a pipe, so the end is seen at once.
+  wr,ww=os.pipe();os.set_blocking(wr,False);os.set_blocking(ww,False)
+  signal.set_wakeup_fd(ww);signal.signal(signal.SIGCHLD,lambda *_:None)
+  signal.pthread_sigmask(signal.SIG_UNBLOCK,[signal.SIGCHLD])
+  po=bytearray(s);hb=bytearray();hin=True;pc=False
+  while True:
+    while True:
+      q,t,u=os.wait4(-1,os.WNOHANG)
+      if q==p:st=(t,u);break
+      if q==0:break
+    if st is not None:break
+    w=D-time.monotonic()
+    if w<=0:
+      sweep();os.write(2,b'codeagent-bootstrap: ended at the backstop\n');os._exit(122)
+    # what the program has not read yet is held here up to 1 MiB; past that the host waits
+    rl=[wr]+([0] if hin and len(po)<1<<20 else [])
+    try:rr,wl,_=select.select(rl,[sw] if sw is not None and po else [],[],min(w,60))
+    except InterruptedError:continue
+    if wr in rr:
+      try:os.read(wr,4096)
+      except BlockingIOError:pass
+    if 0 in rr:
+      c=os.read(0,1<<16)
+      if c:hb+=c
+      else:hin=False;pc=True
+      while True:
+        i=hb.find(b'\n')
+        if i<0:break
+        if hb[:1]==b'd':
+          n=int(hb[1:i])
+          if len(hb)<i+1+n:break
+          po+=hb[i+1:i+1+n];del hb[:i+1+n];continue
+        if hb[:1]==b'c':pc=True
+        elif hb[:1]==b's':
+          try:os.kill(-1,int(hb[1:i]))
+          except (OSError,ValueError):pass
+        del hb[:i+1]
+    if sw is not None and po:
+      try:del po[:os.write(sw,po)]
+      except BlockingIOError:pass
+      except OSError:po.clear();pc=True
+    if sw is not None and pc and not po:os.close(sw);sw=None
+  if sw is not None:os.close(sw)
 while st is None:
   while True:
     q,t,u=os.wait4(-1,os.WNOHANG)

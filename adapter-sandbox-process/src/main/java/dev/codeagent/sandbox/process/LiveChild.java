@@ -3,16 +3,12 @@ package dev.codeagent.sandbox.process;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.LiveExecution;
+import dev.codeagent.kit.sandbox.LiveOutput;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
@@ -33,10 +29,10 @@ final class LiveChild implements LiveExecution {
 
     private static final Logger log = LoggerFactory.getLogger(LiveChild.class);
 
-    private final Listener listener;
+    private final LiveOutput output;
     private final CompletableFuture<OutputStream> stdin = new CompletableFuture<>();
-    private final Utf8 out = new Utf8();
-    private final Utf8 err = new Utf8();
+    /** Guards what of stderr was passed on. */
+    private final Object errLock = new Object();
     private volatile boolean stdinClosed;
     private volatile ChildGroup group;
     private FutureTask<Execution> task;
@@ -44,7 +40,7 @@ final class LiveChild implements LiveExecution {
     private long errForwarded;
 
     LiveChild(Listener listener) {
-        this.listener = listener;
+        this.output = new LiveOutput(listener);
     }
 
     /** Starts {@code body} (the cold run that feeds this object) on a thread of its own. */
@@ -68,12 +64,10 @@ final class LiveChild implements LiveExecution {
     /** A chunk one of the run's pumps read (stream: ArrivalOrder's numbering). */
     void chunk(int stream, byte[] b, int off, int len) {
         if (stream == dev.codeagent.kit.sandbox.ArrivalOrder.STDOUT) {
-            synchronized (out) {
-                emit(Listener.STDOUT, out.decode(b, off, len, false));
-            }
+            output.pass(Listener.STDOUT, b, off, len);
             return;
         }
-        synchronized (err) {
+        synchronized (errLock) {
             if (errHeld) {
                 return;
             }
@@ -85,7 +79,7 @@ final class LiveChild implements LiveExecution {
                     break;
                 }
             }
-            emit(Listener.STDERR, err.decode(b, off, upto, false));
+            output.pass(Listener.STDERR, b, off, upto);
             errForwarded += upto;
         }
     }
@@ -145,68 +139,14 @@ final class LiveChild implements LiveExecution {
 
     @Override
     public Execution await() {
-        Execution e;
-        try {
-            e = task.get();
-        } catch (CancellationException cancelled) {
-            throw new ExecutionCancelledException("the live execution was cancelled");
-        } catch (InterruptedException interrupted) {
-            Thread.currentThread().interrupt();
-            task.cancel(true);
-            throw new ExecutionCancelledException("interrupted while waiting for the live execution");
-        } catch (ExecutionException failed) {
-            if (failed.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(failed.getCause());
-        }
-        synchronized (out) {
-            emit(Listener.STDOUT, out.decode(new byte[0], 0, 0, true));
-        }
-        synchronized (err) {
-            if (errHeld && e != null) {
-                byte[] all = e.stderr().text().getBytes(StandardCharsets.UTF_8);
-                if (all.length > errForwarded) {
-                    emit(Listener.STDERR, err.decode(all, (int) errForwarded, all.length - (int) errForwarded, true));
-                }
-            } else {
-                emit(Listener.STDERR, err.decode(new byte[0], 0, 0, true));
-            }
+        Execution e = LiveOutput.await(task);
+        output.end(Listener.STDOUT, new byte[0], 0, 0);
+        synchronized (errLock) {
+            byte[] all = errHeld && e != null ? e.stderr().text().getBytes(StandardCharsets.UTF_8) : new byte[0];
+            int from = (int) Math.min(errForwarded, all.length);
+            output.end(Listener.STDERR, all, from, all.length - from);
         }
         return e;
-    }
-
-    private void emit(int stream, String text) {
-        if (text.isEmpty()) {
-            return;
-        }
-        try {
-            listener.output(stream, text);
-        } catch (RuntimeException e) {
-            log.warn("a live execution's listener failed: {}", e.toString());
-        }
-    }
-
-    /** UTF-8 decoded chunk by chunk: a character split between two reads comes whole in the later one. */
-    private static final class Utf8 {
-        private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-                .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
-        private byte[] rest = new byte[0];
-
-        String decode(byte[] b, int off, int len, boolean end) {
-            ByteBuffer in = ByteBuffer.allocate(rest.length + len);
-            in.put(rest).put(b, off, len).flip();
-            CharBuffer chars = CharBuffer.allocate(in.remaining() + 4);
-            decoder.decode(in, chars, end);
-            if (end) {
-                decoder.flush(chars);
-                decoder.reset();
-            }
-            rest = new byte[in.remaining()];
-            in.get(rest);
-            chars.flip();
-            return chars.toString();
-        }
     }
 
     /** How deep this JVM's own pid namespace is: its processes' NSpid lines have this many ids. */

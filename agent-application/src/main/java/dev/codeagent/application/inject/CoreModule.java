@@ -113,7 +113,8 @@ public final class CoreModule extends AbstractModule {
 
     @Provides
     SandboxSettings sandboxSettings() {
-        return new SandboxSettings(config.sandbox().isolation(), config.limits().toResourceLimits());
+        return new SandboxSettings(config.sandbox().isolation(), config.limits().toResourceLimits(),
+                config.limits().compileLimits());
     }
 
     @Provides

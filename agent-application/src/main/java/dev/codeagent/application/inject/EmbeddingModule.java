@@ -58,7 +58,8 @@ public final class EmbeddingModule extends AbstractModule {
 
     @Override
     protected void configure() {
-        SandboxSettings shared = new SandboxSettings(config.sandbox().isolation(), config.limits().toResourceLimits());
+        SandboxSettings shared = new SandboxSettings(config.sandbox().isolation(), config.limits().toResourceLimits(),
+                config.limits().compileLimits());
         MapBinder<String, Sandbox> sandboxes = MapBinder.newMapBinder(binder(), String.class, Sandbox.class, Embedded.class);
         embedding.sandboxes().forEach(p -> sandboxes.addBinding(p.key()).toProvider(made(() -> create(p, shared))).in(LazySingleton.class));
         MapBinder<String, CodeGenerator> generators = MapBinder.newMapBinder(binder(), String.class, CodeGenerator.class, Embedded.class);

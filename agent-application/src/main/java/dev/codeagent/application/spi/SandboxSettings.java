@@ -10,11 +10,19 @@ import java.util.Objects;
  * @param isolation how much isolation to insist on
  * @param baseLimits the default limits of an execution (e.g. what a warm pool is prepared for);
  *     already checked against the domain's ranges
+ * @param compileLimits the default limits of a compiled language's compile stage ({@code limits.compileTimeout},
+ *     {@code limits.compileMemory}): what a tier may keep containers ready for
  */
-public record SandboxSettings(IsolationMode isolation, ResourceLimits baseLimits) {
+public record SandboxSettings(IsolationMode isolation, ResourceLimits baseLimits, ResourceLimits compileLimits) {
 
     public SandboxSettings {
         Objects.requireNonNull(isolation, "isolation");
         Objects.requireNonNull(baseLimits, "baseLimits");
+        Objects.requireNonNull(compileLimits, "compileLimits");
+    }
+
+    /** The settings with {@link ResourceLimits#compileDefaults()} for compile stages. */
+    public SandboxSettings(IsolationMode isolation, ResourceLimits baseLimits) {
+        this(isolation, baseLimits, ResourceLimits.compileDefaults());
     }
 }

@@ -1,0 +1,106 @@
+package dev.codeagent.kit.sandbox;
+
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionCancelledException;
+import dev.codeagent.domain.execution.LiveExecution;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a tier's {@link LiveExecution} shares: the program's bytes, stream by stream, decoded as UTF-8 and passed to
+ * the {@link LiveExecution.Listener} (a character split between two reads comes whole in the later one; malformed
+ * bytes become U+FFFD; a listener that throws is logged, never the run's failure), and the wait for the run's task.
+ */
+public final class LiveOutput {
+
+    private static final Logger log = LoggerFactory.getLogger(LiveOutput.class);
+
+    private final LiveExecution.Listener listener;
+    private final Decoder out = new Decoder();
+    private final Decoder err = new Decoder();
+
+    public LiveOutput(LiveExecution.Listener listener) {
+        this.listener = listener;
+    }
+
+    /** Passes on a chunk of {@code stream} ({@link LiveExecution.Listener#STDOUT} or {@code STDERR}). */
+    public void pass(int stream, byte[] b, int off, int len) {
+        decode(stream, b, off, len, false);
+    }
+
+    /** Passes on the last bytes of {@code stream} and what its decoder held back: the stream is over. */
+    public void end(int stream, byte[] b, int off, int len) {
+        decode(stream, b, off, len, true);
+    }
+
+    /** {@link #end(int, byte[], int, int)} with nothing more for both streams. */
+    public void end() {
+        end(LiveExecution.Listener.STDOUT, new byte[0], 0, 0);
+        end(LiveExecution.Listener.STDERR, new byte[0], 0, 0);
+    }
+
+    private void decode(int stream, byte[] b, int off, int len, boolean last) {
+        Decoder d = stream == LiveExecution.Listener.STDOUT ? out : err;
+        synchronized (d) {
+            String text = d.decode(b, off, len, last);
+            if (text.isEmpty()) {
+                return;
+            }
+            try {
+                listener.output(stream, text);
+            } catch (RuntimeException e) {
+                log.warn("a live execution's listener failed: {}", e.toString());
+            }
+        }
+    }
+
+    /**
+     * Waits for a live run's task as {@link LiveExecution#await()} does: its execution, or
+     * {@link ExecutionCancelledException} when it was cancelled or this thread was interrupted (which cancels it).
+     */
+    public static Execution await(FutureTask<Execution> task) {
+        try {
+            return task.get();
+        } catch (CancellationException cancelled) {
+            throw new ExecutionCancelledException("the live execution was cancelled");
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            task.cancel(true);
+            throw new ExecutionCancelledException("interrupted while waiting for the live execution");
+        } catch (ExecutionException failed) {
+            if (failed.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(failed.getCause());
+        }
+    }
+
+    private static final class Decoder {
+        private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+                .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
+        private byte[] rest = new byte[0];
+
+        String decode(byte[] b, int off, int len, boolean end) {
+            ByteBuffer in = ByteBuffer.allocate(rest.length + len);
+            in.put(rest).put(b, off, len).flip();
+            CharBuffer chars = CharBuffer.allocate(in.remaining() + 4);
+            decoder.decode(in, chars, end);
+            if (end) {
+                decoder.flush(chars);
+                decoder.reset();
+            }
+            rest = new byte[in.remaining()];
+            in.get(rest);
+            chars.flip();
+            return chars.toString();
+        }
+    }
+}
