@@ -67,7 +67,9 @@ final class ConsoleBrowser implements AutoCloseable {
     }
 
     <T> T await(Duration timeout, Function<WebDriver, T> condition) {
-        return new WebDriverWait(driver, timeout, Duration.ofMillis(50)).until(condition);
+        // the console redraws what it shows: an element read while it is replaced is read again on the next poll
+        return new WebDriverWait(driver, timeout, Duration.ofMillis(50))
+                .ignoring(org.openqa.selenium.StaleElementReferenceException.class).until(condition);
     }
 
     WebElement awaitVisible(By by) {
@@ -137,7 +139,7 @@ final class ConsoleBrowser implements AutoCloseable {
                   if (tag === 'script' && !(e.getAttribute('src') || '').startsWith('/console/')) found.push('script ' + e.outerHTML);
                   for (const a of e.attributes) {
                     if (a.name.startsWith('on')) found.push(tag + ' ' + a.name);
-                    if (/^\\s*(javascript|vbscript|data:text)/i.test(a.value) && a.name !== 'alt') found.push(tag + ' ' + a.name + '=' + a.value);
+                    if (/^\\s*(javascript|vbscript)\\s*:|^\\s*data:text/i.test(a.value) && a.name !== 'alt') found.push(tag + ' ' + a.name + '=' + a.value);
                   }
                 }
                 return found;""");

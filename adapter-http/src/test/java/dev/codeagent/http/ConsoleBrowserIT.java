@@ -159,6 +159,7 @@ class ConsoleBrowserIT {
             String values = String.join(", ", columns.stream().map(column -> switch (column) {
                 case "id" -> "printf('stored-%05d', n.i)";
                 case "started_at" -> "strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '+' || n.i || ' seconds')";
+                case "ended_at" -> "strftime('%Y-%m-%dT%H:%M:%SZ', ended_at, '+' || n.i || ' seconds')";
                 case "status" -> "CASE n.i % 4 WHEN 0 THEN 'SOLVED' WHEN 1 THEN 'FAILED' WHEN 2 THEN 'ERROR' ELSE 'CANCELLED' END";
                 default -> column;
             }).toList());
@@ -287,6 +288,11 @@ class ConsoleBrowserIT {
         assertThat(text(By.cssSelector("#attempt-2 dl.facts"))).contains("Wall time", "process");
         assertAccessible("run");
         browser.screenshot("run");
+        // both attempts in one picture: a taller window, scrolled to them
+        browser.driver.manage().window().setSize(new org.openqa.selenium.Dimension(1400, 2000));
+        browser.js("document.getElementById('attempts-title').scrollIntoView()");
+        browser.screenshot("run-attempts");
+        browser.driver.manage().window().setSize(new org.openqa.selenium.Dimension(1400, 1000));
     }
 
     @Test
@@ -454,7 +460,17 @@ class ConsoleBrowserIT {
             }
         }
         assertThat(reached).as("Tab order: " + path).isNotNull();
-        assertThat(path).anyMatch(p -> p.contains("Playground")).anyMatch(p -> p.startsWith("select"));
+        assertThat(path).as("Tab order").anyMatch(p -> p.startsWith("select"));
+        WebElement runLink = browser.driver.switchTo().activeElement();
+        // a page starts with the focus on its content; Shift+Tab goes back up to the sections
+        browser.js("document.getElementById('main').focus()");
+        List<String> back = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            browser.driver.switchTo().activeElement().sendKeys(Keys.SHIFT, Keys.TAB);
+            back.add(browser.driver.switchTo().activeElement().getText());
+        }
+        assertThat(back).as("Shift+Tab from the content").contains("Sessions", "Playground", "Runs");
+        browser.js("arguments[0].focus()", runLink);
         browser.driver.switchTo().activeElement().sendKeys(Keys.ENTER);
         browser.awaitVisible(By.id("attempt-2"));
         // filtered by status: every row has it, and the next page goes on from the last one
@@ -462,13 +478,13 @@ class ConsoleBrowserIT {
         browser.awaitVisible(By.cssSelector("table.runs"));
         List<WebElement> rows = browser.driver.findElements(By.cssSelector("tbody tr"));
         assertThat(rows).hasSize(20).allSatisfy(r -> assertThat(r.getText()).contains("CANCELLED"));
-        String lastOnFirst = rows.get(19).getAttribute("data-run");
+        List<String> first = rows.stream().map(r -> r.getAttribute("data-run")).toList();
         browser.driver.findElement(By.id("older-runs")).click();
         browser.await(Duration.ofSeconds(10), d -> !d.findElements(By.cssSelector("tbody tr")).isEmpty()
-                && !d.findElements(By.cssSelector("tbody tr")).get(0).getAttribute("data-run").equals(rows.get(0).getAttribute("data-run")));
+                && !first.contains(d.findElements(By.cssSelector("tbody tr")).get(0).getAttribute("data-run")));
         List<String> second = browser.driver.findElements(By.cssSelector("tbody tr")).stream()
                 .map(r -> r.getAttribute("data-run")).toList();
-        assertThat(second).hasSize(20).doesNotContain(lastOnFirst);
+        assertThat(second).hasSize(20).doesNotContainAnyElementsOf(first);
         assertThat(browser.driver.findElements(By.cssSelector("tbody tr")))
                 .allSatisfy(r -> assertThat(r.getText()).contains("CANCELLED"));
     }
