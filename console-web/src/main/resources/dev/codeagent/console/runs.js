@@ -110,12 +110,16 @@ export function codeView(code, label, errorLine) {
     }));
 }
 
+function lines(n) {
+  return n + (n === 1 ? ' line' : ' lines');
+}
+
 function diffView(before, after, label) {
   const ops = lineDiff(before, after);
   const changed = ops.filter((o) => o.op !== 'same').length;
   return el('div', { class: 'diff-box' },
     el('p', { class: 'diff-summary' }, changed === 0 ? 'No change from the attempt before.'
-      : ops.filter((o) => o.op === 'add').length + ' lines added, ' + ops.filter((o) => o.op === 'del').length
+      : lines(ops.filter((o) => o.op === 'add').length) + ' added, ' + lines(ops.filter((o) => o.op === 'del').length)
         + ' removed'),
     el('pre', { class: 'diff', tabindex: '0', 'aria-label': label },
       ops.map((o) => el('span', { class: 'diff-line diff-' + o.op },
