@@ -100,6 +100,7 @@ public final class ApiServer implements AutoCloseable {
         new PistonRoutes(executions, bodies, piston).register(router);
         connect.register(app);
         new ApiDescriptionRoutes().register(router);
+        new ConsoleRoutes().register(app);
         this.router = router;
     }
 

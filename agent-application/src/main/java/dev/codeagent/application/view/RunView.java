@@ -22,6 +22,7 @@ public record RunView(
         String endedAt,
         int attemptCount,
         int maxAttempts,
+        AttemptView.PlacementView placement,
         TaskView task,
         List<AttemptView> attempts,
         String code,
@@ -35,7 +36,7 @@ public record RunView(
         RunSummaryView s = RunSummaryView.of(r);
         Attempt last = r.lastAttempt();
         return new RunView(s.id(), s.status(), s.reason(), s.owner(), s.language(), s.prompt(), s.startedAt(),
-                s.endedAt(), s.attemptCount(), s.maxAttempts(), TaskView.of(r.task()),
+                s.endedAt(), s.attemptCount(), s.maxAttempts(), s.placement(), TaskView.of(r.task()),
                 r.attempts().stream().map(AttemptView::of).toList(),
                 last == null ? null : last.code(),
                 last == null || last.execution() == null ? null : last.execution().stdout().text());
