@@ -91,6 +91,8 @@ final class DockerExecutions {
             // its kernel's boot) is not the program's
             GroupCpu meter = GroupCpu.of(id, engine);
             long cpuBefore = meter.nanos();
+            // read before the program starts: what the idle supervisor holds is not the program's
+            GroupMemory memory = GroupMemory.of(id, limits.memoryBytes()).orElse(null);
             long start = System.nanoTime();
             // under gVisor its own kernel's accounting is the program's CPU time (the host's group trails it): RLIMIT_CPU
             // stays the limit there; under runc the group's exact figure, read every 50 ms, holds it
@@ -102,7 +104,7 @@ final class DockerExecutions {
                 live.payload(Bootstrap.livePayload(request, tmpfsBytes, nonce, programFilter, cpuHeldByGroup));
                 engine.attach(id, live.containerStdin(), session);
             }
-            Watch watch = watch(session, meter, cpuBefore, limits, start);
+            Watch watch = watch(session, meter, cpuBefore, memory, limits, start);
             AttachSession.End end = watch.end();
             if (end == null) {
                 // a limit passed: kill and remove, then keep what the stream still delivers
@@ -117,6 +119,12 @@ final class DockerExecutions {
                 if (!session.started()) {
                     return sandboxError("the container did not start the program within " + START_UP.toSeconds()
                             + " s (the wall-clock limit starts when it does)", out, t0);
+                }
+                if (watch.memory()) {
+                    // the group's memory used up, read from outside: the run's memory, not its speed, ended it, also
+                    // when reclaim would have let it crawl to the time limit first
+                    return classified(Termination.enforced(language, Enforced.MEMORY, false, false, out.stderr().text()),
+                            limits, out, wall, null, null);
                 }
                 if (watch.cpu() != null) {
                     // the whole group went past the CPU-time limit: killed as RLIMIT_CPU's hard limit would have been
@@ -207,35 +215,50 @@ final class DockerExecutions {
         }
     }
 
-    /** How the waiting for a run ended: with the stream's end, or (null) at a limit; the group's CPU time when that limit was CPU. */
-    private record Watch(AttachSession.End end, Duration cpu) {
+    /**
+     * How the waiting for a run ended: with the stream's end, or (null) at a limit; the group's CPU time when that limit
+     * was CPU, {@code memory} when it was the group's memory used up.
+     */
+    private record Watch(AttachSession.End end, Duration cpu, boolean memory) {
     }
+
+    /** How often the group's memory is read while a program runs: a run can cross its last 16 MiB in a few ms. */
+    static final Duration MEMORY_POLL = Duration.ofMillis(20);
 
     /**
      * Waits for the run to end while holding its limits: a start-up deadline until the supervisor says the
      * program started, the wall-clock limit from then on (so a loaded host's slow attach costs the program
-     * nothing), and the CPU-time limit over the container's whole group, read every {@link GroupCpu#poll()}.
+     * nothing), the CPU-time limit over the container's whole group, read every {@link GroupCpu#poll()}, and the
+     * group's memory (when its files are local, {@code memory} not null), read every {@link #MEMORY_POLL}.
      */
-    private static Watch watch(AttachSession session, GroupCpu meter, long cpuBefore, ResourceLimits limits, long start)
-            throws InterruptedException {
+    private static Watch watch(AttachSession session, GroupCpu meter, long cpuBefore, GroupMemory memory,
+            ResourceLimits limits, long start) throws InterruptedException {
         long wallNanos = limits.wallTime().toNanos();
         long startDeadline = start + START_UP.toNanos();
-        long pollNanos = meter.poll().toNanos();
+        long cpuPollNanos = meter.poll().toNanos();
+        long pollNanos = memory == null ? cpuPollNanos : Math.min(cpuPollNanos, MEMORY_POLL.toNanos());
+        long nextCpuPoll = System.nanoTime() + cpuPollNanos;
         long nextPoll = System.nanoTime() + pollNanos;
         while (true) {
             long now = System.nanoTime();
             long deadline = session.started() ? session.startedAtNanos() + wallNanos : startDeadline;
             if (now - deadline >= 0) {
-                return new Watch(null, null);
+                return new Watch(null, null, false);
             }
             AttachSession.End end = session.await(Math.min(deadline - now, Math.max(0, nextPoll - now)));
             if (end != null) {
-                return new Watch(end, null);
+                return new Watch(end, null, false);
             }
             if (System.nanoTime() - nextPoll >= 0) {
-                Optional<Duration> cpu = groupCpu(meter, cpuBefore);
-                if (cpu.isPresent() && cpu.get().compareTo(limits.cpuTime()) > 0) {
-                    return new Watch(null, cpu.get());
+                if (memory != null && memory.usedUp()) {
+                    return new Watch(null, null, true);
+                }
+                if (System.nanoTime() - nextCpuPoll >= 0) {
+                    Optional<Duration> cpu = groupCpu(meter, cpuBefore);
+                    if (cpu.isPresent() && cpu.get().compareTo(limits.cpuTime()) > 0) {
+                        return new Watch(null, cpu.get(), false);
+                    }
+                    nextCpuPoll = System.nanoTime() + cpuPollNanos;
                 }
                 nextPoll = System.nanoTime() + pollNanos;
             }

@@ -7,6 +7,7 @@ import dev.codeagent.application.compile.CompiledLanguagesContractTest;
 import dev.codeagent.application.sandbox.JudgedSandboxContractTest;
 import dev.codeagent.application.sandbox.SandboxAttackTest;
 import dev.codeagent.application.sandbox.SandboxContractTest;
+import dev.codeagent.application.sandbox.SandboxMemoryVerdictTest;
 import dev.codeagent.application.session.SessionSandboxContractTest;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
@@ -113,6 +114,19 @@ class DockerRuncIT {
         @RegisterExtension
         static final DockerFixture tier = DockerFixture.runc(2)
                 .warmFor(ResourceLimits.defaults().withMemoryBytes(128 * ResourceLimits.MIB).withMaxProcesses(32));
+
+        @Override
+        protected Sandbox sandbox() {
+            return tier.sandbox();
+        }
+    }
+
+    /** The verdict a contest user expects of a program that touches 1 GiB under 256 MiB, in every language. */
+    @Nested
+    class MemoryVerdict extends SandboxMemoryVerdictTest {
+
+        @RegisterExtension
+        static final DockerFixture tier = DockerFixture.runc(2);
 
         @Override
         protected Sandbox sandbox() {

@@ -6,6 +6,7 @@ import dev.codeagent.application.compile.CompiledLanguagesContractTest;
 import dev.codeagent.application.sandbox.JudgedSandboxContractTest;
 import dev.codeagent.application.sandbox.SandboxAttackTest;
 import dev.codeagent.application.sandbox.SandboxContractTest;
+import dev.codeagent.application.sandbox.SandboxMemoryVerdictTest;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.IsolationFeature;
@@ -122,6 +123,19 @@ class DockerRunscIT {
         protected List<?> survivors(String marker) {
             return GvisorProcesses.leftAfter(tier.sandbox().ownerId(), survivorGrace());
         }
+
+        @Override
+        protected Sandbox sandbox() {
+            return tier.sandbox();
+        }
+    }
+
+    /** The verdict a contest user expects of a program that touches 1 GiB under 256 MiB, in every language. */
+    @Nested
+    class MemoryVerdict extends SandboxMemoryVerdictTest {
+
+        @RegisterExtension
+        static final DockerFixture tier = DockerFixture.runsc(2);
 
         @Override
         protected Sandbox sandbox() {

@@ -1,5 +1,6 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.kit.sandbox.MemoryWatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -7,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -108,6 +110,11 @@ final class CgroupV1Group implements ChildGroup {
     @Override
     public long peakMemoryBytes() {
         return CgroupFiles.readLong(memory.resolve("memory.max_usage_in_bytes"));
+    }
+
+    @Override
+    public Optional<MemoryWatch.Reading> memory() {
+        return MemoryWatch.read(memory);
     }
 
     @Override

@@ -1,10 +1,12 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.kit.sandbox.MemoryWatch;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * A run group on the unified cgroup v2 hierarchy: one directory under a delegated parent whose
@@ -78,6 +80,11 @@ final class CgroupV2Group implements ChildGroup {
         }
         seenPeak = Math.max(seenPeak, CgroupFiles.readLong(dir.resolve("memory.current")));
         return seenPeak;
+    }
+
+    @Override
+    public Optional<MemoryWatch.Reading> memory() {
+        return MemoryWatch.read(dir);
     }
 
     @Override

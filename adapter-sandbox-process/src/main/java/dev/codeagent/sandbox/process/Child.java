@@ -9,6 +9,7 @@ import dev.codeagent.domain.execution.OutcomeClassifier.Enforced;
 import dev.codeagent.domain.execution.OutcomeClassifier.Termination;
 import dev.codeagent.domain.execution.OutcomeClassifier;
 import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.kit.sandbox.MemoryWatch;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -72,6 +73,10 @@ final class Child {
     /** The group's count of memory-limit hits at the last poll, and when it last rose (System.nanoTime()). */
     private long limitHits = -1;
     private long lastLimitHit = Long.MIN_VALUE;
+    /** Made at the first reading of the group's memory (its hard limit is read there); null until then. */
+    private MemoryWatch memoryWatch;
+    /** Whether the group's memory showed the run's memory used up (see {@link MemoryWatch}). */
+    private boolean memoryUsedUp;
 
     /**
      * @param launch the started child this run watches
@@ -171,7 +176,8 @@ final class Child {
         }
         if (kill == null && group != null) {
             // what the group says decides, also when the program ended before the next poll
-            kill = group.oomKilled() || group.outOfMemory() ? Kill.MEMORY : overCpu(usage.cpu(), limits) ? Kill.CPU_TIME : null;
+            kill = group.oomKilled() || group.outOfMemory() || memoryUsedUp ? Kill.MEMORY
+                    : overCpu(usage.cpu(), limits) ? Kill.CPU_TIME : null;
         }
         Integer signal;
         Integer exitCode;
@@ -182,6 +188,12 @@ final class Child {
             // the real wait status, as the supervisor saw it
             signal = report.signal();
             exitCode = report.exitCode();
+        } else if (marker != null && status != null && status == 128 + OutcomeClassifier.SIGKILL) {
+            // no report and bubblewrap's status for a child killed by SIGKILL: the supervisor itself was killed (the
+            // OOM killer may pick it, or anything that kills the whole run), so this is a death by signal, never the
+            // program's own exit status 137; the group's figures above and the classifier decide whose doing it was
+            signal = OutcomeClassifier.SIGKILL;
+            exitCode = null;
         } else if (marker != null && status != null) {
             // the supervisor never reports nothing unless it failed before the program started: its status
             signal = null;
@@ -245,7 +257,7 @@ final class Child {
             return false;
         }
         try {
-            if (group.oomKilled() || group.outOfMemory()) {
+            if (memoryUsedUp || group.oomKilled() || group.outOfMemory()) {
                 return true;
             }
         } catch (RuntimeException e) {
@@ -267,10 +279,27 @@ final class Child {
         }
     }
 
+    /**
+     * Whether the group's memory now shows the run's memory used up: what reclaim cannot give back reached the limit,
+     * or the group thrashes at its hard limit (see {@link MemoryWatch}). The supervisor's own memory (the compiled one:
+     * well under 1 MiB) counts as the run's, as every page of the group does.
+     */
+    private boolean memoryUsedUp() {
+        if (!memoryUsedUp) {
+            group.memory().ifPresent(r -> {
+                if (memoryWatch == null) {
+                    memoryWatch = new MemoryWatch(request.limits().memoryBytes(), 0, r.limit());
+                }
+                memoryUsedUp = memoryWatch.exhausted(r);
+            });
+        }
+        return memoryUsedUp;
+    }
+
     /** Reads the group while the run lives; the reason to end the run, or null. */
     private Kill poll(ResourceLimits limits) {
         notePressure();
-        if (group.oomKilled()) {
+        if (memoryUsedUp() || group.oomKilled()) {
             return Kill.MEMORY;
         }
         return overCpu(Duration.ofNanos(group.cpuNanos() - cpuBase), limits) ? Kill.CPU_TIME : null;

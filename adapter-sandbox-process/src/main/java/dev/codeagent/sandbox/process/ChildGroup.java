@@ -1,7 +1,9 @@
 package dev.codeagent.sandbox.process;
 
+import dev.codeagent.kit.sandbox.MemoryWatch;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The control group of one run: every process of the run, every page it charges (anonymous memory,
@@ -19,6 +21,9 @@ sealed interface ChildGroup extends AutoCloseable permits CgroupV1Group, CgroupV
 
     /** The most memory the group has held at once, in bytes (a lower bound where the kernel keeps no peak). */
     long peakMemoryBytes();
+
+    /** The group's memory as the kernel counts it now (usage, limit, file cache, refaults); empty when unreadable. */
+    Optional<MemoryWatch.Reading> memory();
 
     /** Whether the kernel's OOM killer has killed a process of the group because the group hit its limit. */
     boolean oomKilled();

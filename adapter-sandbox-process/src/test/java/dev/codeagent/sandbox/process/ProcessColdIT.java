@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.codeagent.application.sandbox.JudgedSandboxContractTest;
 import dev.codeagent.application.sandbox.SandboxAttackTest;
+import dev.codeagent.application.sandbox.SandboxMemoryVerdictTest;
 import dev.codeagent.application.sandbox.SandboxWholeRunAttackTest;
 import dev.codeagent.application.session.SessionSandboxContractTest;
 import dev.codeagent.domain.execution.Execution;
@@ -161,6 +162,19 @@ class ProcessColdIT {
         @Test
         void claimsTheWholeRunGuaranteesWhereTheHostHasThem() {
             tier.assertClaimsTheWholeRunGuarantees();
+        }
+    }
+
+    /** The verdict a contest user expects of a program that touches 1 GiB under 256 MiB, in every language. */
+    @Nested
+    class MemoryVerdict extends SandboxMemoryVerdictTest {
+
+        @RegisterExtension
+        static final ProcessFixture tier = ProcessFixture.cold("codeagent-coldmem-");
+
+        @Override
+        protected Sandbox sandbox() {
+            return tier.sandbox();
         }
     }
 }

@@ -1,9 +1,17 @@
 package dev.codeagent.sandbox.process;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.codeagent.application.compile.CompiledLanguagesContractTest;
+import dev.codeagent.application.sandbox.MemoryHogs;
 import dev.codeagent.application.sandbox.SandboxAttackTest;
 import dev.codeagent.application.sandbox.SandboxContractTest;
+import dev.codeagent.application.sandbox.SandboxMemoryVerdictTest;
 import dev.codeagent.application.sandbox.SandboxWholeRunAttackTest;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.Sandbox;
 import java.nio.file.Path;
 import java.util.List;
@@ -84,6 +92,35 @@ class ProcessWarmIT {
         @Test
         void claimsTheWholeRunGuaranteesWhereTheHostHasThem() {
             tier.assertClaimsTheWholeRunGuarantees();
+        }
+    }
+
+    /** The verdict a contest user expects of a program that touches 1 GiB under 256 MiB, in every language. */
+    @Nested
+    class MemoryVerdict extends SandboxMemoryVerdictTest {
+
+        @RegisterExtension
+        static final ProcessFixture tier = ProcessFixture.warm("codeagent-warmmem-");
+
+        @Override
+        protected Sandbox sandbox() {
+            return tier.sandbox();
+        }
+
+        /**
+         * The pre-started path itself: its group is made before the job and retargeted to the run's limit, so the
+         * watch must read the limit the run has, not the one it was made with. The compiled languages alternate the
+         * compile stage's limits with the run's, so the suite alone may never find a sandbox started for the run's.
+         */
+        @Test
+        void aPreStartedSandboxEndsTheHogAsTheMemoryLimitToo() throws InterruptedException {
+            long before = tier.sandbox().diagnostics().preStarted();
+            for (int i = 0; i < 4 && tier.sandbox().diagnostics().preStarted() == before; i++) {
+                Thread.sleep(1_000);
+                Execution e = tier.sandbox().execute(new ExecutionRequest(MemoryHogs.program(Language.PYTHON), "", limits()));
+                assertThat(e.outcome()).as(e.detail()).isEqualTo(Outcome.MEMORY_LIMIT);
+            }
+            assertThat(tier.sandbox().diagnostics().preStarted()).as("a run took a pre-started sandbox").isGreaterThan(before);
         }
     }
 }

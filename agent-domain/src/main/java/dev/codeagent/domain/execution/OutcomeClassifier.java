@@ -33,7 +33,10 @@ public final class OutcomeClassifier {
         WALL_TIME,
         /** stdout or stderr went past its cap. */
         OUTPUT,
-        /** The run's memory limit was reached and the supervisor (or the OOM killer on its behalf) ended the whole run. */
+        /**
+         * The run's memory was used up (what reclaim cannot give back reached the limit, or the group thrashed at it)
+         * and the supervisor (or the OOM killer on its behalf) ended the whole run.
+         */
         MEMORY,
         /** The sandbox was closed while the program ran. */
         CLOSED
@@ -122,8 +125,9 @@ public final class OutcomeClassifier {
                     + " went past its cap of " + bytes(limits.maxOutputBytes()));
         }
         if (t.enforced() == Enforced.MEMORY) {
+            // the supervisor ended it (the group's memory used up or thrashing at its limit), or the OOM killer did
             return new Classification(Outcome.MEMORY_LIMIT, "the memory limit of " + bytes(limits.memoryBytes())
-                    + " was reached (scratch files count too); the out-of-memory killer ended the run");
+                    + " was reached (scratch files count too) and the run was ended");
         }
         if (t.exitedCleanly()) {
             // a program that survived an OOM kill of a child, or printed "MemoryError" itself, and exited 0 is fine
