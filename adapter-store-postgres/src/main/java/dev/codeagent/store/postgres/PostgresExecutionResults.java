@@ -26,7 +26,7 @@ final class PostgresExecutionResults implements ExecutionResults {
 
     @Override
     public void save(StoredExecution e) {
-        String result = e.result() == null ? null : json.write(e.result());
+        String result = e.result() == null ? null : json.write(e.result(), e.verdict());
         BigDecimal finished = e.finishedAt() == null ? null : PostgresRunLog.seconds(e.finishedAt());
         db.transaction("record execution " + e.id(), (c, retry) -> {
             try (PreparedStatement s = c.prepareStatement("INSERT INTO submitted_executions (id, submitted_by, status,"
@@ -60,7 +60,7 @@ final class PostgresExecutionResults implements ExecutionResults {
                     try {
                         return Optional.of(new StoredExecution(id, r.getString(1), StoredExecution.Status.valueOf(r.getString(2)),
                                 PostgresRunLog.instant(r.getBigDecimal(3)), finished == null ? null : PostgresRunLog.instant(finished),
-                                result == null ? null : json.execution(result)));
+                                result == null ? null : json.execution(result), result == null ? null : json.verdictBeside(result)));
                     } catch (JsonProcessingException | IllegalArgumentException e) {
                         throw new java.sql.SQLException("execution " + id + " is not readable: " + e.getMessage(), e);
                     }

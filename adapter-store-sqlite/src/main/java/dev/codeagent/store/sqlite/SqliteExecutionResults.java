@@ -25,7 +25,7 @@ final class SqliteExecutionResults implements ExecutionResults {
 
     @Override
     public void save(StoredExecution e) {
-        String result = e.result() == null ? null : json.write(e.result());
+        String result = e.result() == null ? null : json.write(e.result(), e.verdict());
         String accepted = SqliteRunLog.time(e.acceptedAt(), "acceptedAt");
         String finished = e.finishedAt() == null ? null : SqliteRunLog.time(e.finishedAt(), "finishedAt");
         file.write("record execution " + e.id(), c -> {
@@ -60,7 +60,7 @@ final class SqliteExecutionResults implements ExecutionResults {
                     try {
                         return Optional.of(new StoredExecution(id, r.getString(1), StoredExecution.Status.valueOf(r.getString(2)),
                                 Instant.parse(r.getString(3)), finished == null ? null : Instant.parse(finished),
-                                result == null ? null : json.execution(result)));
+                                result == null ? null : json.execution(result), result == null ? null : json.verdictBeside(result)));
                     } catch (JsonProcessingException | IllegalArgumentException e) {
                         throw new java.sql.SQLException("execution " + id + " is not readable: " + e.getMessage(), e);
                     }
