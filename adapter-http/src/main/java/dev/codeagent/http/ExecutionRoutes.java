@@ -88,7 +88,7 @@ final class ExecutionRoutes {
     }
 
     /** RFC 7240: {@code Prefer: respond-async}, among other preferences or alone. */
-    private static boolean prefersAsync(Context ctx) {
+    static boolean prefersAsync(Context ctx) {
         return java.util.Collections.list(ctx.req().getHeaders("Prefer")).stream().flatMap(h -> Arrays.stream(h.split(",")))
                 .map(p -> p.split(";", 2)[0].trim().toLowerCase(Locale.ROOT)).anyMatch("respond-async"::equals);
     }
