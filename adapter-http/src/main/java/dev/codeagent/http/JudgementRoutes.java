@@ -1,26 +1,19 @@
 package dev.codeagent.http;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.command.FieldErrors;
 import dev.codeagent.application.eval.JudgeCode;
 import dev.codeagent.application.eval.JudgeRequest;
 import dev.codeagent.application.eval.Judgement;
-import dev.codeagent.application.execute.OverloadedException;
 import dev.codeagent.application.run.Caller;
 import dev.codeagent.application.submit.StoredExecution;
 import dev.codeagent.application.submit.SubmitExecutions;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.http.ProblemException.FieldError;
-import dev.codeagent.http.ProblemException.Type;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -62,7 +55,7 @@ final class JudgementRoutes {
     private final SubmitExecutions submissions;
     private final JudgeCode judgeCode;
     private final Callbacks callbacks;
-    private final int maxBatch;
+    private final SubmissionRoutes routes;
 
     JudgementRoutes(ExecutionGate gate, JsonBodies bodies, ApiRequests requests, IdempotentReplies replies,
             SubmitExecutions submissions, JudgeCode judgeCode, Callbacks callbacks, int maxBatch) {
@@ -73,14 +66,14 @@ final class JudgementRoutes {
         this.submissions = submissions;
         this.judgeCode = judgeCode;
         this.callbacks = callbacks;
-        this.maxBatch = maxBatch;
+        this.routes = new SubmissionRoutes(submissions, maxBatch, "judgement", ID, "judgements", Views::judgementSubmission);
     }
 
     void register(Router router) {
         router.route(HandlerType.POST, "/v1/judgements", this::judge);
         router.route(HandlerType.POST, "/v1/judgements/batch", this::batch);
-        router.route(HandlerType.GET, "/v1/judgements", this::collect);
-        router.route(HandlerType.GET, "/v1/judgements/{id}", this::find);
+        router.route(HandlerType.GET, "/v1/judgements", routes::collect);
+        router.route(HandlerType.GET, "/v1/judgements/{id}", routes::find);
     }
 
     private void judge(Context ctx) {
@@ -92,7 +85,7 @@ final class JudgementRoutes {
         if (Boolean.FALSE.equals(body.waitForResult()) || ExecutionRoutes.prefersAsync(ctx)) {
             SubmitExecutions.Submission submission = submission(ctx, request, body.callbackUrl());
             replies.answer(ctx, text, () -> {
-                String id = submit(caller, List.of(submission)).get(0);
+                String id = routes.submit(caller, List.of(submission)).get(0);
                 StoredExecution accepted = submissions.find(caller, id).orElseThrow();
                 return IdempotentReplies.json(202, "/v1/judgements/" + id, Views.judgementSubmission(accepted));
             });
@@ -145,89 +138,12 @@ final class JudgementRoutes {
     private void batch(Context ctx) {
         String text = bodies.jsonText(ctx);
         BatchBody body = bodies.strict(text, BatchBody.class);
-        if (body.submissions() == null || body.submissions().isEmpty()) {
-            throw ProblemException.invalid("submissions", "required: 1 to " + maxBatch + " judgements, each as POST /v1/judgements"
-                    + " takes it");
-        }
-        if (body.submissions().size() > maxBatch) {
-            throw ProblemException.invalid("submissions", "at most " + maxBatch + " judgements in one batch (http.maxBatchSize),"
-                    + " got " + body.submissions().size());
-        }
-        List<SubmitExecutions.Submission> batch = new ArrayList<>();
-        List<FieldError> errors = new ArrayList<>();
-        for (int i = 0; i < body.submissions().size(); i++) {
-            String prefix = "submissions[" + i + "]";
-            JudgementBody one = body.submissions().get(i);
-            if (one == null) {
-                errors.add(new FieldError(prefix, "must be a judgement, not null"));
-                continue;
-            }
-            if (one.waitForResult() != null) {
-                errors.add(new FieldError(prefix + ".wait", "a batch is always collected later: leave wait out"));
-                continue;
-            }
-            try {
-                JudgeRequest request = request(one);
-                gate.validate(request.execution());
-                batch.add(submission(ctx, request, one.callbackUrl()));
-            } catch (ProblemException e) {
-                e.errors().forEach(f -> errors.add(new FieldError(prefix + "." + f.field(), f.message())));
-                if (e.errors().isEmpty()) {
-                    errors.add(new FieldError(prefix, e.getMessage()));
-                }
-            }
-        }
-        if (!errors.isEmpty()) {
-            throw ProblemException.invalid(errors);
-        }
-        Caller caller = RequestGuard.caller(ctx);
-        replies.answer(ctx, text, () -> {
-            ObjectNode answer = Views.MAPPER.createObjectNode();
-            ArrayNode ids = answer.putArray("ids");
-            submit(caller, batch).forEach(ids::add);
-            return IdempotentReplies.json(202, null, answer);
+        List<SubmitExecutions.Submission> batch = routes.batch(body.submissions(), JudgementBody::waitForResult, one -> {
+            JudgeRequest request = request(one);
+            gate.validate(request.execution());
+            return submission(ctx, request, one.callbackUrl());
         });
-    }
-
-    private List<String> submit(Caller caller, List<SubmitExecutions.Submission> batch) {
-        try {
-            return submissions.submitAll(caller, batch);
-        } catch (OverloadedException e) {
-            throw ProblemException.retryLater(Type.OVERLOADED, e.getMessage(), e.retryAfter());
-        }
-    }
-
-    private Optional<StoredExecution> found(Caller caller, String id) {
-        return ID.matcher(id).matches() ? submissions.find(caller, id) : Optional.empty();
-    }
-
-    private void find(Context ctx) {
-        String id = ctx.pathParam("id");
-        StoredExecution s = found(RequestGuard.caller(ctx), id).orElseThrow(() -> new ProblemException(Type.NOT_FOUND,
-                "no judgement with id '" + JsonBodies.abbreviate(id, 80) + "' (results are kept for http.resultsKeep after they end)"));
-        Router.json(ctx, 200, Views.judgementSubmission(s));
-    }
-
-    private void collect(Context ctx) {
-        String raw = ctx.queryParam("ids");
-        if (raw == null || raw.isBlank()) {
-            throw ProblemException.invalid("ids", "required: the ids to collect, separated by commas (at most " + maxBatch + ")");
-        }
-        List<String> ids = Arrays.stream(raw.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-        if (ids.size() > maxBatch) {
-            throw ProblemException.invalid("ids", "at most " + maxBatch + " ids at once (http.maxBatchSize), got " + ids.size());
-        }
         Caller caller = RequestGuard.caller(ctx);
-        ObjectNode answer = Views.MAPPER.createObjectNode();
-        ArrayNode list = answer.putArray("judgements");
-        for (String id : ids) {
-            Optional<StoredExecution> s = found(caller, id);
-            if (s.isPresent()) {
-                list.add(Views.judgementSubmission(s.get()));
-            } else {
-                list.addObject().put("id", JsonBodies.abbreviate(id, 80)).put("status", "NOT_FOUND");
-            }
-        }
-        Router.json(ctx, 200, answer);
+        replies.answer(ctx, text, () -> IdempotentReplies.json(202, null, SubmissionRoutes.accepted(routes.submit(caller, batch))));
     }
 }

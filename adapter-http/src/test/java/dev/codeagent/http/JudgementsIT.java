@@ -170,7 +170,7 @@ class JudgementsIT {
         List<String> ids = new ArrayList<>(List.of(id));
         TestServer.json(b).get("ids").forEach(n -> ids.add(n.asText()));
 
-        JsonNode done = awaitDone(ids, 120);
+        JsonNode done = SubmissionsIT.awaitDone(server, "judgements", ids, 120);
         assertThat(done.get(0).get("result").get("verdict").get("kind").asText()).isEqualTo("WRONG_ANSWER");
         assertThat(done.get(0).get("result").get("calls").toString()).contains("f(1) returned 1");
         assertThat(done.get(1).get("result").get("verdict").get("kind").asText()).isEqualTo("ACCEPTED");
@@ -181,6 +181,22 @@ class JudgementsIT {
         // a judgement is not an execution: each is collected where it was submitted
         assertThat(server.get("/v1/executions/" + id, TestServer.ADMIN_KEY).statusCode()).isEqualTo(404);
         assertThat(server.get("/v1/judgements/" + id, TestServer.EXEC_KEY).statusCode()).as("another key's").isEqualTo(404);
+    }
+
+    @Test
+    void aRetryWithTheSameIdempotencyKeyIsAnsweredWithTheFirstJudgement() throws Exception {
+        String body = body("python", "import random\nprint(random.random())\n").put("expectedOutput", "0.5\n").toString();
+        String key = "judge-" + UUID.randomUUID();
+        HttpResponse<String> first = server.send(server.request("/v1/judgements").header("Authorization", "Bearer "
+                + TestServer.ADMIN_KEY).header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build());
+        HttpResponse<String> again = server.send(server.request("/v1/judgements").header("Authorization", "Bearer "
+                + TestServer.ADMIN_KEY).header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)).build());
+        assertThat(first.statusCode()).as(first.body()).isEqualTo(200);
+        assertThat(again.headers().firstValue("Idempotent-Replayed")).contains("true");
+        // the program prints a new random number each time it runs: the same one means it did not run again
+        assertThat(again.body()).isEqualTo(first.body());
     }
 
     @Test
@@ -209,24 +225,5 @@ class JudgementsIT {
         List<String> fields = new ArrayList<>();
         TestServer.json(r).get("errors").forEach(e -> fields.add(e.get("field").asText()));
         return fields;
-    }
-
-    private static JsonNode awaitDone(List<String> ids, int seconds) throws InterruptedException {
-        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
-        JsonNode list = null;
-        while (System.nanoTime() < deadline) {
-            HttpResponse<String> r = server.get("/v1/judgements?ids=" + String.join(",", ids), TestServer.ADMIN_KEY);
-            assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-            list = TestServer.json(r).get("judgements");
-            boolean all = true;
-            for (JsonNode e : list) {
-                all &= e.get("status").asText().equals("DONE");
-            }
-            if (all) {
-                return list;
-            }
-            Thread.sleep(200);
-        }
-        throw new AssertionError("not all done within " + seconds + "s: " + list);
     }
 }
