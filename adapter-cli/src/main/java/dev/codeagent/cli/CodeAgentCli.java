@@ -39,6 +39,7 @@ import picocli.CommandLine.Spec;
             RunsCommand.class,
             ConfigCommand.class,
             EvalCommand.class,
+            JudgeCommand.class,
             SessionCommand.class,
             WorkerCommand.class,
             VersionCommand.class,

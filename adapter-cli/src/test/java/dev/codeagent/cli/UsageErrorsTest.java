@@ -166,7 +166,7 @@ class UsageErrorsTest {
         assertUsageError(cli.run("exce", hello.toString()), "unknown command 'exce'; did you mean exec?");
         assertUsageError(cli.run("serv"), "unknown command 'serv'; did you mean serve?");
         assertUsageError(cli.run("serve"), "'serve' is started by the ./codeagent launcher");
-        assertUsageError(cli.run("frobnicate"), "; commands: exec, solve, runs, config, eval, session, worker, version, serve, jupyter");
+        assertUsageError(cli.run("frobnicate"), "; commands: exec, solve, runs, config, eval, judge, session, worker, version, serve, jupyter");
         assertUsageError(cli.run("solve", "x", "--max-atempts", "3"), "did you mean --max-attempts?");
         CliRunner.Result r = cli.run("exec", "--frobnicate", hello.toString());
         assertThat(r.err()).doesNotContain("did you mean", "Unmatched", "index");

@@ -72,7 +72,7 @@ public final class ApiServer implements AutoCloseable {
             EventStreams streams, HealthCheck health, SessionRoutes sessions, PistonApi piston, PistonConnect connect,
             Stopping stopping, Optional<WorkQueue> workQueue, Optional<ExecutionQueue> executionQueue, HostedEndpoints hosted,
             Closer closer, IdempotentReplies replies, dev.codeagent.application.submit.SubmitExecutions submissions,
-            Callbacks callbacks) {
+            Callbacks callbacks, dev.codeagent.application.eval.JudgeCode judgeCode) {
         this.config = config;
         this.http = http;
         this.sandbox = sandbox;
@@ -94,6 +94,8 @@ public final class ApiServer implements AutoCloseable {
         new HealthRoutes(health, executeCode, sandbox.tier(), config.store().kind(), runs, metrics, guard, stopping::get)
                 .register(router);
         new ExecutionRoutes(executions, bodies, requests, piston, replies, submissions, http.maxBatchSize(), callbacks)
+                .register(router);
+        new JudgementRoutes(executions, bodies, requests, replies, submissions, judgeCode, callbacks, http.maxBatchSize())
                 .register(router);
         new RunRoutes(runs, streams, bodies, requests, replies).register(router);
         sessions.register(router);

@@ -97,7 +97,7 @@ final class Callbacks implements AutoCloseable {
     void deliver(Target target, StoredExecution done) {
         String body;
         try {
-            body = Views.MAPPER.writeValueAsString(Views.submission(done));
+            body = Views.MAPPER.writeValueAsString(done.isJudgement() ? Views.judgementSubmission(done) : Views.submission(done));
         } catch (JsonProcessingException e) {
             log.warn("callback of {} could not be written: {}", done.id(), e.getMessage());
             return;

@@ -1,20 +1,14 @@
 package dev.codeagent.http;
 
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.codeagent.application.execute.OverloadedException;
 import dev.codeagent.application.run.Caller;
 import dev.codeagent.application.submit.StoredExecution;
 import dev.codeagent.application.submit.SubmitExecutions;
 import dev.codeagent.domain.execution.ExecutionRequest;
-import dev.codeagent.http.ProblemException.Type;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -34,8 +28,8 @@ final class ExecutionRoutes {
     private final PistonApi runtimes;
     private final IdempotentReplies replies;
     private final SubmitExecutions submissions;
-    private final int maxBatch;
     private final Callbacks callbacks;
+    private final SubmissionRoutes routes;
 
     ExecutionRoutes(ExecutionGate gate, JsonBodies bodies, ApiRequests requests, PistonApi runtimes, IdempotentReplies replies,
             SubmitExecutions submissions, int maxBatch, Callbacks callbacks) {
@@ -46,14 +40,14 @@ final class ExecutionRoutes {
         this.runtimes = runtimes;
         this.replies = replies;
         this.submissions = submissions;
-        this.maxBatch = maxBatch;
+        this.routes = new SubmissionRoutes(submissions, maxBatch, "execution", ID, "executions", Views::submission);
     }
 
     void register(Router router) {
         router.route(HandlerType.POST, "/v1/executions", this::execute);
         router.route(HandlerType.POST, "/v1/executions/batch", this::batch);
-        router.route(HandlerType.GET, "/v1/executions", this::collect);
-        router.route(HandlerType.GET, "/v1/executions/{id}", this::find);
+        router.route(HandlerType.GET, "/v1/executions", routes::collect);
+        router.route(HandlerType.GET, "/v1/executions/{id}", routes::find);
         router.route(HandlerType.GET, "/v1/languages", ctx -> Router.json(ctx, 200, runtimes.languages()));
     }
 
@@ -66,7 +60,7 @@ final class ExecutionRoutes {
             gate.validate(request);
             SubmitExecutions.Submission submission = submission(ctx, request, body.callbackUrl(), "callbackUrl");
             replies.answer(ctx, text, () -> {
-                String id = submit(caller, List.of(submission)).get(0);
+                String id = routes.submit(caller, List.of(submission)).get(0);
                 StoredExecution accepted = submissions.find(caller, id).orElseThrow();
                 return IdempotentReplies.json(202, "/v1/executions/" + id, Views.submission(accepted));
             });
@@ -95,7 +89,7 @@ final class ExecutionRoutes {
     }
 
     /** RFC 7240: {@code Prefer: respond-async}, among other preferences or alone. */
-    private static boolean prefersAsync(Context ctx) {
+    static boolean prefersAsync(Context ctx) {
         return java.util.Collections.list(ctx.req().getHeaders("Prefer")).stream().flatMap(h -> Arrays.stream(h.split(",")))
                 .map(p -> p.split(";", 2)[0].trim().toLowerCase(Locale.ROOT)).anyMatch("respond-async"::equals);
     }
@@ -103,87 +97,12 @@ final class ExecutionRoutes {
     private void batch(Context ctx) {
         String text = bodies.jsonText(ctx);
         ApiRequests.BatchBody body = bodies.strict(text, ApiRequests.BatchBody.class);
-        if (body.submissions() == null || body.submissions().isEmpty()) {
-            throw ProblemException.invalid("submissions", "required: 1 to " + maxBatch + " executions, each as POST /v1/executions"
-                    + " takes it");
-        }
-        if (body.submissions().size() > maxBatch) {
-            throw ProblemException.invalid("submissions", "at most " + maxBatch + " executions in one batch (http.maxBatchSize),"
-                    + " got " + body.submissions().size());
-        }
-        List<SubmitExecutions.Submission> batch = new ArrayList<>();
-        List<ProblemException.FieldError> errors = new ArrayList<>();
-        for (int i = 0; i < body.submissions().size(); i++) {
-            String prefix = "submissions[" + i + "]";
-            ApiRequests.ExecutionBody one = body.submissions().get(i);
-            if (one == null) {
-                errors.add(new ProblemException.FieldError(prefix, "must be an execution, not null"));
-                continue;
-            }
-            if (one.waitForResult() != null) {
-                errors.add(new ProblemException.FieldError(prefix + ".wait", "a batch is always collected later: leave wait out"));
-                continue;
-            }
-            try {
-                ExecutionRequest request = requests.execution(one);
-                gate.validate(request);
-                batch.add(submission(ctx, request, one.callbackUrl(), "callbackUrl"));
-            } catch (ProblemException e) {
-                e.errors().forEach(f -> errors.add(new ProblemException.FieldError(prefix + "." + f.field(), f.message())));
-                if (e.errors().isEmpty()) {
-                    errors.add(new ProblemException.FieldError(prefix, e.getMessage()));
-                }
-            }
-        }
-        if (!errors.isEmpty()) {
-            throw ProblemException.invalid(errors);
-        }
-        Caller caller = RequestGuard.caller(ctx);
-        replies.answer(ctx, text, () -> {
-            ObjectNode answer = Views.MAPPER.createObjectNode();
-            ArrayNode ids = answer.putArray("ids");
-            submit(caller, batch).forEach(ids::add);
-            return IdempotentReplies.json(202, null, answer);
+        List<SubmitExecutions.Submission> batch = routes.batch(body.submissions(), ApiRequests.ExecutionBody::waitForResult, one -> {
+            ExecutionRequest request = requests.execution(one);
+            gate.validate(request);
+            return submission(ctx, request, one.callbackUrl(), "callbackUrl");
         });
-    }
-
-    private List<String> submit(Caller caller, List<SubmitExecutions.Submission> batch) {
-        try {
-            return submissions.submitAll(caller, batch);
-        } catch (OverloadedException e) {
-            throw ProblemException.retryLater(Type.OVERLOADED, e.getMessage(), e.retryAfter());
-        }
-    }
-
-    private void find(Context ctx) {
-        String id = ctx.pathParam("id");
-        Optional<StoredExecution> found = ID.matcher(id).matches() ? submissions.find(RequestGuard.caller(ctx), id) : Optional.empty();
-        StoredExecution s = found.orElseThrow(() -> new ProblemException(Type.NOT_FOUND, "no execution with id '"
-                + JsonBodies.abbreviate(id, 80) + "' (results are kept for http.resultsKeep after they end)"));
-        Router.json(ctx, 200, Views.submission(s));
-    }
-
-    private void collect(Context ctx) {
-        String raw = ctx.queryParam("ids");
-        if (raw == null || raw.isBlank()) {
-            throw ProblemException.invalid("ids", "required: the ids to collect, separated by commas (at most " + maxBatch + ")");
-        }
-        List<String> ids = Arrays.stream(raw.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
-        if (ids.size() > maxBatch) {
-            throw ProblemException.invalid("ids", "at most " + maxBatch + " ids at once (http.maxBatchSize), got " + ids.size());
-        }
         Caller caller = RequestGuard.caller(ctx);
-        ObjectNode answer = Views.MAPPER.createObjectNode();
-        ArrayNode list = answer.putArray("executions");
-        for (String id : ids) {
-            Optional<StoredExecution> s = ID.matcher(id).matches() ? submissions.find(caller, id) : Optional.empty();
-            if (s.isPresent()) {
-                list.add(Views.submission(s.get()));
-            } else {
-                // one unknown id does not spoil the others: it is answered in its place
-                list.addObject().put("id", JsonBodies.abbreviate(id, 80)).put("status", "NOT_FOUND");
-            }
-        }
-        Router.json(ctx, 200, answer);
+        replies.answer(ctx, text, () -> IdempotentReplies.json(202, null, SubmissionRoutes.accepted(routes.submit(caller, batch))));
     }
 }

@@ -65,7 +65,8 @@ final class RequestGuard {
      * open by mistake.
      */
     static String group(String path) {
-        if (path.startsWith("/v1/executions") || path.startsWith("/v1/languages")) {
+        // judging given code runs it as an execution does: a key allowed executions may judge, and no other
+        if (path.startsWith("/v1/executions") || path.startsWith("/v1/languages") || path.startsWith("/v1/judgements")) {
             return "executions";
         }
         if (path.startsWith("/v1/runs")) {

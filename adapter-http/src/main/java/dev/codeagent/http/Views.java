@@ -43,6 +43,19 @@ final class Views {
         return n;
     }
 
+    /** Given code judged: the verdict with its analysis and the run that decided it. */
+    static ObjectNode judgement(Verdict verdict, Execution execution) {
+        return MAPPER.valueToTree(dev.codeagent.application.view.JudgementView.of(verdict, execution));
+    }
+
+    /** A submitted judgement: where it is, and its judgement once it is done. */
+    static ObjectNode judgementSubmission(dev.codeagent.application.submit.StoredExecution s) {
+        ObjectNode n = submission(s);
+        n.set("result", s.result() == null ? null : judgement(s.verdict(), s.result()));
+        n.putObject("links").put("self", "/v1/judgements/" + s.id());
+        return n;
+    }
+
     static ObjectNode task(Task t) {
         return MAPPER.valueToTree(TaskView.of(t));
     }

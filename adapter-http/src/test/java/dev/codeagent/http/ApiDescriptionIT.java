@@ -60,6 +60,9 @@ class ApiDescriptionIT {
         assertThat(properties("BatchRequest")).isEqualTo(components(ApiRequests.BatchBody.class));
         assertThat(properties("PistonExecuteRequest")).isEqualTo(components(PistonApi.ExecuteBody.class));
         assertThat(properties("PistonFile")).isEqualTo(components(PistonApi.FileBody.class));
+        assertThat(properties("JudgementRequest")).isEqualTo(components(JudgementRoutes.JudgementBody.class));
+        assertThat(properties("JudgeCase")).isEqualTo(components(JudgementRoutes.CaseBody.class));
+        assertThat(properties("JudgementBatchRequest")).isEqualTo(components(JudgementRoutes.BatchBody.class));
     }
 
     @Test
@@ -86,6 +89,24 @@ class ApiDescriptionIT {
         JsonNode page = json(server.get("/v1/executions?ids=" + submitted.get("id").asText() + ",ex_unknown", TestServer.ADMIN_KEY), 200);
         conforms(page, "SubmissionPage");
         page.get("executions").forEach(e -> conforms(e, "Submission"));
+    }
+
+    @Test
+    void judgementsCarryExactlyTheFieldsOfTheirSchemas() {
+        String wrong = "{\"language\":\"python\",\"code\":\"def f(x):\\n    return x + 1\\n\",\"tests\":\"assert f(2) == 4\"";
+        JsonNode judged = json(server.post("/v1/judgements", TestServer.ADMIN_KEY, wrong + "}"), 200);
+        conforms(judged, "Judgement");
+        conforms(judged.get("verdict"), "Verdict");
+        conforms(judged.get("execution"), "Execution");
+        conforms(json(server.post("/v1/judgements", TestServer.ADMIN_KEY, "{\"language\":\"python\",\"code\":\"print(1)\"}"), 400),
+                "Problem");
+        JsonNode submitted = json(server.post("/v1/judgements", TestServer.ADMIN_KEY, wrong + ",\"wait\":false}"), 202);
+        conforms(submitted, "JudgementSubmission");
+        conforms(json(server.post("/v1/judgements/batch", TestServer.ADMIN_KEY, "{\"submissions\":[" + wrong + "}]}"), 202),
+                "BatchAccepted");
+        JsonNode page = json(server.get("/v1/judgements?ids=" + submitted.get("id").asText() + ",ju_unknown", TestServer.ADMIN_KEY), 200);
+        conforms(page, "JudgementPage");
+        page.get("judgements").forEach(e -> conforms(e, "JudgementSubmission"));
     }
 
     private static JsonNode json(HttpResponse<String> r, int status) {

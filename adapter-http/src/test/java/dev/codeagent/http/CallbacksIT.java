@@ -90,6 +90,26 @@ class CallbacksIT {
     }
 
     @Test
+    void aDoneJudgementIsPostedWithItsVerdict() throws Exception {
+        try (TestServer s = server().start()) {
+            HttpResponse<String> r = s.post("/v1/judgements", TestServer.ADMIN_KEY, "{\"language\":\"python\",\"code\":"
+                    + "\"def f(x):\\n    return x\\n\",\"tests\":\"assert f(1) == 2\",\"wait\":false,\"callbackUrl\":\"" + hook() + "\"}");
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(202);
+            String id = TestServer.json(r).get("id").asText();
+            for (int i = 0; i < 150 && bodies.isEmpty(); i++) {
+                Thread.sleep(100);
+            }
+            assertThat(bodies).hasSize(1);
+            JsonNode posted = Views.MAPPER.readTree(bodies.get(0));
+            assertThat(posted.get("id").asText()).isEqualTo(id);
+            assertThat(posted.get("links").get("self").asText()).isEqualTo("/v1/judgements/" + id);
+            assertThat(posted.get("result").get("verdict").get("kind").asText()).isEqualTo("WRONG_ANSWER");
+            assertThat(posted.get("result").get("calls").toString()).contains("f(1) returned 1");
+            assertThat(signatures.get(0)).isEqualTo("sha256=" + Callbacks.sign(SECRET.getBytes(StandardCharsets.UTF_8), bodies.get(0)));
+        }
+    }
+
+    @Test
     void aHostNotAllowedIsRefusedAndNothingRuns() {
         try (TestServer s = withKeys("").start()) {
             HttpResponse<String> r = s.post("/v1/executions", TestServer.ADMIN_KEY, "{\"language\":\"python\",\"code\":\"print(1)\","

@@ -9,6 +9,7 @@ class RequestGuardGroupsTest {
     @Test
     void everyApiPathNeedsAKeyAndOnlyHealthAndTheDescriptionAreOpen() {
         assertThat(RequestGuard.group("/v1/executions")).isEqualTo("executions");
+        assertThat(RequestGuard.group("/v1/judgements/batch")).isEqualTo("executions");
         assertThat(RequestGuard.group("/v1/runs/abc/events")).isEqualTo("runs");
         assertThat(RequestGuard.group("/v1/sessions/abc/cells")).isEqualTo("sessions");
         assertThat(RequestGuard.group("/api/v2/execute")).isEqualTo("piston");

@@ -130,12 +130,17 @@ class SubmissionsIT {
     }
 
     static JsonNode awaitDone(TestServer s, List<String> ids, int seconds) throws InterruptedException {
+        return awaitDone(s, "executions", ids, seconds);
+    }
+
+    /** As {@link #awaitDone(List, int)} for the submissions of {@code /v1/<collection>} (executions, judgements). */
+    static JsonNode awaitDone(TestServer s, String collection, List<String> ids, int seconds) throws InterruptedException {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         JsonNode list = null;
         while (System.nanoTime() < deadline) {
-            HttpResponse<String> r = s.get("/v1/executions?ids=" + String.join(",", ids), TestServer.ADMIN_KEY);
+            HttpResponse<String> r = s.get("/v1/" + collection + "?ids=" + String.join(",", ids), TestServer.ADMIN_KEY);
             assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
-            list = TestServer.json(r).get("executions");
+            list = TestServer.json(r).get(collection);
             boolean all = true;
             for (JsonNode e : list) {
                 all &= e.get("status").asText().equals("DONE");

@@ -38,6 +38,23 @@ class SqliteExecutionResultsTest {
     }
 
     @Test
+    void keepsAJudgementsVerdictBesideItsExecutionAcrossReopening() {
+        Path file = dir.resolve("runs.db");
+        dev.codeagent.domain.solving.Attempt wrong = Samples.runtimeError(1);
+        StoredExecution done = new StoredExecution("ju_1", "key:a", StoredExecution.Status.QUEUED, Samples.T0, null, null)
+                .done(wrong.execution(), wrong.verdict(), Samples.T0.plusSeconds(1));
+        try (SqliteRunLog log = SqliteRunLog.open(file)) {
+            new SqliteExecutionResults(log).save(done);
+        }
+        try (SqliteRunLog log = SqliteRunLog.open(file)) {
+            StoredExecution again = new SqliteExecutionResults(log).find("ju_1").orElseThrow();
+            // the verdict with its error (type, line, source line, frames), not re-derived: the code is not kept
+            assertThat(again.verdict()).isNotNull().isEqualTo(wrong.verdict());
+            assertThat(again).isEqualTo(done);
+        }
+    }
+
+    @Test
     void forgetsOnlyWhatEndedBeforeTheGivenTime() {
         try (SqliteRunLog log = SqliteRunLog.open(dir.resolve("runs.db"))) {
             SqliteExecutionResults results = new SqliteExecutionResults(log);

@@ -7,7 +7,6 @@ import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.JudgeJob;
 import dev.codeagent.domain.execution.JudgeReport;
-import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Judge;
 import dev.codeagent.domain.solving.Submission;
@@ -17,7 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +49,7 @@ public final class EvaluateSamples {
     private static final java.security.SecureRandom BATCHES = new java.security.SecureRandom();
 
     private final Judge judge = new Judge();
+    private final JudgeCode judgeCode;
 
     /**
      * @param executeCode runs each program
@@ -68,6 +67,7 @@ public final class EvaluateSamples {
                     workers, executeCode.maxConcurrent(), executeCode.maxConcurrent());
         }
         this.workers = Math.min(workers, executeCode.maxConcurrent());
+        this.judgeCode = new JudgeCode(executeCode);
     }
 
     /** The default number of workers: two per available processor (executions spend much of their time starting up). */
@@ -236,27 +236,16 @@ public final class EvaluateSamples {
             return new SampleResult(sample.taskId(), sample.index(), Verdict.Kind.SYNTAX_ERROR, e.getMessage(), null, null,
                     elapsedMs(t0));
         }
-        ExecutionRequest request = submission.request("", limits);
-        List<Problem.IoCase> cases = problem.cases();
-        // each run made when the loop asks for it: a compiled language compiles once, before the first
-        Iterator<Execution> runs = executeCode.executeEach(request, cases.stream().map(Problem.IoCase::input).toList());
-        Verdict verdict = Verdict.accepted();
-        Execution execution = null;
-        for (int i = 0; i < cases.size() && verdict.isAccepted(); i++) {
-            Task task = problem.caseTask(problem.prompt(), i, limits, 1);
-            try {
-                execution = runs.next();
-            } catch (InvalidRequestException e) {
-                throw new EvaluationException("cannot evaluate: " + e.getMessage(), e);
-            }
-            verdict = judge.judge(task, submission, execution);
-            if (!verdict.isAccepted() && cases.size() > 1 && execution.outcome() != Outcome.COMPILATION_ERROR) {
-                verdict = new Verdict(verdict.kind(), "test " + (i + 1) + " of " + cases.size() + ": " + verdict.message(),
-                        verdict.error(), verdict.difference());
-            }
+        Judgement judged;
+        try {
+            // the same IO check as judging given code: one run per case, compiled once, the first failing case decides
+            judged = judgeCode.cases(first, submission, submission.request("", limits), problem.cases());
+        } catch (InvalidRequestException e) {
+            throw new EvaluationException("cannot evaluate: " + e.getMessage(), e);
         }
+        Verdict verdict = judged.verdict();
         return new SampleResult(sample.taskId(), sample.index(), verdict.kind(), verdict.message(), verdict.error(),
-                execution.outcome(), elapsedMs(t0));
+                judged.execution().outcome(), elapsedMs(t0));
     }
 
     private Execution execute(Submission submission) {

@@ -79,6 +79,7 @@ public final class CoreModule extends AbstractModule {
 
         // one per composition: its circuit breaker must see every run of this process
         bind(SolveTask.class).in(LazySingleton.class);
+        bind(dev.codeagent.application.eval.JudgeCode.class).in(LazySingleton.class);
         // the one registry: what the application counts goes here; each door adds the exporter it serves
         bind(MeterRegistry.class).to(CompositeMeterRegistry.class);
     }

@@ -1,5 +1,8 @@
 package dev.codeagent.application.submit;
 
+import dev.codeagent.application.eval.JudgeCode;
+import dev.codeagent.application.eval.JudgeRequest;
+import dev.codeagent.application.eval.Judgement;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.execute.FairPlaces;
 import dev.codeagent.application.execute.OverloadedException;
@@ -8,6 +11,7 @@ import dev.codeagent.application.solve.SolveTask;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.solving.Verdict;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,7 +33,8 @@ import org.slf4j.LoggerFactory;
  * Executions submitted to be collected later (asynchronous requests, batches): each is accepted at once under an id,
  * waits for its owner's turn at the same {@link FairPlaces} synchronous requests use (so a batch of 200 from one key
  * takes turns with the other keys' requests instead of going before them), runs, and its result is kept in the
- * {@link ExecutionResults} for {@code keep} after it ended.
+ * {@link ExecutionResults} for {@code keep} after it ended. A submitted judgement ({@link Submission#judgement}) is one of
+ * them: {@link JudgeCode} runs it at its place, and its verdict is kept beside the execution that decided it.
  *
  * <p>At most {@code maxPending} submissions are accepted and not yet ended, all owners together; a batch that would go
  * past it is refused whole, before any of it is accepted. A submission is its owner's: another caller finds none
@@ -71,12 +76,32 @@ public final class SubmitExecutions implements AutoCloseable {
     }
 
     /**
-     * One execution to submit.
+     * One execution to submit, or one judgement (given code judged: its runs and its verdict, kept as a submission whose
+     * id starts {@value StoredExecution#JUDGEMENT_PREFIX}).
      *
+     * @param request the execution's request; a judgement's runs are its {@code judgement}'s
+     * @param judgement the code to judge and who judges it, or null for a plain execution
      * @param whenDone told of the submission once it is done and recorded (a callback to deliver), or null
      */
-    public record Submission(ExecutionRequest request, Consumer<StoredExecution> whenDone) {
+    public record Submission(ExecutionRequest request, Judging judgement, Consumer<StoredExecution> whenDone) {
         public Submission {
+            Objects.requireNonNull(request, "request");
+        }
+
+        public Submission(ExecutionRequest request, Consumer<StoredExecution> whenDone) {
+            this(request, null, whenDone);
+        }
+
+        /** A judgement to submit ({@link JudgeCode#validate} has passed it). */
+        public static Submission judgement(JudgeCode judgeCode, JudgeRequest request, Consumer<StoredExecution> whenDone) {
+            return new Submission(request.execution(), new Judging(judgeCode, request), whenDone);
+        }
+    }
+
+    /** A judgement's code and the use case that judges it. */
+    public record Judging(JudgeCode judgeCode, JudgeRequest request) {
+        public Judging {
+            Objects.requireNonNull(judgeCode, "judgeCode");
             Objects.requireNonNull(request, "request");
         }
     }
@@ -106,7 +131,8 @@ public final class SubmitExecutions implements AutoCloseable {
         String owner = caller.owner();
         String turn = owner == null ? "" : owner;
         for (Submission submission : submissions) {
-            StoredExecution accepted = new StoredExecution("ex_" + SolveTask.newRunId(), owner, StoredExecution.Status.QUEUED,
+            String prefix = submission.judgement() == null ? "ex_" : StoredExecution.JUDGEMENT_PREFIX;
+            StoredExecution accepted = new StoredExecution(prefix + SolveTask.newRunId(), owner, StoredExecution.Status.QUEUED,
                     clock.instant(), null, null);
             try {
                 results.save(accepted);
@@ -127,8 +153,15 @@ public final class SubmitExecutions implements AutoCloseable {
         try (place) {
             results.save(accepted.running());
             Execution e;
+            Verdict verdict = null;
             try {
-                e = executeCode.executeEach(submission.request());
+                if (submission.judgement() == null) {
+                    e = executeCode.executeEach(submission.request());
+                } else {
+                    Judgement judged = submission.judgement().judgeCode().judge(submission.judgement().request());
+                    e = judged.execution();
+                    verdict = judged.verdict();
+                }
             } catch (ExecutionCancelledException cancelled) {
                 e = Execution.sandboxError("the server stopped before the execution ended: " + cancelled.getMessage(),
                         Duration.ZERO, executeCode.sandbox().isolation());
@@ -136,7 +169,11 @@ public final class SubmitExecutions implements AutoCloseable {
                 e = Execution.sandboxError("the execution could not run: " + other.getMessage(), Duration.ZERO,
                         executeCode.sandbox().isolation());
             }
-            done = accepted.done(e, clock.instant());
+            if (submission.judgement() != null && verdict == null) {
+                // the judge never saw it run: the sandbox's failure, as the judge words one (never a verdict on the code)
+                verdict = Verdict.of(Verdict.Kind.INTERNAL_ERROR, e.detail());
+            }
+            done = accepted.done(e, verdict, clock.instant());
             results.save(done);
             onEnded.accept(e);
         } catch (RuntimeException e) {

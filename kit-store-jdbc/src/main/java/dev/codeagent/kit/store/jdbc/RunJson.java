@@ -69,6 +69,31 @@ public final class RunJson {
     }
 
     /**
+     * A judged submission's result: the execution that decided it with its verdict beside it, under the key
+     * {@code verdict} ({@link #verdictBeside} reads it back; {@link #execution(String)} reads the execution and ignores it,
+     * so a plain execution's column holds both forms).
+     */
+    public String write(Execution execution, Verdict verdict) {
+        ObjectNode n = execution(execution);
+        if (verdict != null) {
+            n.set("verdict", verdict(verdict));
+        }
+        return text(n);
+    }
+
+    /**
+     * The verdict {@link #write(Execution, Verdict)} kept beside an execution, or null when there is none.
+     *
+     * @throws JsonProcessingException when the text is not JSON
+     * @throws IllegalArgumentException when a field is missing or invalid, naming it
+     */
+    public Verdict verdictBeside(String json) throws JsonProcessingException {
+        Node n = new Node(mapper.readTree(json), "execution");
+        Node verdict = n.optionalObject("verdict");
+        return verdict == null ? null : verdict(verdict);
+    }
+
+    /**
      * @throws JsonProcessingException when the text is not JSON
      * @throws IllegalArgumentException when a field is missing or invalid, naming it
      */

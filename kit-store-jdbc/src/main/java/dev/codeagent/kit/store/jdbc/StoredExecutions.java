@@ -39,7 +39,7 @@ public final class StoredExecutions {
 
     /** Writes an execution's row, or over it; {@code accepted} and {@code finished} (null: not yet) as the store keeps times. */
     public void save(Connection c, StoredExecution e, Object accepted, Object finished) throws SQLException {
-        String result = e.result() == null ? null : json.write(e.result());
+        String result = e.result() == null ? null : json.write(e.result(), e.verdict());
         try (PreparedStatement s = c.prepareStatement("INSERT INTO " + table + " (id, submitted_by, status, accepted_at,"
                 + " finished_at, result) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO UPDATE SET status = excluded.status,"
                 + " finished_at = excluded.finished_at, result = excluded.result")) {
@@ -67,7 +67,7 @@ public final class StoredExecutions {
                 try {
                     return Optional.of(new StoredExecution(id, r.getString(1), StoredExecution.Status.valueOf(r.getString(2)),
                             time.apply(r.getObject(3)), finished == null ? null : time.apply(finished),
-                            result == null ? null : json.execution(result)));
+                            result == null ? null : json.execution(result), result == null ? null : json.verdictBeside(result)));
                 } catch (JsonProcessingException | IllegalArgumentException e) {
                     throw new SQLException("execution " + id + " is not readable: " + e.getMessage(), e);
                 }
