@@ -35,6 +35,22 @@ class DaemonNamespaceIT {
         return p.waitFor(10, TimeUnit.SECONDS) && p.exitValue() == 0;
     }
 
+    /**
+     * The background processes once any contender has gone. Under load the launcher's ping from another namespace
+     * can time out (3 s), and it then starts a process of its own; that one waits up to 5 s for the socket's lock
+     * the first holds and exits (seen once in CI: two pids right after the call, one on the rerun). What must hold is
+     * that the first keeps serving and no second stays.
+     */
+    private static List<Long> settled(BackgroundProcesses bg, List<Long> first) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        List<Long> now = bg.pids();
+        while (!now.equals(first) && now.containsAll(first) && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            now = bg.pids();
+        }
+        return now;
+    }
+
     @Test
     void callsFromOtherPidAndMountNamespacesLeaveExactlyOneProcess() throws Exception {
         assumeTrue(can("unshare", "-p", "-f", "--mount-proc", "true") && can("unshare", "-m", "true"),
@@ -52,7 +68,7 @@ class DaemonNamespaceIT {
                     // refused by the process (another environment), run in its own JVM, with one line saying so
                     assertThat(r.err()).as(ns.toString()).startsWith("codeagent: background process unusable (it was started in another environment")
                             .contains("mount namespace").hasLineCount(1);
-                    assertThat(bg.pids()).as("background processes after a call from " + ns).isEqualTo(first);
+                    assertThat(settled(bg, first)).as("background processes after a call from " + ns).isEqualTo(first);
                 }
             }
             BackgroundProcesses.Result again = bg.exec("print('host again')\n", List.of());
