@@ -4,10 +4,11 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 
 import dev.codeagent.application.command.FieldErrors;
 import dev.codeagent.application.command.InputPolicy;
+import dev.codeagent.application.command.Languages;
 import dev.codeagent.application.command.LimitField;
 import dev.codeagent.application.command.LimitOverrides;
-import dev.codeagent.application.command.Languages;
 import dev.codeagent.application.command.TaskRequest;
+import dev.codeagent.application.command.Utf8;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.Language;
@@ -110,7 +111,7 @@ final class ApiRequests {
                 errors.add(new FieldError("args[" + i + "]", argProblem(args.get(i))));
             }
         }
-        if (args.stream().filter(a -> a != null).mapToLong(ApiRequests::utf8Bytes).sum() > MAX_ARGS_BYTES) {
+        if (args.stream().filter(a -> a != null).mapToLong(Utf8::bytes).sum() > MAX_ARGS_BYTES) {
             errors.add(new FieldError("args", "at most " + MAX_ARGS_BYTES + " bytes in all"));
         }
         Map<String, String> files = body.files() == null ? Map.of() : body.files();
@@ -160,18 +161,9 @@ final class ApiRequests {
 
     /** What is wrong with one argument the kernel would refuse to pass (the sandbox would fail), or null. */
     static String argProblem(String arg) {
-        return utf8Bytes(arg) > MAX_ARG_BYTES ? "at most " + MAX_ARG_BYTES + " bytes per argument" : null;
+        return Utf8.bytes(arg) > MAX_ARG_BYTES ? "at most " + MAX_ARG_BYTES + " bytes per argument" : null;
     }
 
-    static long utf8Bytes(String s) {
-        long n = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            // a surrogate pair is 4 bytes in UTF-8: 2 per half
-            n += c < 0x80 ? 1 : c < 0x800 || Character.isSurrogate(c) ? 2 : 3;
-        }
-        return n;
-    }
 
     /** The language by id or alias; adds an error listing the supported ones when it is unknown or not supported here. */
     Language language(String id, List<FieldError> errors) {

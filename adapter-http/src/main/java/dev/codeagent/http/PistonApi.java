@@ -9,6 +9,7 @@ import dev.codeagent.application.command.FieldErrors;
 import dev.codeagent.application.command.InputPolicy;
 import dev.codeagent.application.command.LimitField;
 import dev.codeagent.application.command.LimitOverrides;
+import dev.codeagent.application.command.Utf8;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.domain.execution.Execution;
@@ -293,7 +294,7 @@ final class PistonApi {
                 throw pistonError("args[" + i + "]", "args[" + i + "]: " + tooLong);
             }
         }
-        if (args.stream().mapToLong(ApiRequests::utf8Bytes).sum() > ApiRequests.MAX_ARGS_BYTES) {
+        if (args.stream().mapToLong(Utf8::bytes).sum() > ApiRequests.MAX_ARGS_BYTES) {
             throw pistonError("args", "args: at most " + ApiRequests.MAX_ARGS_BYTES + " bytes in all");
         }
         String stdin = body.stdin() == null ? "" : body.stdin();

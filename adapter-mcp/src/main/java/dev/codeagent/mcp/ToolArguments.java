@@ -1,6 +1,7 @@
 package dev.codeagent.mcp;
 
 import dev.codeagent.application.command.FieldErrors;
+import dev.codeagent.application.command.Utf8;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -38,7 +39,7 @@ final class ToolArguments {
             errors.add(name, "must be a string, got " + kind(v));
             return null;
         }
-        long bytes = utf8Bytes(s);
+        long bytes = Utf8.bytes(s);
         if (bytes > maxBytes) {
             errors.add(name, "at most " + maxBytes + " bytes, got " + bytes);
             return null;
@@ -81,7 +82,7 @@ final class ToolArguments {
                 errors.add(name + "." + printable(key), "must be a string, got " + kind(e.getValue()));
                 continue;
             }
-            total += utf8Bytes(s);
+            total += Utf8.bytes(s);
             out.put(key, s);
         }
         if (total > maxBytes) {
@@ -128,14 +129,5 @@ final class ToolArguments {
     private static String printable(String name) {
         String cut = name.length() > 64 ? name.substring(0, 64) + "…" : name;
         return cut.replaceAll("\\p{Cntrl}", "?");
-    }
-
-    static long utf8Bytes(String s) {
-        long n = 0;
-        for (int i = 0; i < s.length(); i++) {
-            char c = s.charAt(i);
-            n += c < 0x80 ? 1 : c < 0x800 || Character.isSurrogate(c) ? 2 : 3;
-        }
-        return n;
     }
 }
