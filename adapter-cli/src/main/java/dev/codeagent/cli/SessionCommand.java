@@ -2,6 +2,7 @@ package dev.codeagent.cli;
 
 import dev.codeagent.application.CodeAgent;
 import dev.codeagent.application.config.CodeAgentConfig;
+import dev.codeagent.application.host.ReplacedFile;
 import dev.codeagent.application.session.Notebook;
 import dev.codeagent.application.session.OpenSession;
 import dev.codeagent.application.session.SessionRefusedException;
@@ -251,23 +252,10 @@ final class SessionCommand implements Callable<Integer> {
                 Path target = dir.resolve("cell-" + cell + "-" + k + image.getValue());
                 // a fresh file of ours renamed over the name, never a write to what the name is now: the name is
                 // predictable, and in a directory others can write (a REPL in /tmp) it may be their link to our files
-                Path tmp = null;
                 try {
-                    tmp = Files.createTempFile(dir, ".codeagent-image-", ".tmp");
-                    Files.write(tmp, java.util.Base64.getDecoder().decode(base64));
-                    Files.move(tmp, target, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                            java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-                    return target;
+                    return ReplacedFile.write(target, java.util.Base64.getDecoder().decode(base64), null);
                 } catch (IOException | IllegalArgumentException e) {
                     return null;
-                } finally {
-                    if (tmp != null) {
-                        try {
-                            Files.deleteIfExists(tmp);
-                        } catch (IOException ignored) {
-                            // a temp file left behind in the user's own directory
-                        }
-                    }
                 }
             }
         }

@@ -3,11 +3,10 @@ package dev.codeagent.jupyter;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import dev.codeagent.application.host.PrivateDirectory;
+import dev.codeagent.application.host.ReplacedFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -69,13 +68,7 @@ public record KernelSpec(String name, List<String> command) {
     public Path installInto(Path dataDir) throws IOException {
         Path dir = dataDir.resolve("kernels").resolve(name);
         PrivateDirectory.ensure(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path tmp = Files.createTempFile(dir, ".kernel-", ".json");
-        try {
-            Files.writeString(tmp, json(), StandardCharsets.UTF_8);
-            Files.move(tmp, dir.resolve("kernel.json"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        ReplacedFile.write(dir.resolve("kernel.json"), json().getBytes(StandardCharsets.UTF_8), null);
         return dir;
     }
 

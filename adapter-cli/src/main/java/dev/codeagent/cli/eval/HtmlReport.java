@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.codeagent.application.eval.EvaluationDetails;
 import dev.codeagent.application.eval.EvaluationException;
+import dev.codeagent.application.host.ReplacedFile;
 import dev.codeagent.application.view.EvaluationReportView;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,10 +13,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.Base64;
@@ -76,26 +76,12 @@ public final class HtmlReport {
      */
     public static Path write(Path target, EvaluationDetails details) {
         String html = html(json(details, Instant.now()));
-        Path abs = target.toAbsolutePath();
-        Path tmp = null;
         try {
-            tmp = abs.resolveSibling("." + abs.getFileName() + "." + Long.toUnsignedString(new SecureRandom().nextLong(), 36)
-                    + ".tmp");
-            Files.writeString(tmp, html, StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE_NEW,
-                    java.nio.file.StandardOpenOption.WRITE);
-            Files.move(tmp, abs, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-            tmp = null;
-            return target;
+            // a report is for reading: 0644, as a plain write would have made it
+            return ReplacedFile.write(target, html.getBytes(StandardCharsets.UTF_8),
+                    PosixFilePermissions.fromString("rw-r--r--"));
         } catch (IOException e) {
             throw new EvaluationException(target + ": cannot write the report (--report): " + reason(e), e);
-        } finally {
-            if (tmp != null) {
-                try {
-                    Files.deleteIfExists(tmp);
-                } catch (IOException ignored) {
-                    // nothing more to do: the error above already names the path
-                }
-            }
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.codeagent.kit.sandbox;
 
+import dev.codeagent.application.host.ReplacedFile;
 import dev.codeagent.kit.sandbox.SeccompPolicy.Action;
 import dev.codeagent.kit.sandbox.SeccompPolicy.AllowOnly;
 import dev.codeagent.kit.sandbox.SeccompPolicy.AllowOnlyOrPair;
@@ -11,9 +12,7 @@ import dev.codeagent.kit.sandbox.SeccompPolicy.Rule;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -225,13 +224,6 @@ public final class SeccompFilter {
      * run as the program's uid), replacing it atomically so a concurrent launch never reads half a program.
      */
     public Path writeTo(Path file) throws IOException {
-        Path tmp = Files.createTempFile(file.toAbsolutePath().getParent(), ".seccomp", ".tmp");
-        try {
-            Files.write(tmp, bytes());
-            Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rw-r--r--"));
-            return Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } finally {
-            Files.deleteIfExists(tmp);
-        }
+        return ReplacedFile.write(file, bytes(), PosixFilePermissions.fromString("rw-r--r--"));
     }
 }
