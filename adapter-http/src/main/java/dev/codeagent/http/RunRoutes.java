@@ -12,8 +12,12 @@ import dev.codeagent.http.ProblemException.Type;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -72,6 +76,7 @@ final class RunRoutes {
                 throw ProblemException.invalid("limit", "must be between 1 and 100, was " + limit);
             }
         }
+        Set<RunStatus> statuses = statuses(ctx.queryParam("status"));
         Caller caller = RequestGuard.caller(ctx);
         String before = ctx.queryParam("before");
         if (before != null) {
@@ -79,16 +84,43 @@ final class RunRoutes {
                 throw ProblemException.invalid("before", "no run with id '" + JsonBodies.abbreviate(before, 40) + "'");
             }
         }
-        List<Run> page = runs.recent(caller, limit, before);
+        List<Run> page = runs.recent(caller, statuses, limit, before);
         ObjectNode body = Views.MAPPER.createObjectNode();
         ArrayNode list = body.putArray("runs");
         page.forEach(r -> list.add(Views.runSummary(r)));
         String next = page.size() == limit ? page.get(page.size() - 1).id() : null;
         body.put("next", next);
         if (next != null) {
-            ctx.header("Link", "</v1/runs?limit=" + limit + "&before=" + next + ">; rel=\"next\"");
+            String status = String.join(",", statuses.stream().map(RunStatus::name).toList());
+            ctx.header("Link", "</v1/runs?limit=" + limit + (status.isEmpty() ? "" : "&status=" + status) + "&before=" + next
+                    + ">; rel=\"next\"");
         }
         Router.json(ctx, 200, body);
+    }
+
+    /**
+     * {@code status=SOLVED,FAILED}: a comma list of statuses, any case; absent or empty is every status. An unknown
+     * name is refused, naming it and the ones there are.
+     */
+    private static Set<RunStatus> statuses(String raw) {
+        if (raw == null || raw.isBlank()) {
+            return Set.of();
+        }
+        Set<RunStatus> statuses = EnumSet.noneOf(RunStatus.class);
+        for (String part : raw.split(",", -1)) {
+            String name = part.trim();
+            if (name.isEmpty()) {
+                continue; // "SOLVED," as a form may send it
+            }
+            try {
+                statuses.add(RunStatus.valueOf(name.toUpperCase(Locale.ROOT)));
+            } catch (IllegalArgumentException e) {
+                throw ProblemException.invalid("status", "no status '" + JsonBodies.abbreviate(name, 40) + "'; use "
+                        + String.join(", ", Arrays.stream(RunStatus.values()).map(RunStatus::name).toList())
+                        + ", several separated by commas");
+            }
+        }
+        return statuses;
     }
 
     private static String runId(Context ctx) {

@@ -8,6 +8,7 @@ import dev.codeagent.application.run.VisibleRuns;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunEvent;
 import dev.codeagent.domain.solving.RunLog;
+import dev.codeagent.domain.solving.RunStatus;
 import dev.codeagent.domain.solving.Task;
 import dev.codeagent.http.ProblemException.Type;
 import java.time.Duration;
@@ -15,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.LoggerFactory;
 
@@ -146,9 +148,9 @@ final class RunService {
         return visible.find(caller, id);
     }
 
-    /** The caller's runs (every run for an operator), newest first. */
-    List<Run> recent(Caller caller, int limit, String before) {
-        return visible.recent(caller, limit, before);
+    /** The caller's runs (every run for an operator) of these statuses (none: all), newest first. */
+    List<Run> recent(Caller caller, Set<RunStatus> statuses, int limit, String before) {
+        return visible.recent(caller, statuses, limit, before);
     }
 
     /** The journal to stream, when the caller may see the run: live, recently finished, or re-created from the store. */

@@ -4,6 +4,7 @@ import dev.codeagent.kit.store.jdbc.RunJson;
 import dev.codeagent.kit.store.jdbc.StoredRuns;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunFilter;
 import dev.codeagent.domain.solving.RunLog;
 import dev.codeagent.domain.solving.RunStatus;
 import java.math.BigDecimal;
@@ -175,25 +176,14 @@ public final class PostgresRunLog implements RunLog, AutoCloseable {
     /**
      * {@inheritDoc}
      *
-     * <p>Newest first by start time, then by id; an unknown {@code beforeId} gives an empty page.
+     * <p>Owner and statuses are conditions of the query; an unknown {@code beforeId}, or another owner's, gives an
+     * empty page.
      */
     @Override
-    public List<Run> recent(int limit, String beforeId) {
+    public List<Run> recent(RunFilter filter, int limit, String beforeId) {
+        Objects.requireNonNull(filter, "filter");
         StoredRuns.checkLimit(limit);
-        return db.transaction("list runs", (c, retry) -> stored.recent(c, limit, beforeId));
-    }
-
-    /**
-     * {@inheritDoc}
-     *
-     * <p>Filtered in the query, so a page is as full as the owner's runs allow; an unknown {@code beforeId},
-     * or another owner's, gives an empty page.
-     */
-    @Override
-    public List<Run> recentOwnedBy(String owner, int limit, String beforeId) {
-        Objects.requireNonNull(owner, "owner");
-        StoredRuns.checkLimit(limit);
-        return db.transaction("list runs", (c, retry) -> stored.recentOwnedBy(c, owner, limit, beforeId));
+        return db.transaction("list runs", (c, retry) -> stored.recent(c, filter, limit, beforeId));
     }
 
     /**

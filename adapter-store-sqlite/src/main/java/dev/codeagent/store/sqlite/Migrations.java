@@ -62,7 +62,14 @@ final class Migrations {
                             + " accepted_at TEXT NOT NULL,"
                             + " finished_at TEXT,"
                             + " result TEXT CHECK (result IS NULL OR json_valid(result)))",
-                    "CREATE INDEX executions_by_finish ON executions (finished_at)")));
+                    "CREATE INDEX executions_by_finish ON executions (finished_at)")),
+            new Migration(5, "runs listed by status", List.of(
+                    // GET /v1/runs?status=: the statuses are a condition of the query (StoredRuns.recent), newest first,
+                    // so that a rare status among many runs still fills its page from an index. The status-only index
+                    // of step 1 is a prefix of the new one (which also serves markInterrupted's status = 'RUNNING').
+                    "DROP INDEX runs_by_status",
+                    "CREATE INDEX runs_by_status_start ON runs (status, started_at DESC, id DESC)",
+                    "CREATE INDEX runs_by_started_by_status ON runs (started_by, status, started_at DESC, id DESC)")));
 
     static final int LATEST = ALL.get(ALL.size() - 1).version();
 

@@ -1,10 +1,13 @@
 package dev.codeagent.application.run;
 
 import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunFilter;
 import dev.codeagent.domain.solving.RunLog;
+import dev.codeagent.domain.solving.RunStatus;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.function.Function;
 
 /**
@@ -44,10 +47,16 @@ public final class VisibleRuns {
      * {@code beforeId} when that is not null; a {@code beforeId} the caller may not see gives an empty page.
      */
     public List<Run> recent(Caller caller, int limit, String beforeId) {
+        return recent(caller, Set.of(), limit, beforeId);
+    }
+
+    /**
+     * As {@link #recent(Caller, int, String)}, of these statuses only (none: every status): the store filters in its
+     * query, so the page is as full as the caller's runs of those statuses allow.
+     */
+    public List<Run> recent(Caller caller, Set<RunStatus> statuses, int limit, String beforeId) {
         Objects.requireNonNull(caller, "caller");
-        if (caller.operator()) {
-            return runLog.recent(limit, beforeId);
-        }
-        return runLog.recentOwnedBy(caller.owner(), limit, beforeId);
+        RunFilter mine = caller.operator() ? RunFilter.ALL : RunFilter.ownedBy(caller.owner());
+        return runLog.recent(mine.withStatuses(statuses), limit, beforeId);
     }
 }

@@ -2,6 +2,7 @@ package dev.codeagent.application.store;
 
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunFilter;
 import dev.codeagent.domain.solving.RunLog;
 import dev.codeagent.domain.solving.RunStatus;
 import java.time.Instant;
@@ -23,7 +24,7 @@ import java.util.Set;
  */
 public final class InMemoryRunLog implements RunLog {
 
-    /** The most runs {@link #recent} returns at once, as for every store. */
+    /** The most runs {@link #recent(RunFilter, int, String)} returns at once, as for every store. */
     public static final int MAX_PAGE = 1000;
 
     private final Map<String, Run> runs = new LinkedHashMap<>();
@@ -64,33 +65,25 @@ public final class InMemoryRunLog implements RunLog {
     }
 
     @Override
-    public List<Run> recent(int limit, String beforeId) {
-        return page(limit, beforeId, r -> true);
-    }
-
-    @Override
-    public List<Run> recentOwnedBy(String owner, int limit, String beforeId) {
-        Objects.requireNonNull(owner, "owner");
-        return page(limit, beforeId, r -> owner.equals(r.owner()));
-    }
-
-    private synchronized List<Run> page(int limit, String beforeId, java.util.function.Predicate<Run> which) {
+    public synchronized List<Run> recent(RunFilter filter, int limit, String beforeId) {
+        Objects.requireNonNull(filter, "filter");
         if (limit < 1 || limit > MAX_PAGE) {
             throw new IllegalArgumentException("limit must be between 1 and " + MAX_PAGE + ", was " + limit);
         }
-        List<Run> all = new ArrayList<>(runs.values().stream().filter(which).toList());
-        all.sort(Comparator.comparing(Run::startedAt).thenComparing(Run::id).reversed());
+        // the cursor is looked for among the owner's runs of any status, as the SQL stores do
+        List<Run> owned = new ArrayList<>(runs.values().stream().filter(filter::owns).toList());
+        owned.sort(Comparator.comparing(Run::startedAt).thenComparing(Run::id).reversed());
         int from = 0;
         if (beforeId != null) {
-            from = all.size();
-            for (int i = 0; i < all.size(); i++) {
-                if (all.get(i).id().equals(beforeId)) {
+            from = owned.size();
+            for (int i = 0; i < owned.size(); i++) {
+                if (owned.get(i).id().equals(beforeId)) {
                     from = i + 1;
                     break;
                 }
             }
         }
-        return List.copyOf(all.subList(Math.min(from, all.size()), Math.min(all.size(), from + limit)));
+        return owned.subList(from, owned.size()).stream().filter(filter::selects).limit(limit).toList();
     }
 
     /**

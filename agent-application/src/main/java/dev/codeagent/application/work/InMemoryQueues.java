@@ -5,6 +5,7 @@ import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunFilter;
 import dev.codeagent.domain.solving.RunLog;
 import dev.codeagent.domain.solving.RunStatus;
 import java.time.Clock;
@@ -420,16 +421,9 @@ public final class InMemoryQueues {
             }
 
             @Override
-            public List<Run> recent(int limit, String beforeId) {
+            public List<Run> recent(RunFilter filter, int limit, String beforeId) {
                 synchronized (InMemoryQueues.this) {
-                    return runs.recent(limit, beforeId);
-                }
-            }
-
-            @Override
-            public List<Run> recentOwnedBy(String owner, int limit, String beforeId) {
-                synchronized (InMemoryQueues.this) {
-                    return runs.recentOwnedBy(owner, limit, beforeId);
+                    return runs.recent(filter, limit, beforeId);
                 }
             }
 

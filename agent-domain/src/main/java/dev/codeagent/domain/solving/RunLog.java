@@ -22,17 +22,29 @@ public interface RunLog {
     Optional<Run> find(String runId);
 
     /**
-     * Runs newest first, at most {@code limit} (1 to 1000), starting after the run with id
-     * {@code beforeId} when that is not null (for paging).
+     * The runs the filter selects, newest first (by start time, then id), at most {@code limit} (1 to 1000), starting
+     * after the run with id {@code beforeId} when that is not null (for paging). Filtered in the store's query, so a
+     * page is as full as the store has such runs. {@code beforeId} must name a run of the filter's owner (any run
+     * when the filter has none), whatever its status: a run that was RUNNING on the page before still pages on
+     * after it ended. An unknown {@code beforeId}, or another owner's, gives an empty page.
+     *
+     * @throws IllegalArgumentException when {@code limit} is not between 1 and 1000
      */
-    List<Run> recent(int limit, String beforeId);
+    List<Run> recent(RunFilter filter, int limit, String beforeId);
+
+    /** Every run, as {@link #recent(RunFilter, int, String)} with {@link RunFilter#ALL}. */
+    default List<Run> recent(int limit, String beforeId) {
+        return recent(RunFilter.ALL, limit, beforeId);
+    }
 
     /**
-     * As {@link #recent}, only the runs whose {@linkplain Run#owner owner} is {@code owner}: a page of
-     * one caller's runs is as full as the store has them, and {@code beforeId} must name one of that
-     * caller's runs (another gives an empty page).
+     * One owner's runs, as {@link #recent(RunFilter, int, String)} with {@link RunFilter#ownedBy}: a page of one
+     * caller's runs is as full as the store has them, and {@code beforeId} must name one of that caller's runs
+     * (another gives an empty page).
      */
-    List<Run> recentOwnedBy(String owner, int limit, String beforeId);
+    default List<Run> recentOwnedBy(String owner, int limit, String beforeId) {
+        return recent(RunFilter.ownedBy(owner), limit, beforeId);
+    }
 
     /**
      * Marks as ERROR, with the given reason, the runs still RUNNING whose owning process (the one that

@@ -3,6 +3,7 @@ package dev.codeagent.kit.store.jdbc;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunFilter;
 import dev.codeagent.domain.solving.RunStatus;
 import dev.codeagent.domain.solving.Task;
 import java.sql.Connection;
@@ -22,9 +23,9 @@ import java.util.function.Function;
 /**
  * Reading runs back from the two tables every SQL store keeps: {@code runs} (one row a run, its task as stored JSON)
  * and {@code attempts} (one row an attempt, keyed by run and number). The queries are the stores' shared contract:
- * newest first by start time then id, pages after a given run, and an owner's runs filtered in the query so that a
- * page is as full as that owner's runs allow and another owner's run id gives an empty page, never a page of
- * someone else's runs. What differs between the stores is passed in: how a time is kept and what a row that cannot
+ * newest first by start time then id, pages after a given run, and an owner's runs and statuses filtered in the query
+ * so that a page is as full as the store's matching runs allow and another owner's run id gives an empty page, never
+ * a page of someone else's runs. What differs between the stores is passed in: how a time is kept and what a row that cannot
  * be read is reported as.
  */
 public final class StoredRuns {
@@ -65,34 +66,40 @@ public final class StoredRuns {
     }
 
     /**
-     * Up to {@code limit} runs, newest first, after {@code beforeId} when given; an unknown {@code beforeId} gives an
+     * Up to {@code limit} runs the filter selects, newest first, after {@code beforeId} when given. The owner and the
+     * statuses are conditions of the query (indexed: runs_by_started_by_status, runs_by_status_start), so a page is
+     * as full as the store has such runs. The cursor must be a run of the filter's owner, of any status (a run that
+     * has ended since the page before still pages on); an unknown {@code beforeId}, or another owner's, gives an
      * empty page.
      *
      * @throws IllegalArgumentException when {@code limit} is not between 1 and {@value #MAX_PAGE}
      */
-    public List<Run> recent(Connection c, int limit, String beforeId) throws SQLException {
+    public List<Run> recent(Connection c, RunFilter filter, int limit, String beforeId) throws SQLException {
+        Objects.requireNonNull(filter, "filter");
         checkLimit(limit);
-        if (beforeId == null) {
-            return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs" + NEWEST_FIRST, List.of(limit));
+        List<String> where = new ArrayList<>();
+        List<Object> params = new ArrayList<>();
+        if (filter.owner() != null) {
+            where.add("started_by = ?");
+            params.add(filter.owner());
         }
-        return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs"
-                + " WHERE (started_at, id) < (SELECT started_at, id FROM runs WHERE id = ?)" + NEWEST_FIRST,
-                List.of(beforeId, limit));
-    }
-
-    /**
-     * Like {@link #recent}, of one owner's runs only; an unknown {@code beforeId}, or another owner's, gives an empty
-     * page.
-     */
-    public List<Run> recentOwnedBy(Connection c, String owner, int limit, String beforeId) throws SQLException {
-        Objects.requireNonNull(owner, "owner");
-        checkLimit(limit);
-        if (beforeId == null) {
-            return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE started_by = ?" + NEWEST_FIRST, List.of(owner, limit));
+        if (!filter.statuses().isEmpty()) {
+            where.add("status IN (" + String.join(", ", Collections.nCopies(filter.statuses().size(), "?")) + ")");
+            filter.statuses().forEach(st -> params.add(st.name()));
         }
-        return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs WHERE started_by = ?"
-                + " AND (started_at, id) < (SELECT started_at, id FROM runs WHERE id = ? AND started_by = ?)" + NEWEST_FIRST,
-                List.of(owner, beforeId, owner, limit));
+        if (beforeId != null) {
+            if (filter.owner() == null) {
+                where.add("(started_at, id) < (SELECT started_at, id FROM runs WHERE id = ?)");
+                params.add(beforeId);
+            } else {
+                where.add("(started_at, id) < (SELECT started_at, id FROM runs WHERE id = ? AND started_by = ?)");
+                params.add(beforeId);
+                params.add(filter.owner());
+            }
+        }
+        params.add(limit);
+        return runs(c, "SELECT " + RUN_COLUMNS + " FROM runs" + (where.isEmpty() ? "" : " WHERE " + String.join(" AND ", where))
+                + NEWEST_FIRST, params);
     }
 
     /** @throws IllegalArgumentException when {@code limit} is not between 1 and {@value #MAX_PAGE} */
