@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.codeagent.application.store.InMemoryRunLog;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunFilter;
 import dev.codeagent.domain.solving.RunLog;
 import dev.codeagent.domain.solving.RunStatus;
 import java.nio.charset.StandardCharsets;
@@ -117,6 +118,47 @@ class SqliteRunLogTest {
         log = SqliteRunLog.open(db);
         assertThat(log.find("r")).contains(run);
         assertThat(pragma(db, "user_version")).isEqualTo(String.valueOf(Migrations.LATEST));
+    }
+
+    @Test
+    void listsRunsOfAStatusFromAnIndexNotByReadingEveryRun() throws Exception {
+        for (int i = 0; i < 200; i++) {
+            log.started(Run.started("r" + i, Samples.fullTask(), Samples.T0.plusMillis(i), i % 2 == 0 ? "key:a" : "key:b"));
+            if (i % 50 == 0) {
+                log.ended("r" + i, RunStatus.FAILED, Samples.T0.plusSeconds(1), null);
+            }
+        }
+        assertThat(log.recent(RunFilter.ALL.withStatuses(Set.of(RunStatus.FAILED)), 20, null)).extracting(Run::id)
+                .containsExactly("r150", "r100", "r50", "r0");
+        try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db); Statement s = c.createStatement()) {
+            // step 5 replaced step 1's status-only index with ones that also give the order a page is read in
+            List<String> indexes = new ArrayList<>();
+            try (ResultSet r = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'runs'"
+                    + " AND name LIKE 'runs_by_%' ORDER BY name")) {
+                while (r.next()) {
+                    indexes.add(r.getString(1));
+                }
+            }
+            assertThat(indexes).containsExactly("runs_by_start", "runs_by_started_by", "runs_by_started_by_status",
+                    "runs_by_status_start");
+            // the queries StoredRuns builds for one status (what the console asks), everyone's and one owner's; with
+            // several statuses the planner may as well read the time-ordered index and filter, which it then chooses
+            assertThat(plan(c, "SELECT id FROM runs WHERE status IN ('FAILED') ORDER BY started_at DESC, id DESC LIMIT 20"))
+                    .contains("runs_by_status_start").doesNotContain("SCAN runs");
+            assertThat(plan(c, "SELECT id FROM runs WHERE started_by = 'key:a' AND status IN ('FAILED')"
+                    + " ORDER BY started_at DESC, id DESC LIMIT 20")).contains("runs_by_started_by_status")
+                    .doesNotContain("SCAN runs");
+        }
+    }
+
+    private static String plan(Connection c, String query) throws SQLException {
+        StringBuilder plan = new StringBuilder();
+        try (Statement s = c.createStatement(); ResultSet r = s.executeQuery("EXPLAIN QUERY PLAN " + query)) {
+            while (r.next()) {
+                plan.append(r.getString("detail")).append('\n');
+            }
+        }
+        return plan.toString();
     }
 
     @Test

@@ -11,6 +11,7 @@ import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunFilter;
 import dev.codeagent.domain.solving.RunLog;
 import dev.codeagent.domain.solving.RunStatus;
 import dev.codeagent.domain.solving.Task;
@@ -255,6 +256,97 @@ public abstract class RunLogContractTest {
         // a cursor that names someone else's run gives nothing of theirs away
         assertThat(log.recentOwnedBy("key:alice", 10, "b5")).isEmpty();
         assertThat(log.recent(100, null)).hasSize(26);
+    }
+
+    // ---- statuses
+
+    /** 40 runs, alice's and bob's interleaved; every 7th SOLVED, every 5th FAILED (when not solved), the rest RUNNING. */
+    private List<Run> statusSample() {
+        List<Run> started = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            String owner = i % 2 == 0 ? "key:alice" : "key:bob";
+            Run r = Run.started(String.format("s%02d", i), task(), T0.plusMillis(i), owner);
+            log.started(r);
+            if (i % 7 == 0) {
+                log.ended(r.id(), RunStatus.SOLVED, T0.plusSeconds(1), null);
+            } else if (i % 5 == 0) {
+                log.ended(r.id(), RunStatus.FAILED, T0.plusSeconds(1), null);
+            }
+            started.add(log.find(r.id()).orElseThrow());
+        }
+        return started;
+    }
+
+    private static List<String> newestFirst(List<Run> runs, RunFilter filter) {
+        return runs.stream().filter(filter::selects)
+                .sorted((x, y) -> y.startedAt().compareTo(x.startedAt()) != 0 ? y.startedAt().compareTo(x.startedAt())
+                        : y.id().compareTo(x.id()))
+                .map(Run::id).toList();
+    }
+
+    private List<String> everyPage(RunFilter filter, int limit) {
+        List<String> ids = new ArrayList<>();
+        String before = null;
+        while (true) {
+            List<Run> page = log.recent(filter, limit, before);
+            assertThat(page).allMatch(filter::selects);
+            ids.addAll(page.stream().map(Run::id).toList());
+            if (page.size() < limit) {
+                return ids;
+            }
+            before = page.get(page.size() - 1).id();
+        }
+    }
+
+    @Test
+    void listsOnlyTheStatusesAskedForInFullPages() {
+        List<Run> runs = statusSample();
+        RunFilter solved = RunFilter.ALL.withStatuses(Set.of(RunStatus.SOLVED));
+        // solved: s35 s28 s21 s14 s07 s00; filtered in the query, so the first page is full though they are rare
+        assertThat(log.recent(solved, 3, null)).extracting(Run::id).containsExactly("s35", "s28", "s21");
+        assertThat(log.recent(solved, 3, "s21")).extracting(Run::id).containsExactly("s14", "s07", "s00");
+        assertThat(log.recent(solved, 3, "s00")).isEmpty();
+        RunFilter ended = RunFilter.ALL.withStatuses(Set.of(RunStatus.SOLVED, RunStatus.FAILED));
+        assertThat(log.recent(ended, 4, null)).extracting(Run::id).containsExactly("s35", "s30", "s28", "s25");
+        assertThat(log.recent(RunFilter.ALL.withStatuses(Set.of(RunStatus.CANCELLED)), 10, null)).isEmpty();
+        for (RunFilter f : List.of(solved, ended, RunFilter.ALL.withStatuses(Set.of(RunStatus.RUNNING)),
+                RunFilter.ALL.withStatuses(Set.of(RunStatus.values())), RunFilter.ALL)) {
+            assertThat(everyPage(f, 4)).as("pages of %s", f.statuses()).isEqualTo(newestFirst(runs, f));
+        }
+    }
+
+    @Test
+    void listsOneOwnersRunsOfTheStatusesAskedFor() {
+        List<Run> runs = statusSample();
+        RunFilter alicesSolved = RunFilter.ownedBy("key:alice").withStatuses(Set.of(RunStatus.SOLVED));
+        // alice has the even ones: s28 s14 s00 solved
+        assertThat(log.recent(alicesSolved, 2, null)).extracting(Run::id).containsExactly("s28", "s14");
+        assertThat(log.recent(alicesSolved, 2, "s14")).extracting(Run::id).containsExactly("s00");
+        RunFilter bobsFailed = RunFilter.ownedBy("key:bob").withStatuses(Set.of(RunStatus.FAILED));
+        assertThat(log.recent(bobsFailed, 10, null)).extracting(Run::id).containsExactly("s25", "s15", "s05");
+        for (String owner : List.of("key:alice", "key:bob")) {
+            for (Set<RunStatus> st : List.of(Set.of(RunStatus.RUNNING), Set.of(RunStatus.SOLVED, RunStatus.FAILED),
+                    Set.<RunStatus>of())) {
+                RunFilter f = RunFilter.ownedBy(owner).withStatuses(st);
+                assertThat(everyPage(f, 3)).as("pages of %s %s", owner, st).isEqualTo(newestFirst(runs, f));
+            }
+        }
+        // a cursor that names someone else's run gives nothing of theirs away, whatever the statuses
+        assertThat(log.recent(alicesSolved, 10, "s29")).isEmpty();
+        assertThat(log.recent(RunFilter.ownedBy("key:carol").withStatuses(Set.of(RunStatus.SOLVED)), 10, null)).isEmpty();
+    }
+
+    @Test
+    void pagesOnAfterACursorWhoseStatusHasChanged() {
+        statusSample();
+        RunFilter running = RunFilter.ALL.withStatuses(Set.of(RunStatus.RUNNING));
+        List<Run> first = log.recent(running, 3, null);
+        assertThat(first).extracting(Run::id).containsExactly("s39", "s38", "s37");
+        // the page's last run ends before "Older runs" is asked for: the next page still follows it
+        log.ended("s37", RunStatus.ERROR, T0.plusSeconds(2), "sandbox down");
+        assertThat(log.recent(running, 3, "s37")).extracting(Run::id).containsExactly("s36", "s34", "s33");
+        assertThat(log.recent(RunFilter.ownedBy("key:bob").withStatuses(Set.of(RunStatus.RUNNING)), 2, "s37"))
+                .extracting(Run::id).containsExactly("s33", "s31");
     }
 
     // ---- interrupted runs
