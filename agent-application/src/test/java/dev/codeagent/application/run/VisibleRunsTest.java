@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.codeagent.application.store.InMemoryRunLog;
 import dev.codeagent.domain.solving.Run;
+import dev.codeagent.domain.solving.RunStatus;
 import dev.codeagent.domain.solving.Task;
 import java.time.Instant;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class VisibleRunsTest {
@@ -41,6 +43,19 @@ class VisibleRunsTest {
         assertThat(runs.find(admin, "old")).isPresent();
         // paging after someone else's run says nothing about it
         assertThat(runs.recent(alice, 10, "b1")).isEmpty();
+    }
+
+    @Test
+    void aStatusFilterIsComposedWithWhoTheCallerIs() {
+        log.ended("a1", RunStatus.SOLVED, T0.plusSeconds(5), null);
+        log.ended("b1", RunStatus.SOLVED, T0.plusSeconds(5), null);
+        assertThat(runs.recent(alice, Set.of(RunStatus.SOLVED), 10, null)).extracting(Run::id).containsExactly("a1");
+        assertThat(runs.recent(alice, Set.of(RunStatus.RUNNING), 10, null)).isEmpty();
+        assertThat(runs.recent(admin, Set.of(RunStatus.SOLVED), 10, null)).extracting(Run::id).containsExactly("b1", "a1");
+        assertThat(runs.recent(admin, Set.of(RunStatus.RUNNING, RunStatus.FAILED), 10, null)).extracting(Run::id)
+                .containsExactly("old");
+        // no statuses: every one, as without a filter
+        assertThat(runs.recent(bob, Set.of(), 10, null)).extracting(Run::id).containsExactly("b1");
     }
 
     @Test
