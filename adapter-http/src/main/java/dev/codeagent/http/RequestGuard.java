@@ -16,9 +16,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What every request passes before its handler and after it: a request id and safe headers, the refusal of what a
- * web page of another origin sends ({@link CrossSite}); for the endpoint groups, a refusal while the server stops, the API key (SHA-256 in config, constant-time
- * comparison) and its groups, a rate limit per key (per address when auth is off) and a limit on failed
- * authentication per address; afterwards, the request metrics.
+ * web page of another origin sends ({@link CrossSite}); for the endpoint groups, a refusal while the server stops,
+ * the API key (SHA-256 in config, constant-time comparison) and its groups, a rate limit per key (per address when
+ * auth is off) and a limit on failed authentication per address; afterwards, the request metrics.
  */
 final class RequestGuard {
 
