@@ -66,7 +66,8 @@ final class ApiMetrics implements AutoCloseable {
 
     void rejected(String reason) {
         Counter.builder("codeagent.http.rejected")
-                .description("Requests refused before any work: unauthorized, forbidden, rate_limited, overloaded, too_large, invalid")
+                .description("Requests refused before any work: unauthorized, forbidden, rate_limited, overloaded, too_large, invalid,"
+                        + " cross_site, unknown_host")
                 .tag("reason", reason)
                 .register(registry)
                 .increment();

@@ -9,7 +9,6 @@ import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,9 +20,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * What other doors serve in this server ({@link HostedEndpoint}: the MCP door's {@code /mcp}), each behind the same
- * key check as the API's own routes. An endpoint's servlet is mapped at its exact path beside Javalin's, so Javalin's
- * before-handlers never see its requests: the check runs here, in front of it, and answers 401/403/429/503 with the
- * same problem documents; a request that passes carries its {@code Caller} in {@link HostedEndpoint#CALLER_ATTRIBUTE}.
+ * key check as the API's own routes, and the same refusal of other origins ({@link CrossSite}: here any request with
+ * a foreign Origin, not only a mutating one). An endpoint's servlet is mapped at its exact path beside Javalin's, so
+ * Javalin's before-handlers never see its requests: the check runs here, in front of it, and answers 401/403/421/429/503
+ * with the same problem documents; a request that passes carries its {@code Caller} in {@link HostedEndpoint#CALLER_ATTRIBUTE}.
  */
 final class HostedEndpoints implements AutoCloseable {
 
@@ -109,6 +109,9 @@ final class HostedEndpoints implements AutoCloseable {
             resp.setHeader("X-Content-Type-Options", "nosniff");
             resp.setHeader("Cache-Control", "no-store");
             try {
+                // MCP's specification: a server MUST validate Origin; any request, a GET's event stream too
+                guard.crossSite(new CrossSite.Seen(req.getMethod(), req.getHeader("Host"), req.getHeader("Origin"),
+                        req.getHeader("Sec-Fetch-Site"), RequestGuard.upgrade(req.getHeader("Upgrade")), true));
                 if (guard.stopping()) {
                     throw ProblemException.retryLater(ProblemException.Type.SHUTTING_DOWN, "the server is shutting down",
                             Duration.ofSeconds(5));
@@ -116,13 +119,7 @@ final class HostedEndpoints implements AutoCloseable {
                 var key = guard.authorize(req.getHeader("Authorization"), req.getRemoteAddr(), endpoint.group());
                 req.setAttribute(HostedEndpoint.CALLER_ATTRIBUTE, RequestGuard.caller(key));
             } catch (ProblemException p) {
-                resp.setStatus(p.status());
-                if (p.retryAfter() != null) {
-                    resp.setHeader("Retry-After", Long.toString(Math.max(1, p.retryAfter().toSeconds())));
-                }
-                resp.setContentType(Problems.CONTENT_TYPE);
-                resp.getOutputStream().write(Problems.json(Problems.body(p, req.getRequestURI(), false))
-                        .getBytes(StandardCharsets.UTF_8));
+                Problems.write(resp, p, req.getRequestURI(), false);
                 record(req, resp, started);
                 return;
             }

@@ -90,7 +90,19 @@ final class PistonConnect implements AutoCloseable {
 
     void register(Javalin app) {
         // the upgrade is an HTTP request: the same key, group and rate limit as /api/v2/execute
-        app.wsBeforeUpgrade(PATH, guard::before);
+        app.wsBeforeUpgrade(PATH, ctx -> {
+            try {
+                guard.before(ctx);
+            } catch (ProblemException p) {
+                // Javalin answers a refused upgrade with the status alone: the problem is written here, and thrown on
+                // to stop the upgrade
+                if (p.type() == ProblemException.Type.UNAUTHORIZED) {
+                    ctx.res().setHeader("WWW-Authenticate", "Bearer realm=\"codeagent\"");
+                }
+                Problems.write(ctx.res(), p, ctx.path(), true);
+                throw p;
+            }
+        });
         app.ws(PATH, ws -> {
             ws.onConnect(ctx -> {
                 ctx.session.setIdleTimeout(java.time.Duration.ofMinutes(10));

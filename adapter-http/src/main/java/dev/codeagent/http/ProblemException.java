@@ -21,6 +21,8 @@ final class ProblemException extends RuntimeException {
         UNSUPPORTED_LANGUAGE("unsupported-language", 400, "The language is not supported"),
         UNAUTHORIZED("unauthorized", 401, "An API key is required"),
         FORBIDDEN("forbidden", 403, "This API key may not use this endpoint"),
+        CROSS_SITE("cross-site", 403, "The API is not for cross-site use"),
+        UNKNOWN_HOST("unknown-host", 421, "The Host is not a name of this server"),
         NOT_FOUND("not-found", 404, "Not found"),
         METHOD_NOT_ALLOWED("method-not-allowed", 405, "Method not allowed"),
         REQUEST_TIMEOUT("request-timeout", 408, "The request did not arrive in time"),

@@ -51,6 +51,24 @@ final class Problems {
         }
     }
 
+    /**
+     * Writes a problem straight to the servlet response, where no Javalin handler will render it: in front of what
+     * other doors serve ({@link HostedEndpoints}), and for a refused WebSocket upgrade (Javalin maps the exception
+     * there but never writes the result: the client would get the status with an empty body).
+     */
+    static void write(jakarta.servlet.http.HttpServletResponse res, ProblemException p, String instance, boolean withMessage)
+            throws java.io.IOException {
+        res.setStatus(p.status());
+        if (p.retryAfter() != null) {
+            res.setHeader("Retry-After", Long.toString(Math.max(1, (p.retryAfter().toMillis() + 999) / 1000)));
+        }
+        byte[] bytes = json(body(p, instance, withMessage)).getBytes(StandardCharsets.UTF_8);
+        res.setContentType(CONTENT_TYPE);
+        res.setContentLength(bytes.length);
+        res.getOutputStream().write(bytes);
+        res.flushBuffer();
+    }
+
     /** A problem for a status Jetty or Javalin produced on its own. */
     static ProblemException forStatus(int status, String detail) {
         switch (status) {

@@ -15,10 +15,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What every request passes before its handler and after it: a request id and safe headers; for the
- * endpoint groups, a refusal while the server stops, the API key (SHA-256 in config, constant-time
- * comparison) and its groups, a rate limit per key (per address when auth is off) and a limit on failed
- * authentication per address; afterwards, the request metrics.
+ * What every request passes before its handler and after it: a request id and safe headers, the refusal of what a
+ * web page of another origin sends ({@link CrossSite}); for the endpoint groups, a refusal while the server stops,
+ * the API key (SHA-256 in config, constant-time comparison) and its groups, a rate limit per key (per address when
+ * auth is off) and a limit on failed authentication per address; afterwards, the request metrics.
  */
 final class RequestGuard {
 
@@ -36,6 +36,7 @@ final class RequestGuard {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final HttpConfig http;
+    private final CrossSite crossSite;
     private final ApiKeys keys;
     private final RateLimits rateLimits = new RateLimits();
     private final ApiMetrics metrics;
@@ -53,6 +54,9 @@ final class RequestGuard {
                             : " and the server listens on " + http.host() + ", beyond this machine");
         }
         this.http = http;
+        // with a key required, a rebinding page (which has none) gets nothing: the Host is checked only with auth off, so
+        // that a server behind a proxy or reached by a DNS name needs no list of its names
+        this.crossSite = new CrossSite(!http.auth().enabled(), http.host());
         this.keys = new ApiKeys(http.auth().keys());
         this.metrics = metrics;
         this.stopping = stopping;
@@ -104,6 +108,9 @@ final class RequestGuard {
         ctx.header("X-Request-Id", requestId);
         ctx.header("X-Content-Type-Options", "nosniff");
         ctx.header("Cache-Control", "no-store");
+        // every path, the open ones too: with auth off a rebinding page must not read even /health's details
+        crossSite(new CrossSite.Seen(ctx.method().name(), ctx.header("Host"), ctx.header("Origin"),
+                ctx.header("Sec-Fetch-Site"), upgrade(ctx.header("Upgrade")), false));
         String group = group(ctx.path());
         if (group == null) {
             return;
@@ -118,6 +125,25 @@ final class RequestGuard {
         Optional<HttpConfig.ApiKey> key = authorize(ctx.header("Authorization"), ctx.req().getRemoteAddr(), group);
         key.ifPresent(k -> ctx.attribute(KEY_NAME, k.name()));
         ctx.attribute(CALLER, caller(key));
+    }
+
+    /**
+     * Refuses what a web page of another origin sends, or, with auth off, a request by a name that is not this
+     * server's ({@link CrossSite}), for the API's routes and for what other doors serve beside them alike.
+     *
+     * @throws ProblemException 403 {@code cross-site} or 421 {@code unknown-host}
+     */
+    void crossSite(CrossSite.Seen request) {
+        Optional<ProblemException> refusal = crossSite.refusal(request);
+        if (refusal.isPresent()) {
+            metrics.rejected(refusal.get().type() == Type.UNKNOWN_HOST ? "unknown_host" : "cross_site");
+            throw refusal.get();
+        }
+    }
+
+    /** Whether an {@code Upgrade} header asks for a WebSocket: a browser opens one from any page, CORS never applies. */
+    static boolean upgrade(String header) {
+        return header != null && header.toLowerCase(Locale.ROOT).contains("websocket");
     }
 
     /** Who a request authorized as {@code key} is to the application; with auth off (no key), anyone. */

@@ -100,7 +100,69 @@ class ServeMcpIT {
         }
     }
 
-    private HttpResponse<String> post(URI url, String key, String session, String body) throws Exception {
+    @Test
+    void aPageOfAnotherOriginCannotTalkMcp() throws Exception {
+        String evil = "https://evil.example";
+        String call = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":\"execute_code\","
+                + "\"arguments\":{\"language\":\"python\",\"code\":\"print(6*7)\"}}}";
+        try (Served s = serve(Map.of("http.auth.keys", "bob:" + sha256(BOB) + ":mcp"))) {
+            // MCP's specification: servers MUST validate Origin. A good key does not make a foreign page's request good
+            HttpResponse<String> init = post(s.url(), BOB, null, INITIALIZE, evil);
+            assertThat(init.statusCode()).as(init.body()).isEqualTo(403);
+            assertThat(init.headers().firstValue("Content-Type")).hasValue("application/problem+json");
+            assertThat(init.body()).contains("https://codeagent.dev/problems/cross-site", "'" + evil + "'", "not for cross-site use");
+            assertThat(post(s.url(), BOB, null, INITIALIZE, "null").statusCode()).isEqualTo(403);
+            // any method here, the event stream's GET too
+            HttpResponse<String> stream = http.send(HttpRequest.newBuilder(s.url()).GET().header("Authorization", "Bearer " + BOB)
+                    .header("Accept", "text/event-stream").header("Origin", evil).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(stream.statusCode()).isEqualTo(403);
+
+            HttpResponse<String> ok = post(s.url(), BOB, null, INITIALIZE, null);
+            assertThat(ok.statusCode()).as(ok.body()).isEqualTo(200);
+            String session = ok.headers().firstValue("Mcp-Session-Id").orElseThrow();
+            // a foreign page that learnt the session's id runs nothing in it
+            HttpResponse<String> refused = post(s.url(), BOB, session, call, evil);
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(403);
+            assertThat(refused.body()).doesNotContain("42");
+            // the server's own origin (a page it served) is not foreign; the Inspector's proxy and the SDKs send none
+            HttpResponse<String> own = post(s.url(), BOB, session, call, "http://127.0.0.1:" + s.url().getPort());
+            assertThat(own.statusCode()).as(own.body()).isEqualTo(200);
+            assertThat(own.body()).contains("42");
+            // with a key the Host is not checked: a proxy's name is fine
+            assertThat(raw(s.url(), "codeagent.example", BOB, INITIALIZE)).startsWith("HTTP/1.1 200");
+        }
+        try (Served s = serve(Map.of("http.auth.enabled", "false"))) {
+            // DNS rebinding: the page's own name resolving to 127.0.0.1, Origin and Host agreeing
+            String host = "evil.example:" + s.url().getPort();
+            String rebound = raw(s.url(), host, null, INITIALIZE, "Origin: http://" + host);
+            assertThat(rebound).startsWith("HTTP/1.1 421").contains("https://codeagent.dev/problems/unknown-host", "evil.example");
+            assertThat(raw(s.url(), "localhost:" + s.url().getPort(), null, INITIALIZE)).startsWith("HTTP/1.1 200");
+            assertThat(post(s.url(), null, null, INITIALIZE, evil).statusCode()).isEqualTo(403);
+        }
+    }
+
+    /** A POST of {@code body} to /mcp sent with the {@code Host} given (java.net.http sets its own), read to the end. */
+    private static String raw(URI url, String host, String key, String body, String... headers) throws Exception {
+        byte[] content = body.getBytes(StandardCharsets.UTF_8);
+        StringBuilder head = new StringBuilder("POST /mcp HTTP/1.1\r\nHost: " + host + "\r\nConnection: close\r\n"
+                + "Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: "
+                + content.length + "\r\n");
+        if (key != null) {
+            head.append("Authorization: Bearer ").append(key).append("\r\n");
+        }
+        for (String h : headers) {
+            head.append(h).append("\r\n");
+        }
+        head.append("\r\n");
+        try (java.net.Socket socket = new java.net.Socket(url.getHost(), url.getPort())) {
+            socket.setSoTimeout(30_000);
+            socket.getOutputStream().write(head.toString().getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream().write(content);
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private HttpResponse<String> post(URI url, String key, String session, String body, String origin) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(url).POST(HttpRequest.BodyPublishers.ofString(body))
                 .header("Content-Type", "application/json").header("Accept", "application/json, text/event-stream");
         if (key != null) {
@@ -109,7 +171,14 @@ class ServeMcpIT {
         if (session != null) {
             b.header("Mcp-Session-Id", session).header("MCP-Protocol-Version", "2025-06-18");
         }
+        if (origin != null) {
+            b.header("Origin", origin);
+        }
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> post(URI url, String key, String session, String body) throws Exception {
+        return post(url, key, session, body, null);
     }
 
     private static String sha256(String key) throws Exception {
