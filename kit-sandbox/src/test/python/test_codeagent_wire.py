@@ -115,3 +115,49 @@ def test_nesting_past_the_cap_is_refused_on_both_sides():
         deep = [deep]
     with pytest.raises(wire.NotData, match="nested deeper"):
         wire.Encoder().encode(deep)
+
+
+# ---------------------------------------------------------------- a channel given as FIFO paths
+
+def fifo(tmp_path, name, mode):
+    path = tmp_path / name
+    os.mkfifo(path, 0o600)
+    os.chmod(path, mode)  # whatever the umask
+    return str(path)
+
+
+def the_other_side(read_end, write_end):
+    """The other side's ends, opened so that neither of the wire's opens blocks."""
+    return os.open(read_end, os.O_RDWR), os.open(write_end, os.O_RDONLY | os.O_NONBLOCK)
+
+
+def test_a_channel_of_fifos_no_other_uid_can_open_is_opened(tmp_path):
+    read_end, write_end = fifo(tmp_path, "j2c", 0o600), fifo(tmp_path, "c2j", 0o600)
+    theirs = the_other_side(read_end, write_end)
+    r, w = wire.open_channel(read_end, write_end, read_first=False)
+    try:
+        wire.write_frame(w, ["ok"])
+        assert os.read(theirs[1], 100) == b'6\n["ok"]'
+    finally:
+        for fd in (r, w) + theirs:
+            os.close(fd)
+
+
+def test_a_fifo_other_users_can_open_is_refused_naming_it(tmp_path):
+    # a regression on the host (the channel made 0666) must fail loudly, not carry a forged reply or verdict
+    read_end, write_end = fifo(tmp_path, "j2c", 0o600), fifo(tmp_path, "c2j", 0o622)
+    theirs = the_other_side(read_end, write_end)
+    try:
+        with pytest.raises(wire.WireError, match="c2j.*other users cannot open"):
+            wire.open_channel(read_end, write_end, read_first=False)
+    finally:
+        for fd in theirs:
+            os.close(fd)
+
+
+def test_a_channel_end_that_is_no_fifo_is_refused(tmp_path):
+    plain = tmp_path / "j2c"
+    plain.write_text("")
+    os.chmod(plain, 0o600)
+    with pytest.raises(wire.WireError, match="j2c is not a FIFO"):
+        wire.open_channel(str(plain), fifo(tmp_path, "c2j", 0o600), read_first=True)

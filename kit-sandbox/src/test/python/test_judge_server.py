@@ -35,8 +35,9 @@ def job(nonce, channel, code, tests, prelude=None, entries="-"):
 def channel_dir(tmp_path, name):
     d = tmp_path / name
     d.mkdir()
-    os.mkfifo(d / "c2j")
-    os.mkfifo(d / "j2c")
+    # as the host makes them: no other uid may open a channel (the wire refuses one that others can)
+    os.mkfifo(d / "c2j", 0o600)
+    os.mkfifo(d / "j2c", 0o600)
     return d
 
 

@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * What a judged run's two sandboxes share: a pair of FIFOs (judge to candidate, candidate to judge), made on the
  * host in a directory of their own and bound read-only into both sandboxes — a FIFO stays writable through a
  * read-only bind, and nothing written to it reaches a disk — and the judge's scripts, bound read-only.
- * Nothing else of one sandbox is visible in the other.
+ * Nothing else of one sandbox is visible in the other, and no other uid can open the FIFOs ({@link #handOver}).
  */
 final class JudgeChannel {
 
@@ -100,8 +100,9 @@ final class JudgeChannel {
     }
 
     /**
-     * A new channel directory under {@code workRoot} holding the two FIFOs, open to the two uids that use them
-     * (the directory's name is random and it cannot be listed: no other process finds them).
+     * A new channel directory under {@code workRoot} holding the two FIFOs, this JVM's uid's alone until
+     * {@link #handOver} opens them to the two sides. Its random name is no secret: the FIFOs' host paths are in the
+     * command lines and mountinfo of the sandboxes, which every local user can read in /proc.
      */
     static Path create(Path workRoot) throws IOException {
         return create(workRoot, 1).get(0);
@@ -116,13 +117,12 @@ final class JudgeChannel {
             throw new IOException("mkfifo (coreutils) is not installed");
         }
         List<Path> dirs = new java.util.ArrayList<>();
-        List<String> command = new java.util.ArrayList<>(List.of(MKFIFO.toString(), "-m", "0666"));
+        List<String> command = new java.util.ArrayList<>(List.of(MKFIFO.toString(), "-m", "0600"));
         try {
             for (int i = 0; i < count; i++) {
                 Path dir = Files.createTempDirectory(parent, "codeagent-judge-",
-                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
+                        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
                 dirs.add(dir);
-                Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx--x--x"));
                 command.add(dir.resolve(TO_CANDIDATE).toString());
                 command.add(dir.resolve(TO_JUDGE).toString());
             }
@@ -135,6 +135,40 @@ final class JudgeChannel {
             dirs.forEach(d -> Reaper.remove(d, null));
             throw new IOException("mkfifo failed: " + e.getMessage());
         }
+    }
+
+    /**
+     * Opens {@code dir}'s FIFOs to the two sides of one judged run and to no one else: owned by the judge's uid,
+     * group the candidate's (each side runs with its uid as its only group), each FIFO open only in the direction
+     * its side uses it — judge to candidate {@code -w-r-----}, candidate to judge {@code r---w----} — and the
+     * directory searchable by the two, listable by none ({@code --x--x---}). Any other local user is refused at the
+     * directory and again at the FIFO: a forged reply or verdict, or the tests' calls read on the way, would need
+     * one of the two uids. The judge owns them, not the candidate: an owner may change the modes, and the
+     * candidate runs the code under test.
+     *
+     * <p>When both sides run as this JVM's uid (no uid pool: {@code -1} for both), the FIFOs stay as made,
+     * this uid's alone ({@code rw-------} in a {@code rwx------} directory).
+     *
+     * @throws IOException when only one side has a uid of its own (no mode serves both), or a change fails
+     */
+    static void handOver(Path dir, long judgeUid, long candidateUid) throws IOException {
+        if (judgeUid < 0 && candidateUid < 0) {
+            return;
+        }
+        if (judgeUid < 0 || candidateUid < 0) {
+            throw new IOException("the judge (uid " + judgeUid + ") and the candidate (uid " + candidateUid
+                    + ") must both run as pool uids or both as this process's");
+        }
+        give(dir.resolve(TO_CANDIDATE), judgeUid, candidateUid, "-w-r-----");
+        give(dir.resolve(TO_JUDGE), judgeUid, candidateUid, "r---w----");
+        give(dir, judgeUid, candidateUid, "--x--x---");
+    }
+
+    /** Owner, group, then modes: until the last step only this JVM's uid can open {@code p}. */
+    private static void give(Path p, long uid, long gid, String modes) throws IOException {
+        Files.setAttribute(p, "unix:uid", Math.toIntExact(uid), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(p, "unix:gid", Math.toIntExact(gid), java.nio.file.LinkOption.NOFOLLOW_LINKS);
+        Files.setPosixFilePermissions(p, PosixFilePermissions.fromString(modes));
     }
 
     /** A batch's channels, made {@value #POOL_BATCH} at a time under the batch's directory and handed out once each. */

@@ -36,15 +36,18 @@ final class JudgeServer implements AutoCloseable {
     private final Process process;
     private final OutputStream stdin;
     private final Path channels;
+    /** The uid the server and its judges run as (-1: this JVM's): each job's channel is handed over to it. */
+    private final long uid;
     private final JudgeChannel.Pool pool;
     private final Runnable release;
     private final Map<String, CompletableFuture<String>> pending = new ConcurrentHashMap<>();
     private volatile boolean dead;
 
-    JudgeServer(Process process, Path channels, ExecutorService threads, Runnable release) {
+    JudgeServer(Process process, Path channels, long uid, ExecutorService threads, Runnable release) {
         this.process = process;
         this.stdin = process.getOutputStream();
         this.channels = channels;
+        this.uid = uid;
         this.pool = new JudgeChannel.Pool(channels);
         this.release = release;
         threads.submit(this::readVerdicts);
@@ -56,9 +59,19 @@ final class JudgeServer implements AutoCloseable {
         return channels;
     }
 
-    /** A fresh channel directory for one job, under {@link #channels()}; never handed out twice. */
-    Path newChannel() throws IOException {
-        return pool.take();
+    /**
+     * A fresh channel directory for one job, under {@link #channels()}, never handed out twice: open to this server's
+     * judges and to the job's candidate ({@code candidateUid}) alone (see {@link JudgeChannel#handOver}).
+     */
+    Path newChannel(long candidateUid) throws IOException {
+        Path channel = pool.take();
+        try {
+            JudgeChannel.handOver(channel, uid, candidateUid);
+        } catch (IOException e) {
+            Reaper.remove(channel, null);
+            throw e;
+        }
+        return channel;
     }
 
     boolean alive() {

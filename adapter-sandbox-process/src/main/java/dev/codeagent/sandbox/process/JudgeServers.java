@@ -79,7 +79,7 @@ final class JudgeServers extends Launches {
             LongLived server = startLongLived(SERVER_LIMITS, true, argv, List.of(
                     new LaunchSpec.Bind(channels, JudgeChannel.SANDBOX_CHANNELS), new LaunchSpec.Bind(scripts, JudgeChannel.SANDBOX_LIB)),
                     channels);
-            return new JudgeServer(server.process(), channels, threads, server.release());
+            return new JudgeServer(server.process(), channels, server.uid(), threads, server.release());
         } catch (IOException | RuntimeException e) {
             log.warn("process sandbox: cannot start a judge server (judging each job alone): {}", e.getMessage());
             Reaper.remove(channels, null);
@@ -106,7 +106,8 @@ final class JudgeServers extends Launches {
     /**
      * Where the channels' root goes: a tmpfs (/dev/shm) when the host has one, as FIFOs are made and removed by the
      * thousand in an evaluation (on ext4 each cost a third of a millisecond of inode allocation), else the work root.
-     * Nothing is written to a FIFO's file system either way; the directory is root's and cannot be listed.
+     * Nothing is written to a FIFO's file system either way; the directory is root's and cannot be listed,
+     * and each job's channel in it is open to that job's two uids alone ({@link JudgeChannel#handOver}).
      */
     private Path channelsParent() {
         Path shm = Path.of("/dev/shm");

@@ -79,6 +79,7 @@ final class JudgedLaunches extends Launches {
             candidateUid = uids == null ? -1 : uids.acquire();
             judgeUid = uids == null ? -1 : uids.acquire();
             channel = JudgeChannel.create(workRoot);
+            JudgeChannel.handOver(channel, judgeUid, candidateUid);
             List<LaunchSpec.Bind> binds = JudgeChannel.binds(channel, scripts);
             ResourceLimits judgeLimits = judgeLimits(request.limits());
             candidateGroup = newGroup(request.limits());
@@ -146,7 +147,7 @@ final class JudgedLaunches extends Launches {
         String line = null;
         try {
             candidateUid = uids.acquire();
-            channel = server.newChannel();
+            channel = server.newChannel(candidateUid);
             List<LaunchSpec.Bind> binds = JudgeChannel.binds(channel, scripts);
             candidateGroup = newGroup(request.limits());
             ResourceLimits judgeLimits = judgeLimits(request.limits());

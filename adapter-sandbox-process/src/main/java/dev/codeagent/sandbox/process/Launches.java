@@ -196,8 +196,11 @@ class Launches {
                 group, 0, nonce);
     }
 
-    /** A sandbox that lives until {@link #release} runs: its process, its group (or null), and what ends it all. */
-    record LongLived(Process process, ChildGroup group, Runnable release) {
+    /**
+     * A sandbox that lives until {@link #release} runs: its process, its group (or null), the uid it runs as (-1:
+     * this JVM's), and what ends it all.
+     */
+    record LongLived(Process process, ChildGroup group, long uid, Runnable release) {
     }
 
     /**
@@ -222,7 +225,7 @@ class Launches {
             Process p = pb.start();
             ChildGroup g = group;
             Path d = dir.path();
-            return new LongLived(p, g, () -> {
+            return new LongLived(p, g, uid, () -> {
                 boolean clean = g == null || g.killAll();
                 clean = killer.killAll(p, uid) && clean;
                 p.destroyForcibly();

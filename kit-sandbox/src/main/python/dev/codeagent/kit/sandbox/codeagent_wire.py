@@ -23,6 +23,7 @@ import json
 import operator
 import os
 import re
+import stat
 
 #: the largest frame either side accepts (bytes of JSON)
 MAX_FRAME = 8 * 1024 * 1024
@@ -60,10 +61,23 @@ def open_channel(read_end, write_end, read_first):
     if read_end.isdigit() and write_end.isdigit():
         return int(read_end), int(write_end)
     if read_first:
-        r = os.open(read_end, os.O_RDONLY | os.O_CLOEXEC)
-        return r, os.open(write_end, os.O_WRONLY | os.O_CLOEXEC)
-    w = os.open(write_end, os.O_WRONLY | os.O_CLOEXEC)
-    return os.open(read_end, os.O_RDONLY | os.O_CLOEXEC), w
+        r = _open_fifo(read_end, os.O_RDONLY)
+        return r, _open_fifo(write_end, os.O_WRONLY)
+    w = _open_fifo(write_end, os.O_WRONLY)
+    return _open_fifo(read_end, os.O_RDONLY), w
+
+
+def _open_fifo(path, flags):
+    """path opened with flags, once it is known to be a FIFO no third uid can open: the host opens a channel to
+    the judge's and the candidate's uids alone, and a channel open to others (a regression) could carry a forged
+    reply or verdict, or the tests' calls to another local user: refused loudly instead."""
+    fd = os.open(path, flags | os.O_CLOEXEC)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISFIFO(mode) or mode & 0o007:
+        os.close(fd)
+        raise WireError("the channel %s is %s with modes %s: it must be a FIFO that other users cannot open"
+                        % (path, "a FIFO" if stat.S_ISFIFO(mode) else "not a FIFO", stat.filemode(mode)))
+    return fd
 
 
 def dumps(message):

@@ -319,9 +319,16 @@ class SplitJudgeScriptsIT {
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
             Path call = dir.resolve("call");
             Path reply = dir.resolve("reply");
+            // as the process tier hands a channel over: the judge's, group the candidate's, each FIFO open only in
+            // the direction its side uses it (the wire refuses a FIFO other users can open); one uid's alone unless root
             for (Path fifo : List.of(call, reply)) {
-                Process mk = new ProcessBuilder("mkfifo", "-m", "0666", fifo.toString()).start();
+                Process mk = new ProcessBuilder("mkfifo", "-m", "0600", fifo.toString()).start();
                 assertThat(mk.waitFor()).isZero();
+                if (root()) {
+                    Files.setAttribute(fifo, "unix:uid", (int) JUDGE_UID);
+                    Files.setAttribute(fifo, "unix:gid", (int) CANDIDATE_UID);
+                    Files.setPosixFilePermissions(fifo, PosixFilePermissions.fromString(fifo == call ? "-w-r-----" : "r---w----"));
+                }
             }
             Path main = write(dir.resolve("main.py"), code, "rw-r--r--");
             // the tests where the candidate cannot read them
