@@ -1,0 +1,81 @@
+package dev.codeagent.application.eval;
+
+import dev.codeagent.application.run.Caller;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.OptionalDouble;
+
+/**
+ * An evaluation known to the server: who asked, how far it has got, and when it is done what it found.
+ *
+ * @param id its id ({@code ev-…})
+ * @param owner the caller it belongs to ({@code key:NAME}); null only when callers are not told apart (auth off)
+ * @param subject what was evaluated, in words
+ * @param status where it stands
+ * @param createdAt when it was submitted
+ * @param endedAt when it was done or failed; null before
+ * @param problems problems submitted
+ * @param samples samples submitted
+ * @param done samples judged so far
+ * @param passed samples accepted so far
+ * @param error why it failed, when {@link Status#FAILED}; else null
+ * @param details the report, when {@link Status#DONE}; else null
+ */
+public record Evaluation(String id, String owner, String subject, Status status, Instant createdAt, Instant endedAt,
+        int problems, int samples, int done, int passed, String error, EvaluationDetails details) {
+
+    /** Where an evaluation stands. Cancelling one forgets it: there is no cancelled state to keep. */
+    public enum Status {
+        /** Waiting for its turn (evaluations run one or a few at a time). */
+        QUEUED,
+        RUNNING,
+        DONE,
+        /** Could not be evaluated at all (the sandbox failed); {@code error} says why. */
+        FAILED
+    }
+
+    public Evaluation {
+        Objects.requireNonNull(id, "id");
+        Objects.requireNonNull(subject, "subject");
+        Objects.requireNonNull(status, "status");
+        Objects.requireNonNull(createdAt, "createdAt");
+        if (status == Status.DONE && details == null) {
+            throw new IllegalArgumentException("a done evaluation has its report");
+        }
+    }
+
+    /** Whether the caller may see (and forget) it: its owner, or an operator. */
+    public boolean visibleTo(Caller caller) {
+        return caller.operator() || (caller.owner() != null && caller.owner().equals(owner));
+    }
+
+    public boolean ended() {
+        return status == Status.DONE || status == Status.FAILED;
+    }
+
+    /** pass@1 of the report, or empty before it is done. */
+    public OptionalDouble passAt1() {
+        if (details == null) {
+            return OptionalDouble.empty();
+        }
+        Double v = details.passAtK().get(1);
+        return v == null || v.isNaN() ? OptionalDouble.empty() : OptionalDouble.of(v);
+    }
+
+    Evaluation running() {
+        return new Evaluation(id, owner, subject, Status.RUNNING, createdAt, null, problems, samples, 0, 0, null, null);
+    }
+
+    Evaluation progressed(int doneNow, int passedNow) {
+        return new Evaluation(id, owner, subject, status, createdAt, null, problems, samples, doneNow, passedNow, null, null);
+    }
+
+    Evaluation finished(EvaluationDetails report, Instant at) {
+        return new Evaluation(id, owner, subject, Status.DONE, createdAt, at, problems, samples, report.summary().total(),
+                report.summary().passed(), null, report);
+    }
+
+    Evaluation failed(String why, Instant at) {
+        return new Evaluation(id, owner, subject, Status.FAILED, createdAt, at, problems, samples, done, passed, why, null);
+    }
+}
