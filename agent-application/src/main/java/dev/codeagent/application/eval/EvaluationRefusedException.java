@@ -19,6 +19,11 @@ public final class EvaluationRefusedException extends RuntimeException {
         return new EvaluationRefusedException(field, message, false);
     }
 
+    /** The caller keeps as many as it may: not a matter of waiting, of forgetting some. */
+    static EvaluationRefusedException full(String message) {
+        return new EvaluationRefusedException(null, message, false);
+    }
+
     static EvaluationRefusedException busy(String message) {
         return new EvaluationRefusedException(null, message, true);
     }

@@ -122,7 +122,7 @@ public final class SubmitEvaluations implements AutoCloseable {
         }
         String owner = caller.owner();
         if (evaluations.list(owner, MAX_KEPT).size() >= MAX_KEPT) {
-            throw EvaluationRefusedException.busy("you keep " + MAX_KEPT + " evaluations already: delete some "
+            throw EvaluationRefusedException.full("you keep " + MAX_KEPT + " evaluations already: delete some "
                     + "(DELETE /v1/evaluations/{id}) before sending another");
         }
         // every pending one but those running waits (a forgotten one leaves pending at once)
