@@ -9,7 +9,6 @@ import dev.codeagent.application.eval.EvaluationRequest;
 import dev.codeagent.application.eval.ProblemFormat;
 import dev.codeagent.application.eval.SubmitEvaluations;
 import dev.codeagent.application.run.Caller;
-import dev.codeagent.application.view.EvaluationReportView;
 import dev.codeagent.http.ProblemException.Type;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
@@ -138,13 +137,13 @@ final class EvaluationRoutes {
     }
 
     /**
-     * One evaluation: its summary, and once done the report's JSON ({@link EvaluationReportView}, what
+     * One evaluation: its summary, and once done the report's JSON ({@code EvaluationReportView}, what
      * {@code report.js} renders, as the CLI's report file holds it) in the same object.
      */
     static ObjectNode full(Evaluation e) {
         ObjectNode n = summary(e);
-        if (e.details() != null) {
-            ObjectNode report = Views.MAPPER.valueToTree(EvaluationReportView.of(e.details()));
+        if (e.report() != null) {
+            ObjectNode report = Views.MAPPER.valueToTree(e.report());
             report.fields().forEachRemaining(f -> n.set(f.getKey(), f.getValue()));
         }
         return n;

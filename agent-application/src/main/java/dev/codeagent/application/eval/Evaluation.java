@@ -1,6 +1,7 @@
 package dev.codeagent.application.eval;
 
 import dev.codeagent.application.run.Caller;
+import dev.codeagent.application.view.EvaluationReportView;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.OptionalDouble;
@@ -19,10 +20,11 @@ import java.util.OptionalDouble;
  * @param done samples judged so far
  * @param passed samples accepted so far
  * @param error why it failed, when {@link Status#FAILED}; else null
- * @param details the report, when {@link Status#DONE}; else null
+ * @param report the report, when {@link Status#DONE}; else null: the view every door shows (the report page's JSON), which
+ *     is also what a store keeps
  */
 public record Evaluation(String id, String owner, String subject, Status status, Instant createdAt, Instant endedAt,
-        int problems, int samples, int done, int passed, String error, EvaluationDetails details) {
+        int problems, int samples, int done, int passed, String error, EvaluationReportView report) {
 
     /** Where an evaluation stands. Cancelling one forgets it: there is no cancelled state to keep. */
     public enum Status {
@@ -39,7 +41,7 @@ public record Evaluation(String id, String owner, String subject, Status status,
         Objects.requireNonNull(subject, "subject");
         Objects.requireNonNull(status, "status");
         Objects.requireNonNull(createdAt, "createdAt");
-        if (status == Status.DONE && details == null) {
+        if (status == Status.DONE && report == null) {
             throw new IllegalArgumentException("a done evaluation has its report");
         }
     }
@@ -55,10 +57,10 @@ public record Evaluation(String id, String owner, String subject, Status status,
 
     /** pass@1 of the report, or empty before it is done. */
     public OptionalDouble passAt1() {
-        if (details == null) {
+        if (report == null) {
             return OptionalDouble.empty();
         }
-        Double v = details.passAtK().get(1);
+        Double v = report.passAtK().get("1");
         return v == null || v.isNaN() ? OptionalDouble.empty() : OptionalDouble.of(v);
     }
 
@@ -70,9 +72,9 @@ public record Evaluation(String id, String owner, String subject, Status status,
         return new Evaluation(id, owner, subject, status, createdAt, null, problems, samples, doneNow, passedNow, null, null);
     }
 
-    Evaluation finished(EvaluationDetails report, Instant at) {
-        return new Evaluation(id, owner, subject, Status.DONE, createdAt, at, problems, samples, report.summary().total(),
-                report.summary().passed(), null, report);
+    Evaluation finished(EvaluationReportView done, Instant at) {
+        return new Evaluation(id, owner, subject, Status.DONE, createdAt, at, problems, samples, done.total(), done.passed(),
+                null, done);
     }
 
     Evaluation failed(String why, Instant at) {

@@ -2,6 +2,7 @@ package dev.codeagent.application.eval;
 
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.run.Caller;
+import dev.codeagent.application.view.EvaluationReportView;
 import dev.codeagent.domain.execution.ExecutionCancelledException;
 import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.ResourceLimits;
@@ -180,7 +181,7 @@ public final class SubmitEvaluations implements AutoCloseable {
                     (result, progress) -> evaluations.update(running.progressed(progress.done(), progress.passed())));
             EvaluationDetails details = EvaluationDetails.of(problems, new RunBenchmark.Result(report, null, null,
                     executeCode.sandbox().tier(), samples), report.passAtK(), queued.subject());
-            evaluations.update(running.finished(details, clock.instant()));
+            evaluations.update(running.finished(EvaluationReportView.of(details), clock.instant()));
         } catch (ExecutionCancelledException e) {
             // forgotten while it ran: nothing to record
             log.debug("evaluation {} cancelled", queued.id());

@@ -9,6 +9,7 @@ import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.run.Caller;
 import dev.codeagent.application.store.InMemoryEvaluationLog;
 import dev.codeagent.application.testing.ScriptedSandbox;
+import dev.codeagent.application.view.EvaluationReportView;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.JudgeReport;
@@ -101,10 +102,10 @@ class SubmitEvaluationsTest {
         assertThat(done.done()).isEqualTo(4);
         assertThat(done.passed()).isEqualTo(2);
         assertThat(done.passAt1()).hasValue(0.5);
-        assertThat(done.details().summary().verdicts()).containsEntry(Verdict.Kind.WRONG_ANSWER, 2);
-        assertThat(done.details().problems()).extracting(EvaluationDetails.ProblemDetails::taskId).containsExactly("T/0", "T/1");
-        assertThat(done.details().problems().get(0).samples().get(1).completion()).isEqualTo("    return x\n");
-        assertThat(done.details().subject()).isEqualTo("tiny");
+        assertThat(done.report().verdicts()).containsEntry(Verdict.Kind.WRONG_ANSWER.name(), 2);
+        assertThat(done.report().problems()).extracting(EvaluationReportView.ProblemView::id).containsExactly("T/0", "T/1");
+        assertThat(done.report().problems().get(0).samples().get(1).code()).isEqualTo("    return x\n");
+        assertThat(done.report().subject()).isEqualTo("tiny");
 
         assertThat(s.find(BOB, queued.id())).isEmpty();
         assertThat(s.list(BOB)).isEmpty();
