@@ -6,7 +6,7 @@ import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.eval.SubmitEvaluations;
 import dev.codeagent.application.execute.FairPlaces;
-import dev.codeagent.application.store.InMemoryEvaluationLog;
+import dev.codeagent.application.eval.EvaluationLog;
 import dev.codeagent.application.submit.ExecutionResults;
 import dev.codeagent.application.submit.SubmitExecutions;
 import dev.codeagent.application.inject.Closer;
@@ -153,13 +153,14 @@ public final class HttpModule extends AdapterModule {
     }
 
     /**
-     * Evaluations sent to the server, judged on its sandbox with the configured limits; kept in memory (they go with the
-     * server), stopped when it closes.
+     * Evaluations sent to the server, judged on its sandbox with the configured limits, kept where the store keeps them
+     * (the application's {@code WorkModule} decides: the SQL stores' table, else memory); stopped when it closes.
      */
     @Provides
     @LazySingleton
-    SubmitEvaluations evaluations(ExecuteCode executeCode, CodeAgentConfig config, Clock clock, Closer closer) {
-        return closer.register(new SubmitEvaluations(executeCode, new InMemoryEvaluationLog(),
+    SubmitEvaluations evaluations(ExecuteCode executeCode, EvaluationLog log, CodeAgentConfig config, Clock clock,
+            Closer closer) {
+        return closer.register(new SubmitEvaluations(executeCode, log,
                 config.limits().toResourceLimits(), SubmitEvaluations.WORKERS, clock));
     }
 

@@ -221,9 +221,21 @@ public final class SubmitEvaluations implements AutoCloseable {
         return true;
     }
 
-    /** Stops every evaluation: they are not resumed (the in-memory log goes with the server). */
+    /**
+     * Stops every evaluation this server took and has not finished, and records them FAILED: they are not resumed, and
+     * a kept one must not look as if it still ran. (One a crashed process left is still QUEUED or RUNNING: its owner
+     * forgets it.)
+     */
     @Override
     public void close() {
+        for (String id : List.copyOf(pending.keySet())) {
+            try {
+                evaluations.find(id).filter(e -> !e.ended()).ifPresent(e -> evaluations.update(e.failed(
+                        "the server stopped before the evaluation was done; send it again", clock.instant())));
+            } catch (RuntimeException e) {
+                log.warn("cannot record evaluation {} as stopped: {}", id, e.toString());
+            }
+        }
         runner.shutdownNow();
     }
 }
