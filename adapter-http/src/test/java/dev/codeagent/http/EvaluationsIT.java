@@ -121,6 +121,26 @@ class EvaluationsIT {
     }
 
     @Test
+    void onTheSqliteStoreAnEvaluationAndItsReportOutliveTheServer(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws InterruptedException {
+        String file = dir.resolve("runs.db").toString();
+        String id;
+        JsonNode before;
+        try (TestServer first = TestServer.builder().set("store.kind", "sqlite").set("store.sqlite.path", file).start()) {
+            HttpResponse<String> posted = first.post("/v1/evaluations", TestServer.ADMIN_KEY, tinyEvaluation().toString());
+            assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
+            id = TestServer.json(posted).get("id").asText();
+            before = awaitDone(first, TestServer.ADMIN_KEY, id);
+            assertThat(before.get("status").asText()).isEqualTo("DONE");
+        }
+        try (TestServer second = TestServer.builder().set("store.kind", "sqlite").set("store.sqlite.path", file).start()) {
+            HttpResponse<String> again = second.get("/v1/evaluations/" + id, TestServer.ADMIN_KEY);
+            assertThat(again.statusCode()).as(again.body()).isEqualTo(200);
+            assertThat(TestServer.json(again)).isEqualTo(before);
+        }
+    }
+
+    @Test
     void theCapsAndUnusableInputAreRefusedNamingTheField() {
         ObjectNode tooMany = tinyEvaluation();
         ArrayNode samples = tooMany.putArray("samples");
