@@ -73,7 +73,7 @@ public final class ApiServer implements AutoCloseable {
             Stopping stopping, Optional<WorkQueue> workQueue, Optional<ExecutionQueue> executionQueue, HostedEndpoints hosted,
             Closer closer, IdempotentReplies replies, dev.codeagent.application.submit.SubmitExecutions submissions,
             Callbacks callbacks, dev.codeagent.application.eval.JudgeCode judgeCode,
-            dev.codeagent.application.eval.SubmitEvaluations evaluations) {
+            dev.codeagent.application.submit.SubmitEvaluations evaluations) {
         this.config = config;
         this.http = http;
         this.sandbox = sandbox;

@@ -54,7 +54,7 @@ public final class PostgresStore implements AutoCloseable {
     }
 
     /** Evaluations sent over HTTP, with their reports: every front door of the database sees them. */
-    public dev.codeagent.application.eval.EvaluationLog evaluationLog() {
+    public dev.codeagent.application.submit.EvaluationLog evaluationLog() {
         return evaluations;
     }
 

@@ -7,7 +7,7 @@ import dev.codeagent.application.inject.Closer;
 import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.ConfigSection;
-import dev.codeagent.application.eval.EvaluationLog;
+import dev.codeagent.application.submit.EvaluationLog;
 import dev.codeagent.application.submit.ExecutionResults;
 import dev.codeagent.application.work.ExecutionQueue;
 import dev.codeagent.application.work.WorkQueue;

@@ -1,7 +1,7 @@
 package dev.codeagent.store.postgres;
 
-import dev.codeagent.application.eval.EvaluationLog;
-import dev.codeagent.application.store.EvaluationLogContractTest;
+import dev.codeagent.application.submit.EvaluationLog;
+import dev.codeagent.application.submit.EvaluationLogContractTest;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;

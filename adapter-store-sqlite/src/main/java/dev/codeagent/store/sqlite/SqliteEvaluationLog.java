@@ -1,7 +1,7 @@
 package dev.codeagent.store.sqlite;
 
-import dev.codeagent.application.eval.Evaluation;
-import dev.codeagent.application.eval.EvaluationLog;
+import dev.codeagent.application.submit.Evaluation;
+import dev.codeagent.application.submit.EvaluationLog;
 import dev.codeagent.kit.store.jdbc.StoredEvaluations;
 import java.sql.Types;
 import java.time.Instant;

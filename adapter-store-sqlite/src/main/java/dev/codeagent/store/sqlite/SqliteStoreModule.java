@@ -2,7 +2,7 @@ package dev.codeagent.store.sqlite;
 
 import com.google.inject.multibindings.ProvidesIntoMap;
 import com.google.inject.multibindings.StringMapKey;
-import dev.codeagent.application.eval.EvaluationLog;
+import dev.codeagent.application.submit.EvaluationLog;
 import dev.codeagent.application.inject.Closer;
 import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.spi.AdapterModule;

@@ -2,9 +2,9 @@ package dev.codeagent.store.sqlite;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.codeagent.application.eval.Evaluation;
-import dev.codeagent.application.eval.EvaluationLog;
-import dev.codeagent.application.store.EvaluationLogContractTest;
+import dev.codeagent.application.submit.Evaluation;
+import dev.codeagent.application.submit.EvaluationLog;
+import dev.codeagent.application.submit.EvaluationLogContractTest;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,7 +3,7 @@ package dev.codeagent.kit.store.jdbc;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.codeagent.application.eval.Evaluation;
+import dev.codeagent.application.submit.Evaluation;
 import dev.codeagent.application.view.EvaluationReportView;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

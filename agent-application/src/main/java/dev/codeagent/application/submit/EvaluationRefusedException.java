@@ -1,4 +1,4 @@
-package dev.codeagent.application.eval;
+package dev.codeagent.application.submit;
 
 /**
  * An evaluation that is not taken: the field of the request at fault (or null when none is, e.g. too many waiting),

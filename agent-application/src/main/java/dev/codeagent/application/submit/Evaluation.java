@@ -1,4 +1,4 @@
-package dev.codeagent.application.eval;
+package dev.codeagent.application.submit;
 
 import dev.codeagent.application.run.Caller;
 import dev.codeagent.application.view.EvaluationReportView;

@@ -1,6 +1,5 @@
-package dev.codeagent.application.store;
+package dev.codeagent.application.submit;
 
-import dev.codeagent.application.eval.EvaluationLog;
 
 class InMemoryEvaluationLogTest extends EvaluationLogContractTest {
 

@@ -1,5 +1,6 @@
-package dev.codeagent.application.eval;
+package dev.codeagent.application.submit;
 
+import dev.codeagent.application.eval.ProblemFormat;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Objects;

@@ -1,5 +1,15 @@
-package dev.codeagent.application.eval;
+package dev.codeagent.application.submit;
 
+import dev.codeagent.application.eval.BadLine;
+import dev.codeagent.application.eval.EvaluateSamples;
+import dev.codeagent.application.eval.EvaluationDetails;
+import dev.codeagent.application.eval.EvaluationException;
+import dev.codeagent.application.eval.EvaluationReport;
+import dev.codeagent.application.eval.Problem;
+import dev.codeagent.application.eval.ProblemSet;
+import dev.codeagent.application.eval.RunBenchmark;
+import dev.codeagent.application.eval.Sample;
+import dev.codeagent.application.eval.SampleSet;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.run.Caller;
 import dev.codeagent.application.view.EvaluationReportView;

@@ -1,4 +1,4 @@
-package dev.codeagent.application.eval;
+package dev.codeagent.application.submit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -7,7 +7,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.codeagent.application.execute.ExecuteCode;
 import dev.codeagent.application.run.Caller;
-import dev.codeagent.application.store.InMemoryEvaluationLog;
 import dev.codeagent.application.testing.ScriptedSandbox;
 import dev.codeagent.application.view.EvaluationReportView;
 import dev.codeagent.domain.execution.Execution;

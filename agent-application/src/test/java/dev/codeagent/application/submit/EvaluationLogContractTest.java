@@ -1,10 +1,8 @@
-package dev.codeagent.application.store;
+package dev.codeagent.application.submit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.codeagent.application.eval.Evaluation;
-import dev.codeagent.application.eval.EvaluationLog;
 import dev.codeagent.application.view.EvaluationReportView;
 import dev.codeagent.application.view.VerdictView;
 import java.time.Instant;

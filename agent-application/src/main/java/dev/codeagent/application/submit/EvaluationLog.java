@@ -1,4 +1,4 @@
-package dev.codeagent.application.eval;
+package dev.codeagent.application.submit;
 
 import java.util.List;
 import java.util.Optional;

@@ -1,7 +1,5 @@
-package dev.codeagent.application.store;
+package dev.codeagent.application.submit;
 
-import dev.codeagent.application.eval.Evaluation;
-import dev.codeagent.application.eval.EvaluationLog;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
