@@ -32,6 +32,7 @@ class EvaluationBrowserIT {
 
     TestServer server;
     ConsoleBrowser browser;
+    String axe;
 
     @BeforeAll
     void start() throws Exception {
@@ -41,6 +42,8 @@ class EvaluationBrowserIT {
         }
         assumeTrue(here, "chromium and chromium-driver are not installed");
         server = TestServer.builder().start();
+        axe = Files.readString(NodeTools.install("axe", "axe", "axe-core/axe.min.js")
+                .resolve("node_modules/axe-core/axe.min.js"));
         browser = new ConsoleBrowser(ConsoleBrowserIT.SHOTS);
     }
 
@@ -81,6 +84,7 @@ class EvaluationBrowserIT {
         WebElement row = browser.awaitVisible(By.cssSelector("tr[data-evaluation='" + id + "']"));
         assertThat(row.getText()).contains("DONE", "5 / 5", "41.7%").contains("<script>");
         assertThat(browser.liveMarkup()).as("elements that could run script on the evaluations page").isEmpty();
+        assertThat(browser.seriousAccessibilityViolations(axe)).as("axe-core on the evaluations page").isEmpty();
         browser.screenshot("evaluations");
         row.findElement(By.tagName("a")).click();
 
@@ -96,6 +100,7 @@ class EvaluationBrowserIT {
         WebElement code = browser.awaitVisible(By.id("ca-detail-code"));
         assertThat(code.getText()).contains("return x - 1");
         assertThat(browser.driver.findElement(By.id("ca-detail-title")).getText()).contains("Tiny/0");
+        assertThat(browser.seriousAccessibilityViolations(axe)).as("axe-core on the evaluation page").isEmpty();
         browser.screenshot("evaluation-failing-cell");
 
         // the hostile sample: its markup is text in the code and the message, and nothing of it runs

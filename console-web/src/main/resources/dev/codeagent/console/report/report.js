@@ -309,8 +309,9 @@
       h.id = 'ca-detail-title';
       holder.appendChild(h);
       var verdict = el('p', 'ca-verdict');
+      // the verdict's colour as a bar beside dark text: white text on the oranges and yellows is unreadable (WCAG AA)
       var badge = el('span', 'ca-badge', s.verdict);
-      badge.style.backgroundColor = colour(s.verdict);
+      badge.style.borderLeftColor = colour(s.verdict);
       verdict.appendChild(badge);
       verdict.appendChild(document.createTextNode(' ' + s.wallMs + ' ms' + (s.outcome ? ', the execution ended ' + s.outcome : ', not run')));
       holder.appendChild(verdict);
