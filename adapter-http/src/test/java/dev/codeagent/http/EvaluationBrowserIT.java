@@ -1,13 +1,11 @@
 package dev.codeagent.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
@@ -36,14 +34,9 @@ class EvaluationBrowserIT {
 
     @BeforeAll
     void start() throws Exception {
-        boolean here = Files.isExecutable(ConsoleBrowser.CHROMIUM) && Files.isExecutable(ConsoleBrowser.CHROMEDRIVER);
-        if (System.getenv("CI") != null) {
-            assertThat(here).as("CI installs chromium and chromium-driver (.ci/run)").isTrue();
-        }
-        assumeTrue(here, "chromium and chromium-driver are not installed");
+        ConsoleBrowser.assumeInstalled();
         server = TestServer.builder().start();
-        axe = Files.readString(NodeTools.install("axe", "axe", "axe-core/axe.min.js")
-                .resolve("node_modules/axe-core/axe.min.js"));
+        axe = ConsoleBrowser.axe();
         browser = new ConsoleBrowser(ConsoleBrowserIT.SHOTS);
     }
 
@@ -60,8 +53,7 @@ class EvaluationBrowserIT {
     @AfterEach
     void nothingRan(org.junit.jupiter.api.TestInfo test) throws Exception {
         if (browser != null) {
-            browser.dump(test.getTestMethod().map(java.lang.reflect.Method::getName).orElse("test"));
-            browser.assertNothingRan();
+            browser.endOfTest(test);
         }
     }
 

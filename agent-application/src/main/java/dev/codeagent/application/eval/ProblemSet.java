@@ -48,17 +48,8 @@ public record ProblemSet(ProblemFormat format, List<Problem> problems, List<BadL
      * @throws EvaluationException when the format cannot be told or no object is usable
      */
     public static ProblemSet of(String name, List<JsonNode> objects, ProblemFormat format) {
-        List<JsonLines.Line> lines = new ArrayList<>();
-        List<BadLine> bad = new ArrayList<>();
-        for (int i = 0; i < objects.size(); i++) {
-            JsonNode o = objects.get(i);
-            if (o == null || !o.isObject()) {
-                bad.add(new BadLine(name, i + 1, "not a JSON object"));
-            } else {
-                lines.add(new JsonLines.Line(i + 1, o));
-            }
-        }
-        return of(name, lines, bad, format, "name it with \"format\": " + ProblemFormat.knownIds());
+        JsonLines.Read read = JsonLines.of(name, objects);
+        return of(name, read.lines(), read.bad(), format, "name it with \"format\": " + ProblemFormat.knownIds());
     }
 
     private static ProblemSet of(String name, List<JsonLines.Line> lines, List<BadLine> unread, ProblemFormat format,

@@ -39,17 +39,8 @@ public record SampleSet(List<Sample> samples, List<BadLine> badLines) {
      * @throws EvaluationException when no object is usable
      */
     public static SampleSet of(String name, List<JsonNode> objects, ProblemSet problems) {
-        List<JsonLines.Line> lines = new ArrayList<>();
-        List<BadLine> bad = new ArrayList<>();
-        for (int i = 0; i < objects.size(); i++) {
-            JsonNode o = objects.get(i);
-            if (o == null || !o.isObject()) {
-                bad.add(new BadLine(name, i + 1, "not a JSON object"));
-            } else {
-                lines.add(new JsonLines.Line(i + 1, o));
-            }
-        }
-        return of(name, lines, bad, problems);
+        JsonLines.Read read = JsonLines.of(name, objects);
+        return of(name, read.lines(), read.bad(), problems);
     }
 
     private static SampleSet of(String name, List<JsonLines.Line> lines, List<BadLine> unread, ProblemSet problems) {
