@@ -157,6 +157,33 @@ class SubmitEvaluationsTest {
     }
 
     @Test
+    void closingRecordsWhatItHadNotFinishedAsFailedSoNoneLooksAsIfItStillRan() throws InterruptedException {
+        CountDownLatch started = new CountDownLatch(1);
+        InMemoryEvaluationLog log = new InMemoryEvaluationLog();
+        ExecuteCode execute = new ExecuteCode(new ScriptedSandbox(r -> {
+            started.countDown();
+            try {
+                Thread.sleep(60_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return python(r);
+        }), CodePolicy.permissive(), 1 << 20, 2, Duration.ofSeconds(5));
+        SubmitEvaluations s = new SubmitEvaluations(execute, log, ResourceLimits.defaults(), 2, Clock.systemUTC());
+        Evaluation running = s.submit(ANN, request(1, 1));
+        Evaluation waiting = s.submit(ANN, request(1, 1));
+        assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
+        s.close();
+        for (Evaluation e : List.of(running, waiting)) {
+            Evaluation after = log.find(e.id()).orElseThrow();
+            assertThat(after.status()).as(e.id()).isEqualTo(Evaluation.Status.FAILED);
+            assertThat(after.error()).contains("server stopped");
+        }
+        assertThatThrownBy(() -> s.submit(ANN, request(1, 1))).isInstanceOf(EvaluationRefusedException.class)
+                .hasMessageContaining("stopping");
+    }
+
+    @Test
     void tooManyWaitingIsABusyRefusal() throws InterruptedException {
         CountDownLatch release = new CountDownLatch(1);
         SubmitEvaluations s = service(r -> {
