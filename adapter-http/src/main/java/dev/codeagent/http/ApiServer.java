@@ -72,7 +72,8 @@ public final class ApiServer implements AutoCloseable {
             EventStreams streams, HealthCheck health, SessionRoutes sessions, PistonApi piston, PistonConnect connect,
             Stopping stopping, Optional<WorkQueue> workQueue, Optional<ExecutionQueue> executionQueue, HostedEndpoints hosted,
             Closer closer, IdempotentReplies replies, dev.codeagent.application.submit.SubmitExecutions submissions,
-            Callbacks callbacks, dev.codeagent.application.eval.JudgeCode judgeCode) {
+            Callbacks callbacks, dev.codeagent.application.eval.JudgeCode judgeCode,
+            dev.codeagent.application.submit.SubmitEvaluations evaluations) {
         this.config = config;
         this.http = http;
         this.sandbox = sandbox;
@@ -98,6 +99,7 @@ public final class ApiServer implements AutoCloseable {
         new JudgementRoutes(executions, bodies, requests, replies, submissions, judgeCode, callbacks, http.maxBatchSize())
                 .register(router);
         new RunRoutes(runs, streams, bodies, requests, replies).register(router);
+        new EvaluationRoutes(evaluations, bodies, replies).register(router);
         sessions.register(router);
         new PistonRoutes(executions, bodies, piston).register(router);
         connect.register(app);

@@ -87,7 +87,8 @@ public record HttpConfig(
     public static final int MAX_IDEMPOTENCY_KEYS = 10_000;
 
     /** The endpoint groups a key can be allowed: {@code POST /v1/executions}, {@code /v1/runs…}, {@code /api/v2/…}, {@code /metrics}. */
-    public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "sessions", "piston", "metrics", "mcp");
+    public static final Set<String> ENDPOINT_GROUPS = Set.of("executions", "runs", "evaluations", "sessions", "piston", "metrics",
+            "mcp");
 
     /**
      * The group that makes a key an operator: named among a key's groups, it lets the key see and cancel every

@@ -4,7 +4,9 @@ import com.google.inject.Provides;
 import dev.codeagent.application.command.IdempotencyKeys;
 import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.submit.SubmitEvaluations;
 import dev.codeagent.application.execute.FairPlaces;
+import dev.codeagent.application.submit.EvaluationLog;
 import dev.codeagent.application.submit.ExecutionResults;
 import dev.codeagent.application.submit.SubmitExecutions;
 import dev.codeagent.application.inject.Closer;
@@ -148,6 +150,18 @@ public final class HttpModule extends AdapterModule {
         // not this door sends its own runs there
         return new RunService(scheduler, runLog, metrics, sharedQueue.orElse(null), placement.queue().isPresent(),
                 http.runsPerKey());
+    }
+
+    /**
+     * Evaluations sent to the server, judged on its sandbox with the configured limits, kept where the store keeps them
+     * (the application's {@code WorkModule} decides: the SQL stores' table, else memory); stopped when it closes.
+     */
+    @Provides
+    @LazySingleton
+    SubmitEvaluations evaluations(ExecuteCode executeCode, EvaluationLog log, CodeAgentConfig config, Clock clock,
+            Closer closer) {
+        return closer.register(new SubmitEvaluations(executeCode, log,
+                config.limits().toResourceLimits(), SubmitEvaluations.WORKERS, clock));
     }
 
     @Provides

@@ -76,6 +76,9 @@ final class RequestGuard {
         if (path.startsWith("/v1/runs")) {
             return "runs";
         }
+        if (path.startsWith("/v1/evaluations")) {
+            return "evaluations";
+        }
         if (path.startsWith("/v1/sessions")) {
             return "sessions";
         }

@@ -63,6 +63,7 @@ class ApiDescriptionIT {
         assertThat(properties("JudgementRequest")).isEqualTo(components(JudgementRoutes.JudgementBody.class));
         assertThat(properties("JudgeCase")).isEqualTo(components(JudgementRoutes.CaseBody.class));
         assertThat(properties("JudgementBatchRequest")).isEqualTo(components(JudgementRoutes.BatchBody.class));
+        assertThat(properties("EvaluationRequest")).isEqualTo(components(EvaluationRoutes.EvaluationBody.class));
     }
 
     @Test
@@ -107,6 +108,23 @@ class ApiDescriptionIT {
         JsonNode page = json(server.get("/v1/judgements?ids=" + submitted.get("id").asText() + ",ju_unknown", TestServer.ADMIN_KEY), 200);
         conforms(page, "JudgementPage");
         page.get("judgements").forEach(e -> conforms(e, "JudgementSubmission"));
+    }
+
+    @Test
+    void evaluationsCarryExactlyTheFieldsOfTheirSchemas() throws InterruptedException {
+        JsonNode accepted = json(server.post("/v1/evaluations", TestServer.ADMIN_KEY, EvaluationsIT.tinyEvaluation().toString()), 202);
+        conforms(accepted, "EvaluationSummary");
+        JsonNode done = EvaluationsIT.awaitDone(server, TestServer.ADMIN_KEY, accepted.get("id").asText());
+        assertThat(done.get("status").asText()).as(done.toString()).isEqualTo("DONE");
+        conforms(done, "Evaluation");
+        done.get("problems").forEach(p -> {
+            conforms(p, "EvaluationProblem");
+            p.get("samples").forEach(s -> conforms(s, "EvaluationSample"));
+        });
+        JsonNode list = json(server.get("/v1/evaluations", TestServer.ADMIN_KEY), 200);
+        conforms(list, "EvaluationList");
+        list.get("evaluations").forEach(e -> conforms(e, "EvaluationSummary"));
+        conforms(json(server.post("/v1/evaluations", TestServer.ADMIN_KEY, "{\"problems\":[],\"samples\":[]}"), 400), "Problem");
     }
 
     private static JsonNode json(HttpResponse<String> r, int status) {

@@ -62,6 +62,26 @@ final class ConsoleBrowser implements AutoCloseable {
         driver.executeCdpCommand("Page.addScriptToEvaluateOnNewDocument", Map.of("source", WATCH));
     }
 
+    /** Skips the calling test where Debian's chromium and chromedriver are missing; fails it on CI, which installs them. */
+    static void assumeInstalled() {
+        boolean here = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+        if (System.getenv("CI") != null) {
+            assertThat(here).as("CI installs chromium and chromium-driver (.ci/run)").isTrue();
+        }
+        org.junit.jupiter.api.Assumptions.assumeTrue(here, "chromium and chromium-driver are not installed");
+    }
+
+    /** axe-core's script, installed under target/ by npm (see {@link NodeTools}). */
+    static String axe() throws IOException, InterruptedException {
+        return Files.readString(NodeTools.install("axe", "axe", "axe-core/axe.min.js").resolve("node_modules/axe-core/axe.min.js"));
+    }
+
+    /** What every console test ends with: the page kept under debug/ for whoever reads a failure, then the check. */
+    void endOfTest(org.junit.jupiter.api.TestInfo test) throws IOException {
+        dump(test.getTestMethod().map(java.lang.reflect.Method::getName).orElse("test"));
+        assertNothingRan();
+    }
+
     Object js(String script, Object... args) {
         return ((JavascriptExecutor) driver).executeScript(script, args);
     }

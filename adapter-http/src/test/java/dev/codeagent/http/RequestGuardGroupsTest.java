@@ -11,6 +11,7 @@ class RequestGuardGroupsTest {
         assertThat(RequestGuard.group("/v1/executions")).isEqualTo("executions");
         assertThat(RequestGuard.group("/v1/judgements/batch")).isEqualTo("executions");
         assertThat(RequestGuard.group("/v1/runs/abc/events")).isEqualTo("runs");
+        assertThat(RequestGuard.group("/v1/evaluations/ev-1")).isEqualTo("evaluations");
         assertThat(RequestGuard.group("/v1/sessions/abc/cells")).isEqualTo("sessions");
         assertThat(RequestGuard.group("/api/v2/execute")).isEqualTo("piston");
         assertThat(RequestGuard.group("/health")).isNull();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.codeagent.application.view.AttemptView;
+import dev.codeagent.application.view.EvaluationReportView;
 import dev.codeagent.application.view.ExecutionView;
 import dev.codeagent.application.view.RunSummaryView;
 import dev.codeagent.application.view.RunView;
@@ -49,7 +50,9 @@ class ViewSchemasTest {
             Map.entry("Frame", Map.entry(VerdictView.FrameView.class, List.of())),
             Map.entry("OutputDifference", Map.entry(VerdictView.DifferenceView.class, List.of())),
             Map.entry("Execution", Map.entry(ExecutionView.class, List.of())),
-            Map.entry("CompileStage", Map.entry(ExecutionView.StageView.class, List.of())));
+            Map.entry("CompileStage", Map.entry(ExecutionView.StageView.class, List.of())),
+            Map.entry("EvaluationProblem", Map.entry(EvaluationReportView.ProblemView.class, List.of())),
+            Map.entry("EvaluationSample", Map.entry(EvaluationReportView.SampleView.class, List.of())));
 
     @Test
     void everySchemaOfAViewNamesExactlyItsFieldsAndRequiresThemAll() {

@@ -4,6 +4,7 @@ import { el, show, problem } from './dom.js';
 import { runsPage, runPage } from './runs.js';
 import { playgroundPage } from './playground.js';
 import { sessionsPage } from './sessions.js';
+import { evaluationsPage, evaluationPage } from './evaluations.js';
 
 const main = document.getElementById('main');
 const nav = document.getElementById('nav');
@@ -77,6 +78,10 @@ async function route() {
   try {
     if (parts[0] === 'runs' && parts.length === 2) {
       page = runPage(decodeURIComponent(parts[1]));
+    } else if (parts[0] === 'evaluations' && parts.length === 2) {
+      page = evaluationPage(decodeURIComponent(parts[1]));
+    } else if (parts[0] === 'evaluations') {
+      page = evaluationsPage();
     } else if (parts[0] === 'playground') {
       page = playgroundPage();
     } else if (parts[0] === 'sessions') {

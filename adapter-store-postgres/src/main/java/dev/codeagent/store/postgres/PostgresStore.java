@@ -16,6 +16,7 @@ public final class PostgresStore implements AutoCloseable {
     private final PostgresWorkQueue workQueue;
     private final PostgresExecutionQueue executions;
     private final PostgresExecutionResults results;
+    private final PostgresEvaluationLog evaluations;
 
     PostgresStore(PostgresDatabase db, Clock clock) {
         this.db = db;
@@ -23,6 +24,7 @@ public final class PostgresStore implements AutoCloseable {
         this.workQueue = new PostgresWorkQueue(db, runLog, clock);
         this.executions = new PostgresExecutionQueue(db);
         this.results = new PostgresExecutionResults(db);
+        this.evaluations = new PostgresEvaluationLog(db);
     }
 
     /**
@@ -49,6 +51,11 @@ public final class PostgresStore implements AutoCloseable {
     /** Executions submitted over HTTP to be collected later, with their results: every front door of the database sees them. */
     public dev.codeagent.application.submit.ExecutionResults executionResults() {
         return results;
+    }
+
+    /** Evaluations sent over HTTP, with their reports: every front door of the database sees them. */
+    public dev.codeagent.application.submit.EvaluationLog evaluationLog() {
+        return evaluations;
     }
 
     /** Hears of every change to any run, from any process sharing the database. */

@@ -7,6 +7,7 @@ import dev.codeagent.application.inject.Closer;
 import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.ConfigSection;
+import dev.codeagent.application.submit.EvaluationLog;
 import dev.codeagent.application.submit.ExecutionResults;
 import dev.codeagent.application.work.ExecutionQueue;
 import dev.codeagent.application.work.WorkQueue;
@@ -56,5 +57,12 @@ public final class PostgresStoreModule extends AdapterModule {
     @StringMapKey("postgres")
     ExecutionResults results(PostgresStore store) {
         return store.executionResults();
+    }
+
+    /** Evaluations sent over HTTP and their reports, shared by every front door of the database. */
+    @ProvidesIntoMap
+    @StringMapKey("postgres")
+    EvaluationLog evaluations(PostgresStore store) {
+        return store.evaluationLog();
     }
 }

@@ -69,7 +69,25 @@ final class Migrations {
                     // of step 1 is a prefix of the new one (which also serves markInterrupted's status = 'RUNNING').
                     "DROP INDEX runs_by_status",
                     "CREATE INDEX runs_by_status_start ON runs (status, started_at DESC, id DESC)",
-                    "CREATE INDEX runs_by_started_by_status ON runs (started_by, status, started_at DESC, id DESC)")));
+                    "CREATE INDEX runs_by_started_by_status ON runs (started_by, status, started_at DESC, id DESC)")),
+            new Migration(6, "evaluations sent to a server", List.of(
+                    // POST /v1/evaluations: each one's progress while it runs and its report once done, kept until its
+                    // owner forgets it (StoredEvaluations). The report is the report page's JSON (EvaluationReportView),
+                    // null until status DONE; listing one owner's is by owner, newest first.
+                    "CREATE TABLE evaluations ("
+                            + " id TEXT PRIMARY KEY NOT NULL,"
+                            + " owner TEXT,"
+                            + " subject TEXT NOT NULL,"
+                            + " status TEXT NOT NULL,"
+                            + " created_at TEXT NOT NULL,"
+                            + " ended_at TEXT,"
+                            + " problems INTEGER NOT NULL,"
+                            + " samples INTEGER NOT NULL,"
+                            + " done INTEGER NOT NULL,"
+                            + " passed INTEGER NOT NULL,"
+                            + " error TEXT,"
+                            + " report TEXT CHECK (report IS NULL OR json_valid(report)))",
+                    "CREATE INDEX evaluations_by_owner ON evaluations (owner, created_at DESC, id DESC)")));
 
     static final int LATEST = ALL.get(ALL.size() - 1).version();
 

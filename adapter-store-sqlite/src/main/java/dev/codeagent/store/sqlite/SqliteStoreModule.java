@@ -2,6 +2,7 @@ package dev.codeagent.store.sqlite;
 
 import com.google.inject.multibindings.ProvidesIntoMap;
 import com.google.inject.multibindings.StringMapKey;
+import dev.codeagent.application.submit.EvaluationLog;
 import dev.codeagent.application.inject.Closer;
 import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.spi.AdapterModule;
@@ -39,5 +40,12 @@ public final class SqliteStoreModule extends AdapterModule {
     @StringMapKey("sqlite")
     ExecutionResults executions(SqliteRunLog file) {
         return new SqliteExecutionResults(file);
+    }
+
+    /** Evaluations sent to the server, in the same file: they survive a restart. */
+    @ProvidesIntoMap
+    @StringMapKey("sqlite")
+    EvaluationLog evaluations(SqliteRunLog file) {
+        return new SqliteEvaluationLog(file);
     }
 }

@@ -86,6 +86,24 @@ final class JsonLines {
         return in;
     }
 
+    /**
+     * A list of JSON values sent whole (a server's request) as if each were a line of a file, numbered from 1: those
+     * that are not objects are {@link BadLine}s of {@code name}.
+     */
+    static Read of(String name, java.util.List<JsonNode> values) {
+        List<Line> lines = new ArrayList<>();
+        List<BadLine> bad = new ArrayList<>();
+        for (int i = 0; i < values.size(); i++) {
+            JsonNode o = values.get(i);
+            if (o == null || !o.isObject()) {
+                bad.add(new BadLine(name, i + 1, "not a JSON object"));
+            } else {
+                lines.add(new Line(i + 1, o));
+            }
+        }
+        return new Read(lines, bad);
+    }
+
     /** Jackson's own words for what is wrong, without its source-location noise. */
     private static String jsonProblem(JsonProcessingException e) {
         String m = e.getOriginalMessage().lines().findFirst().orElse("malformed");

@@ -35,10 +35,28 @@ public record ProblemSet(ProblemFormat format, List<Problem> problems, List<BadL
      */
     public static ProblemSet read(Path file, ProblemFormat format) {
         JsonLines.Read read = JsonLines.read(file);
-        String name = file.toString();
+        return of(file.toString(), read.lines(), read.bad(), format, "name it with --format "
+                + String.join("|", ProblemFormat.knownIds().split(", ")));
+    }
+
+    /**
+     * The problems of a list of JSON objects in a problem file's line shape (what a server is sent): the same fields,
+     * checks and detection as {@link #read}; an object that is not usable is in {@link #badLines()} numbered from 1.
+     *
+     * @param name what the list is called in messages ({@code problems})
+     * @param format the format, or null to tell it from the fields
+     * @throws EvaluationException when the format cannot be told or no object is usable
+     */
+    public static ProblemSet of(String name, List<JsonNode> objects, ProblemFormat format) {
+        JsonLines.Read read = JsonLines.of(name, objects);
+        return of(name, read.lines(), read.bad(), format, "name it with \"format\": " + ProblemFormat.knownIds());
+    }
+
+    private static ProblemSet of(String name, List<JsonLines.Line> lines, List<BadLine> unread, ProblemFormat format,
+            String howToName) {
         ProblemFormat chosen = format;
         if (chosen == null) {
-            for (JsonLines.Line line : read.lines()) {
+            for (JsonLines.Line line : lines) {
                 Optional<ProblemFormat> f = ProblemFormat.detect(fieldNames(line.json()));
                 if (f.isPresent()) {
                     chosen = f.get();
@@ -47,14 +65,13 @@ public record ProblemSet(ProblemFormat format, List<Problem> problems, List<BadL
             }
             if (chosen == null) {
                 throw new EvaluationException(name + ": cannot tell the problem format from the fields (want HumanEval's "
-                        + "prompt/test/entry_point, MBPP's text/code/test_list or IO's prompt/tests); name it with --format "
-                        + String.join("|", ProblemFormat.knownIds().split(", ")));
+                        + "prompt/test/entry_point, MBPP's text/code/test_list or IO's prompt/tests); " + howToName);
             }
         }
-        List<BadLine> bad = new ArrayList<>(read.bad());
+        List<BadLine> bad = new ArrayList<>(unread);
         Map<String, Integer> seen = new LinkedHashMap<>();
         List<Problem> problems = new ArrayList<>();
-        for (JsonLines.Line line : read.lines()) {
+        for (JsonLines.Line line : lines) {
             try {
                 Problem p = parse(line.json(), chosen);
                 Integer first = seen.putIfAbsent(p.taskId(), line.number());

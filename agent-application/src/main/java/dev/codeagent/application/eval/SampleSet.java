@@ -1,5 +1,6 @@
 package dev.codeagent.application.eval;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,9 +28,24 @@ public record SampleSet(List<Sample> samples, List<BadLine> badLines) {
      * @throws EvaluationException when the file cannot be read or no line is usable
      */
     public static SampleSet read(Path file, ProblemSet problems) {
-        Objects.requireNonNull(problems, "problems");
-        String name = file.toString();
         JsonLines.Read read = JsonLines.read(file);
+        return of(file.toString(), read.lines(), read.bad(), problems);
+    }
+
+    /**
+     * The samples of a list of JSON objects in a samples file's line shape ({@code task_id}, {@code completion}): what
+     * a server is sent; an object that is not usable is in {@link #badLines()} numbered from 1.
+     *
+     * @throws EvaluationException when no object is usable
+     */
+    public static SampleSet of(String name, List<JsonNode> objects, ProblemSet problems) {
+        JsonLines.Read read = JsonLines.of(name, objects);
+        return of(name, read.lines(), read.bad(), problems);
+    }
+
+    private static SampleSet of(String name, List<JsonLines.Line> lines, List<BadLine> unread, ProblemSet problems) {
+        Objects.requireNonNull(problems, "problems");
+        JsonLines.Read read = new JsonLines.Read(lines, unread);
         Set<String> known = new HashSet<>();
         problems.problems().forEach(p -> known.add(p.taskId()));
         Map<String, Integer> perTask = new HashMap<>();

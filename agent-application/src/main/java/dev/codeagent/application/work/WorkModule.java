@@ -11,6 +11,8 @@ import dev.codeagent.application.inject.Embedded;
 import dev.codeagent.application.inject.LazySingleton;
 import dev.codeagent.application.spi.AdapterModule;
 import dev.codeagent.application.spi.ConfigSection;
+import dev.codeagent.application.submit.EvaluationLog;
+import dev.codeagent.application.submit.InMemoryEvaluationLog;
 import dev.codeagent.application.submit.ExecutionResults;
 import dev.codeagent.application.submit.InMemoryExecutionResults;
 import dev.codeagent.domain.solving.RunLog;
@@ -40,6 +42,7 @@ public final class WorkModule extends AdapterModule {
         MapBinder.newMapBinder(binder(), String.class, WorkQueue.class);
         MapBinder.newMapBinder(binder(), String.class, ExecutionQueue.class);
         MapBinder.newMapBinder(binder(), String.class, ExecutionResults.class);
+        MapBinder.newMapBinder(binder(), String.class, EvaluationLog.class);
         OptionalBinder.newOptionalBinder(binder(), StoreQueues.class).setDefault().to(Key.get(StoreQueues.class, Configured.class));
         bind(RunWorker.class).in(LazySingleton.class);
         // where a door's runs are worked (sandbox.kind: queue sends them whole to the workers): the rule, for every door
@@ -73,6 +76,18 @@ public final class WorkModule extends AdapterModule {
             @Embedded Optional<RunLog> embeddersOwn) {
         Provider<ExecutionResults> stored = embeddersOwn.isPresent() ? null : stores.get(store.kind());
         return stored == null ? new InMemoryExecutionResults() : stored.get();
+    }
+
+    /**
+     * Where evaluations sent to a server are kept: the store {@code store.kind} names, when its module registers them
+     * under its key (they survive a restart), else this process's memory.
+     */
+    @Provides
+    @LazySingleton
+    EvaluationLog evaluationLog(StoreConfig store, Map<String, Provider<EvaluationLog>> stores,
+            @Embedded Optional<RunLog> embeddersOwn) {
+        Provider<EvaluationLog> stored = embeddersOwn.isPresent() ? null : stores.get(store.kind());
+        return stored == null ? new InMemoryEvaluationLog() : stored.get();
     }
 
     @Provides

@@ -5,8 +5,9 @@
  *
  *   CodeagentReport.render(element, data)
  *
- * The report file calls it on load with the JSON of its #codeagent-report-data element; the console can load this
- * script and call it with the same JSON. Needs echarts (global) for the charts.
+ * The report file calls it on load with the JSON of its #codeagent-report-data element; the console's evaluation page
+ * (evaluations.js) loads this script and calls it with the same JSON from GET /v1/evaluations/{id}. Needs echarts
+ * (global) for the charts. It returns {charts, dispose}: dispose() lets go of the charts and the resize listener.
  *
  * Every string from the data (code, messages, prompts, task ids) goes into the page as text (textContent, or canvas
  * text in the charts): nothing here parses data as HTML, so a sample's code cannot add elements or run script.
@@ -308,8 +309,9 @@
       h.id = 'ca-detail-title';
       holder.appendChild(h);
       var verdict = el('p', 'ca-verdict');
+      // the verdict's colour as a bar beside dark text: white text on the oranges and yellows is unreadable (WCAG AA)
       var badge = el('span', 'ca-badge', s.verdict);
-      badge.style.backgroundColor = colour(s.verdict);
+      badge.style.borderLeftColor = colour(s.verdict);
       verdict.appendChild(badge);
       verdict.appendChild(document.createTextNode(' ' + s.wallMs + ' ms' + (s.outcome ? ', the execution ended ' + s.outcome : ', not run')));
       holder.appendChild(verdict);
@@ -376,15 +378,26 @@
     }));
     root.appendChild(detailBox);
     var made = [];
+    function resize() {
+      made.forEach(function (c) { c.resize(); });
+    }
     if (global.echarts) {
       made.push(verdictChart(verdicts.canvasHolder, data, kinds));
       made.push(histogramChart(times.canvasHolder, data, kinds));
-      global.addEventListener('resize', function () { made.forEach(function (c) { c.resize(); }); });
+      global.addEventListener('resize', resize);
     } else {
       verdicts.canvasHolder.textContent = 'Charts need echarts.';
       times.canvasHolder.textContent = 'Charts need echarts.';
     }
-    return { charts: made };
+    // a page that shows reports one after another (the console) lets go of the charts when it leaves one
+    return {
+      charts: made,
+      dispose: function () {
+        global.removeEventListener('resize', resize);
+        made.forEach(function (c) { c.dispose(); });
+        made = [];
+      }
+    };
   }
 
   global.CodeagentReport = { render: render, colours: VERDICT_COLOURS };

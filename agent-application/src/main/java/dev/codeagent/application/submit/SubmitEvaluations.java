@@ -1,0 +1,251 @@
+package dev.codeagent.application.submit;
+
+import dev.codeagent.application.eval.BadLine;
+import dev.codeagent.application.eval.EvaluateSamples;
+import dev.codeagent.application.eval.EvaluationDetails;
+import dev.codeagent.application.eval.EvaluationException;
+import dev.codeagent.application.eval.EvaluationReport;
+import dev.codeagent.application.eval.Problem;
+import dev.codeagent.application.eval.ProblemSet;
+import dev.codeagent.application.eval.RunBenchmark;
+import dev.codeagent.application.eval.Sample;
+import dev.codeagent.application.eval.SampleSet;
+import dev.codeagent.application.execute.ExecuteCode;
+import dev.codeagent.application.run.Caller;
+import dev.codeagent.application.view.EvaluationReportView;
+import dev.codeagent.domain.execution.ExecutionCancelledException;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Evaluations sent to a server: problems and the samples to judge (no generation), checked by {@link EvaluateSamples} in
+ * the background on the configured sandbox, their progress and report kept in an {@link EvaluationLog}. A caller sees
+ * and forgets its own (an operator, every one), as with runs.
+ *
+ * <p>Bounded so that one caller's benchmark cannot take the server: {@value #RUNNING_AT_ONCE} evaluation runs at a time
+ * with {@value #WORKERS} programs at once (the rest of the sandbox's places stay for executions and runs), at most
+ * {@value #MAX_WAITING} wait, and a request has at most {@value #MAX_PROBLEMS} problems, {@value #MAX_SAMPLES_PER_PROBLEM}
+ * samples per problem and {@value #MAX_SAMPLES} samples; a caller keeps at most {@value #MAX_KEPT} evaluations. Larger
+ * benchmarks are the CLI's ({@code codeagent eval}), which has the machine to itself.
+ */
+public final class SubmitEvaluations implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(SubmitEvaluations.class);
+
+    public static final int MAX_PROBLEMS = 500;
+    public static final int MAX_SAMPLES_PER_PROBLEM = 100;
+    public static final int MAX_SAMPLES = 2000;
+    public static final int RUNNING_AT_ONCE = 1;
+    public static final int MAX_WAITING = 8;
+    public static final int WORKERS = 2;
+    public static final int MAX_KEPT = 100;
+    /** The most evaluations a list answers at once. */
+    public static final int MAX_LIST = 100;
+    private static final int SUBJECT_CHARS = 200;
+    private static final SecureRandom IDS = new SecureRandom();
+
+    private final ExecuteCode executeCode;
+    private final EvaluationLog evaluations;
+    private final ResourceLimits limits;
+    private final int workers;
+    private final Clock clock;
+    private final ExecutorService runner;
+    private final Map<String, Future<?>> pending = new ConcurrentHashMap<>();
+
+    /**
+     * @param executeCode runs every program, through the sandbox's places as every other execution does
+     * @param evaluations where they are kept
+     * @param limits what each program may consume (the configured limits)
+     * @param workers programs of one evaluation run at once
+     */
+    public SubmitEvaluations(ExecuteCode executeCode, EvaluationLog evaluations, ResourceLimits limits, int workers,
+            Clock clock) {
+        this.executeCode = Objects.requireNonNull(executeCode, "executeCode");
+        this.evaluations = Objects.requireNonNull(evaluations, "evaluations");
+        this.limits = Objects.requireNonNull(limits, "limits");
+        this.workers = workers;
+        this.clock = Objects.requireNonNull(clock, "clock");
+        AtomicInteger n = new AtomicInteger();
+        this.runner = Executors.newFixedThreadPool(RUNNING_AT_ONCE, r -> {
+            Thread t = new Thread(r, "evaluation-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /**
+     * Takes an evaluation: checked whole now (every problem and sample usable, within the caps, in a language the
+     * sandbox runs), judged later.
+     *
+     * @return it, queued
+     * @throws EvaluationRefusedException naming the field at fault and what to do, or saying the server is full
+     */
+    public synchronized Evaluation submit(Caller caller, EvaluationRequest request) {
+        Objects.requireNonNull(caller, "caller");
+        if (request.problems().isEmpty()) {
+            throw EvaluationRefusedException.invalid("problems", "give at least one problem (HumanEval, MBPP or IO objects)");
+        }
+        if (request.problems().size() > MAX_PROBLEMS) {
+            throw EvaluationRefusedException.invalid("problems", "at most " + MAX_PROBLEMS + " problems per evaluation, were "
+                    + request.problems().size() + " (split the set, or run codeagent eval on a machine of your own)");
+        }
+        if (request.samples().isEmpty()) {
+            throw EvaluationRefusedException.invalid("samples", "give at least one sample {\"task_id\", \"completion\"}");
+        }
+        if (request.samples().size() > MAX_SAMPLES) {
+            throw EvaluationRefusedException.invalid("samples", "at most " + MAX_SAMPLES + " samples per evaluation, were "
+                    + request.samples().size());
+        }
+        ProblemSet problems = read("problems", () -> ProblemSet.of("problems", request.problems(), request.format()));
+        refuseBad(problems.badLines());
+        SampleSet samples = read("samples", () -> SampleSet.of("samples", request.samples(), problems));
+        refuseBad(samples.badLines());
+        Map<String, Integer> perProblem = new HashMap<>();
+        for (Sample s : samples.samples()) {
+            if (perProblem.merge(s.taskId(), 1, Integer::sum) > MAX_SAMPLES_PER_PROBLEM) {
+                throw EvaluationRefusedException.invalid("samples", "at most " + MAX_SAMPLES_PER_PROBLEM
+                        + " samples per problem; '" + s.taskId() + "' has more");
+            }
+        }
+        for (Problem p : problems.problems()) {
+            if (!executeCode.sandbox().languages().contains(p.language())) {
+                throw EvaluationRefusedException.invalid("problems", "problem '" + p.taskId() + "' is in " + p.language().id()
+                        + ", which this server's " + executeCode.sandbox().tier() + " sandbox does not run (it runs "
+                        + executeCode.sandbox().languages().stream().map(Language::id).sorted().collect(Collectors.joining(", "))
+                        + ")");
+            }
+        }
+        String owner = caller.owner();
+        if (evaluations.list(owner, MAX_KEPT).size() >= MAX_KEPT) {
+            throw EvaluationRefusedException.full("you keep " + MAX_KEPT + " evaluations already: delete some "
+                    + "(DELETE /v1/evaluations/{id}) before sending another");
+        }
+        // every pending one but those running waits (a forgotten one leaves pending at once)
+        if (pending.size() >= RUNNING_AT_ONCE + MAX_WAITING) {
+            throw EvaluationRefusedException.busy(MAX_WAITING + " evaluations are waiting already; try again when one is done");
+        }
+        String subject = request.subject() == null || request.subject().isBlank()
+                ? problems.problems().size() + " " + problems.format().id() + " problems, " + samples.samples().size() + " samples"
+                : request.subject().strip();
+        if (subject.length() > SUBJECT_CHARS) {
+            subject = subject.substring(0, SUBJECT_CHARS - 1) + "…";
+        }
+        Evaluation queued = new Evaluation("ev-" + Long.toHexString(IDS.nextLong() & Long.MAX_VALUE), owner, subject,
+                Evaluation.Status.QUEUED, clock.instant(), null, problems.problems().size(), samples.samples().size(), 0, 0,
+                null, null);
+        evaluations.add(queued);
+        try {
+            // in pending before it can start, so that its end (which removes it) comes after
+            java.util.concurrent.FutureTask<Void> task = new java.util.concurrent.FutureTask<>(
+                    () -> run(queued, problems, samples.samples()), null);
+            pending.put(queued.id(), task);
+            runner.execute(task);
+        } catch (RejectedExecutionException e) {
+            pending.remove(queued.id());
+            evaluations.delete(queued.id());
+            throw EvaluationRefusedException.busy("the server is stopping; send the evaluation again to another");
+        }
+        return queued;
+    }
+
+    private static <T> T read(String field, java.util.function.Supplier<T> reading) {
+        try {
+            return reading.get();
+        } catch (EvaluationException e) {
+            throw EvaluationRefusedException.invalid(field, e.getMessage());
+        }
+    }
+
+    /** A server refuses what the CLI would skip: a caller sent exactly these, and a skipped one would change pass@k. */
+    private static void refuseBad(List<BadLine> bad) {
+        if (!bad.isEmpty()) {
+            BadLine first = bad.get(0);
+            throw EvaluationRefusedException.invalid(first.file() + "[" + (first.line() - 1) + "]", first.reason()
+                    + (bad.size() > 1 ? " (and " + (bad.size() - 1) + " more unusable)" : ""));
+        }
+    }
+
+    private void run(Evaluation queued, ProblemSet problems, List<Sample> samples) {
+        try {
+            Evaluation running = queued.running();
+            if (!evaluations.update(running)) {
+                return;
+            }
+            EvaluationReport report = new EvaluateSamples(executeCode, limits, workers).evaluate(problems.problems(), samples,
+                    (result, progress) -> evaluations.update(running.progressed(progress.done(), progress.passed())));
+            EvaluationDetails details = EvaluationDetails.of(problems, new RunBenchmark.Result(report, null, null,
+                    executeCode.sandbox().tier(), samples), report.passAtK(), queued.subject());
+            evaluations.update(running.finished(EvaluationReportView.of(details), clock.instant()));
+        } catch (ExecutionCancelledException e) {
+            // forgotten while it ran: nothing to record
+            log.debug("evaluation {} cancelled", queued.id());
+        } catch (RuntimeException e) {
+            log.warn("evaluation {} failed: {}", queued.id(), e.toString());
+            evaluations.find(queued.id()).ifPresent(now -> evaluations.update(now.failed(
+                    e instanceof EvaluationException ? e.getMessage() : "the evaluation failed: " + e, clock.instant())));
+        } finally {
+            pending.remove(queued.id());
+        }
+    }
+
+    /** The evaluation, when the caller may see it; another caller's is as one that does not exist. */
+    public Optional<Evaluation> find(Caller caller, String id) {
+        return evaluations.find(id).filter(e -> e.visibleTo(caller));
+    }
+
+    /** The caller's evaluations (an operator's: everyone's), newest first, at most {@value #MAX_LIST}. */
+    public List<Evaluation> list(Caller caller) {
+        return evaluations.list(caller.operator() ? null : caller.owner(), MAX_LIST);
+    }
+
+    /**
+     * Forgets an evaluation, stopping it first when it waits or runs (its running programs are killed).
+     *
+     * @return whether the caller had one of that id
+     */
+    public boolean forget(Caller caller, String id) {
+        if (find(caller, id).isEmpty()) {
+            return false;
+        }
+        evaluations.delete(id);
+        Future<?> f = pending.remove(id);
+        if (f != null && f.cancel(true)) {
+            log.debug("evaluation {} stopped", id);
+        }
+        return true;
+    }
+
+    /**
+     * Stops every evaluation this server took and has not finished, and records them FAILED: they are not resumed, and
+     * a kept one must not look as if it still ran. (One a crashed process left is still QUEUED or RUNNING: its owner
+     * forgets it.)
+     */
+    @Override
+    public void close() {
+        for (String id : List.copyOf(pending.keySet())) {
+            try {
+                evaluations.find(id).filter(e -> !e.ended()).ifPresent(e -> evaluations.update(e.failed(
+                        "the server stopped before the evaluation was done; send it again", clock.instant())));
+            } catch (RuntimeException e) {
+                log.warn("cannot record evaluation {} as stopped: {}", id, e.toString());
+            }
+        }
+        runner.shutdownNow();
+    }
+}
