@@ -46,6 +46,15 @@ class CrossSiteTest {
         assertThat(authOn.refusal(post("codeagent.example", "https://codeagent.example"))).isEmpty();
         assertThat(authOn.refusal(post("codeagent.example:443", "https://codeagent.example"))).isEmpty();
         assertThat(authOn.refusal(post("codeagent.example", "http://codeagent.example:8080"))).isNotEmpty();
+        // a proxy on a port of its own must pass the port on (nginx's $http_host; its $host drops it, and is refused
+        // above): a Host without a port is a browser's request to port 80 or 443, and another program of the machine
+        // on another port would pass if any port were taken for it
+        assertThat(authOn.refusal(post("codeagent.example:8443", "https://codeagent.example:8443"))).isEmpty();
+        assertThat(authOn.refusal(post("codeagent.example", "https://codeagent.example:8443")).orElseThrow().getMessage())
+                .contains("names no port", "$http_host");
+        assertThat(authOn.refusal(post("codeagent.example", "https://evil.example:8443")).orElseThrow().getMessage())
+                .doesNotContain("$http_host");
+        assertThat(authOff.refusal(post("localhost", "http://localhost:3000"))).isNotEmpty();
         // no Origin: curl, an SDK, an agent
         assertThat(authOff.refusal(post("localhost:8080", null))).isEmpty();
     }
