@@ -74,6 +74,18 @@ final class CrossSite {
     }
 
     /**
+     * Whether a request the rules let through was sent by a page of another origin all the same (a reading one: an
+     * {@code <img>}, a no-cors fetch), as its browser says: a foreign Origin, or a Sec-Fetch-Site that is not
+     * same-origin or none. Programs send neither.
+     */
+    static boolean fromAnotherPage(Seen r) {
+        if (r.origin() != null) {
+            return !sameOrigin(r.origin(), r.host());
+        }
+        return r.fetchSite() != null && !r.fetchSite().equalsIgnoreCase("same-origin") && !r.fetchSite().equalsIgnoreCase("none");
+    }
+
+    /**
      * Whether {@code origin} is the server's own: the host and port the request was sent to ({@code Host}). The scheme is
      * not compared: behind a TLS proxy the page is {@code https://name} while the request reaches this server over
      * plain HTTP; an absent port is the origin's scheme's default, and a Host without one matches either default.

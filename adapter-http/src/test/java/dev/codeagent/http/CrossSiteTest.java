@@ -74,6 +74,21 @@ class CrossSiteTest {
     }
 
     @Test
+    void aReadingRequestFromAnotherPageIsToldApart() {
+        // what is let through but a page sent, for a rate limit of its own
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", "https://evil.example", null, false,
+                false))).isTrue();
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", null, "cross-site", false, false)))
+                .isTrue();
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", null, "same-site", false, false)))
+                .isTrue();
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", "http://127.0.0.1:8080",
+                "same-origin", false, false))).isFalse();
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", null, "none", false, false))).isFalse();
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", null, null, false, false))).isFalse();
+    }
+
+    @Test
     void withoutOriginSecFetchSiteTells() {
         for (String site : new String[] {"cross-site", "same-site", "Cross-Site"}) {
             Optional<ProblemException> r = authOn.refusal(new CrossSite.Seen("POST", "127.0.0.1:8080", null, site, false, false));
