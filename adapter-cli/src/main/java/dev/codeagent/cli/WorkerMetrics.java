@@ -14,7 +14,8 @@ import java.util.concurrent.Executors;
  * A worker's {@code /metrics}: the composition's one registry (where the worker counts claims, their latency, runs
  * taken over from a worker that lost its lease, runs worked, and how much work waits) in Prometheus' text format, on a
  * port of its own: a worker has no HTTP API, and a scraper should not need one. Served by the JDK's own HTTP server
- * on one thread.
+ * on one thread. On loopback (the default) it answers only a Host naming this machine: a web page there could otherwise
+ * read it by DNS rebinding.
  */
 final class WorkerMetrics implements AutoCloseable {
 
@@ -30,7 +31,13 @@ final class WorkerMetrics implements AutoCloseable {
 
     /** Starts serving {@code root} on {@code host:port} (0: any free port). */
     static WorkerMetrics start(String host, int port, CompositeMeterRegistry root) throws IOException {
-        HttpServer server = HttpServer.create(new InetSocketAddress(host, port), 8);
+        InetSocketAddress address = new InetSocketAddress(host, port);
+        HttpServer server = HttpServer.create(address, 8);
+        // on loopback only this machine's programs should read, and a web page on it could by DNS rebinding (its own
+        // name resolved to 127.0.0.1: same-origin to the browser, which then shows it every answer), so there the
+        // Host must be a name of this machine, as the API server's with auth off (adapter-http CrossSite). Beyond
+        // loopback the metrics were opened to scrapers on purpose, which may know the worker by any DNS name
+        boolean loopback = address.getAddress() != null && address.getAddress().isLoopbackAddress();
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         server.setExecutor(Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "codeagent-worker-metrics");
@@ -41,6 +48,11 @@ final class WorkerMetrics implements AutoCloseable {
             try (exchange) {
                 if (!"GET".equals(exchange.getRequestMethod()) || !"/metrics".equals(exchange.getRequestURI().getPath())) {
                     exchange.sendResponseHeaders(404, -1);
+                    return;
+                }
+                String hostHeader = exchange.getRequestHeaders().getFirst("Host");
+                if (loopback && hostHeader != null && !thisMachine(hostName(hostHeader), hostName(host))) {
+                    refuse(exchange, hostHeader);
                     return;
                 }
                 byte[] body = prometheus.scrape().getBytes(StandardCharsets.UTF_8);
@@ -55,6 +67,44 @@ final class WorkerMetrics implements AutoCloseable {
         root.add(prometheus);
         server.start();
         return new WorkerMetrics(server, root, prometheus);
+    }
+
+    /** 421 with why, in the text a person reading a scrape's error sees: the name that was used, and what to use. */
+    private static void refuse(com.sun.net.httpserver.HttpExchange exchange, String hostHeader) throws IOException {
+        String shown = hostHeader.length() > 120 ? hostHeader.substring(0, 120) + "…" : hostHeader;
+        byte[] body = ("the Host '" + shown + "' is not a name of this machine: a worker's metrics on loopback answer only"
+                + " localhost, a *.localhost name or an IP address, so that no web page can read them by a DNS name of its"
+                + " own (DNS rebinding); scrape by one of those, or serve them beyond this machine with --metrics-host\n")
+                .getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", "text/plain; charset=utf-8");
+        exchange.sendResponseHeaders(421, body.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(body);
+        }
+    }
+
+    /** Whether {@code name} (from {@link #hostName}) names this machine, or is the address the metrics listen on. */
+    static boolean thisMachine(String name, String listening) {
+        // a rebinding page needs a name it controls: an address names no one's page, nor does localhost
+        return name.equals("localhost") || name.endsWith(".localhost") || name.equals(listening)
+                || name.matches("\\d{1,3}(\\.\\d{1,3}){3}") || (name.startsWith("[") && name.endsWith("]"));
+    }
+
+    /** The host of a Host header or an address: lower-case, no port, no trailing dot; IPv6 in brackets. */
+    static String hostName(String host) {
+        String h = host.trim().toLowerCase(java.util.Locale.ROOT);
+        if (h.startsWith("[")) {
+            int end = h.indexOf(']');
+            return end < 0 ? h : h.substring(0, end + 1);
+        }
+        if (h.indexOf(':') != h.lastIndexOf(':')) {
+            return "[" + h + "]";
+        }
+        int colon = h.indexOf(':');
+        if (colon >= 0) {
+            h = h.substring(0, colon);
+        }
+        return h.endsWith(".") ? h.substring(0, h.length() - 1) : h;
     }
 
     int port() {

@@ -60,7 +60,9 @@ final class CrossSite {
             }
             return Optional.of(new ProblemException(Type.CROSS_SITE, "the request came from the web page of origin '"
                     + abbreviate(r.origin()) + "', not from this server's own pages: the API is not for cross-site use"
-                    + " (programs such as curl and the SDKs send no Origin; a browser page must be served by this server)"));
+                    + " (programs such as curl and the SDKs send no Origin; a browser page must be served by this server)"
+                    + (portDropped(r.origin(), r.host()) ? "; the Host '" + abbreviate(r.host()) + "' names no port: a proxy"
+                    + " in front must pass the browser's Host on with its port (nginx: proxy_set_header Host $http_host)" : "")));
         }
         // a browser that sends no Origin still says where the request came from; 'none' is a typed address or a bookmark
         if (r.fetchSite() != null && !r.fetchSite().equalsIgnoreCase("same-origin") && !r.fetchSite().equalsIgnoreCase("none")) {
@@ -69,6 +71,18 @@ final class CrossSite {
                     + " as curl and the SDKs send neither Origin nor Sec-Fetch-Site)"));
         }
         return Optional.empty();
+    }
+
+    /**
+     * Whether a request the rules let through was sent by a page of another origin all the same (a reading one: an
+     * {@code <img>}, a no-cors fetch), as its browser says: a foreign Origin, or a Sec-Fetch-Site that is not
+     * same-origin or none. Programs send neither.
+     */
+    static boolean fromAnotherPage(Seen r) {
+        if (r.origin() != null) {
+            return !sameOrigin(r.origin(), r.host());
+        }
+        return r.fetchSite() != null && !r.fetchSite().equalsIgnoreCase("same-origin") && !r.fetchSite().equalsIgnoreCase("none");
     }
 
     /**
@@ -95,6 +109,19 @@ final class CrossSite {
         }
         int hostPort = port(host);
         return hostPort < 0 ? originPort == 80 || originPort == 443 : hostPort == originPort;
+    }
+
+    /** Whether the origin is the Host's name on a port the Host does not name: a proxy that passed the name alone. */
+    private static boolean portDropped(String origin, String host) {
+        if (host == null || port(host) >= 0) {
+            return false;
+        }
+        try {
+            URI o = new URI(origin);
+            return o.getHost() != null && o.getPort() >= 0 && hostName(o.getHost()).equals(hostName(host));
+        } catch (URISyntaxException e) {
+            return false;
+        }
     }
 
     private boolean knownHost(String name) {

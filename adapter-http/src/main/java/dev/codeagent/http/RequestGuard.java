@@ -112,8 +112,9 @@ final class RequestGuard {
         ctx.header("X-Content-Type-Options", "nosniff");
         ctx.header("Cache-Control", "no-store");
         // every path, the open ones too: with auth off a rebinding page must not read even /health's details
-        crossSite(new CrossSite.Seen(ctx.method().name(), ctx.header("Host"), ctx.header("Origin"),
-                ctx.header("Sec-Fetch-Site"), upgrade(ctx.header("Upgrade")), false));
+        CrossSite.Seen seen = new CrossSite.Seen(ctx.method().name(), ctx.header("Host"), ctx.header("Origin"),
+                ctx.header("Sec-Fetch-Site"), upgrade(ctx.header("Upgrade")), false);
+        crossSite(seen);
         String group = group(ctx.path());
         if (group == null) {
             return;
@@ -121,11 +122,12 @@ final class RequestGuard {
         if (stopping.getAsBoolean()) {
             throw ProblemException.retryLater(Type.SHUTTING_DOWN, "the server is shutting down", Duration.ofSeconds(5));
         }
-        authorize(ctx, group);
+        authorize(ctx, group, CrossSite.fromAnotherPage(seen));
     }
 
-    private void authorize(Context ctx, String group) {
-        Optional<HttpConfig.ApiKey> key = authorize(ctx.header("Authorization"), ctx.req().getRemoteAddr(), group);
+    private void authorize(Context ctx, String group, boolean fromAnotherPage) {
+        Optional<HttpConfig.ApiKey> key = authorize(ctx.header("Authorization"), ctx.req().getRemoteAddr(), group,
+                fromAnotherPage);
         key.ifPresent(k -> ctx.attribute(KEY_NAME, k.name()));
         ctx.attribute(CALLER, caller(key));
     }
@@ -162,8 +164,17 @@ final class RequestGuard {
      * @throws ProblemException 401, 403 or 429
      */
     Optional<HttpConfig.ApiKey> authorize(String authorization, String address, String group) {
+        return authorize(authorization, address, group, false);
+    }
+
+    /**
+     * @param fromAnotherPage whether a page of another origin sent it ({@link CrossSite#fromAnotherPage}); with auth
+     *     off such requests have a limit of their own, or a page's {@code <img>}s would spend the limit of every
+     *     program of the address (curl, the SDKs, the console on this machine) and have them refused
+     */
+    private Optional<HttpConfig.ApiKey> authorize(String authorization, String address, String group, boolean fromAnotherPage) {
         if (!http.auth().enabled()) {
-            limit("address:" + address, http.rateLimitPerMinute());
+            limit("address:" + address + (fromAnotherPage ? " pages" : ""), http.rateLimitPerMinute());
             return Optional.empty();
         }
         // the key is checked before the address's failures: a valid key is never refused for what others sent from its

@@ -145,6 +145,28 @@ class CrossSiteIT {
         assertThat(executions(open, null)).isEqualTo(before + 3);
     }
 
+    @Test
+    void aPageCannotUseUpTheLocalUsersRateLimit() {
+        // with auth off every caller of an address shares its limit: a page's <img>s, a no-cors fetch (reads the
+        // browser does not show it) would otherwise spend what curl, the SDKs and the console on this machine have
+        try (TestServer limited = TestServer.builder().set("http.auth.keys", "").set("http.auth.enabled", "false")
+                .set("http.rateLimitPerMinute", "3").start()) {
+            for (int i = 0; i < 5; i++) {
+                send(limited, "GET", "/v1/runs", Map.of("Sec-Fetch-Site", "cross-site", "Sec-Fetch-Mode", "no-cors",
+                        "Sec-Fetch-Dest", "image"), null);
+                send(limited, "GET", "/v1/runs", Map.of("Origin", EVIL, "Sec-Fetch-Site", "cross-site"), null);
+            }
+            Reply curl = send(limited, "GET", "/v1/runs", Map.of(), null);
+            assertThat(curl.status()).as(curl.text()).isEqualTo(200);
+            String self = "http://127.0.0.1:" + limited.base.getPort();
+            Reply console = send(limited, "GET", "/v1/runs", Map.of("Origin", self, "Sec-Fetch-Site", "same-origin"), null);
+            assertThat(console.status()).as(console.text()).isEqualTo(200);
+            // the pages have a limit of their own, which they used up
+            Reply page = send(limited, "GET", "/v1/runs", Map.of("Sec-Fetch-Site", "cross-site"), null);
+            assertThat(page.status()).as(page.text()).isEqualTo(429);
+        }
+    }
+
     // ---------------------------------------------------------------- auth on: keys protect, Origin still counts
 
     @Test

@@ -46,6 +46,15 @@ class CrossSiteTest {
         assertThat(authOn.refusal(post("codeagent.example", "https://codeagent.example"))).isEmpty();
         assertThat(authOn.refusal(post("codeagent.example:443", "https://codeagent.example"))).isEmpty();
         assertThat(authOn.refusal(post("codeagent.example", "http://codeagent.example:8080"))).isNotEmpty();
+        // a proxy on a port of its own must pass the port on (nginx's $http_host; its $host drops it, and is refused
+        // above): a Host without a port is a browser's request to port 80 or 443, and another program of the machine
+        // on another port would pass if any port were taken for it
+        assertThat(authOn.refusal(post("codeagent.example:8443", "https://codeagent.example:8443"))).isEmpty();
+        assertThat(authOn.refusal(post("codeagent.example", "https://codeagent.example:8443")).orElseThrow().getMessage())
+                .contains("names no port", "$http_host");
+        assertThat(authOn.refusal(post("codeagent.example", "https://evil.example:8443")).orElseThrow().getMessage())
+                .doesNotContain("$http_host");
+        assertThat(authOff.refusal(post("localhost", "http://localhost:3000"))).isNotEmpty();
         // no Origin: curl, an SDK, an agent
         assertThat(authOff.refusal(post("localhost:8080", null))).isEmpty();
     }
@@ -62,6 +71,21 @@ class CrossSiteTest {
                 .hasValue(Type.CROSS_SITE);
         assertThat(authOn.refusal(new CrossSite.Seen("GET", "127.0.0.1:8080", "http://127.0.0.1:8080", null, true, true)))
                 .isEmpty();
+    }
+
+    @Test
+    void aReadingRequestFromAnotherPageIsToldApart() {
+        // what is let through but a page sent, for a rate limit of its own
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", "https://evil.example", null, false,
+                false))).isTrue();
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", null, "cross-site", false, false)))
+                .isTrue();
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", null, "same-site", false, false)))
+                .isTrue();
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", "http://127.0.0.1:8080",
+                "same-origin", false, false))).isFalse();
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", null, "none", false, false))).isFalse();
+        assertThat(CrossSite.fromAnotherPage(new CrossSite.Seen("GET", "127.0.0.1:8080", null, null, false, false))).isFalse();
     }
 
     @Test
