@@ -1,6 +1,7 @@
 package dev.codeagent.cli;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.codeagent.application.host.HostNames;
 import io.micrometer.core.instrument.composite.CompositeMeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -85,26 +86,11 @@ final class WorkerMetrics implements AutoCloseable {
 
     /** Whether {@code name} (from {@link #hostName}) names this machine, or is the address the metrics listen on. */
     static boolean thisMachine(String name, String listening) {
-        // a rebinding page needs a name it controls: an address names no one's page, nor does localhost
-        return name.equals("localhost") || name.endsWith(".localhost") || name.equals(listening)
-                || name.matches("\\d{1,3}(\\.\\d{1,3}){3}") || (name.startsWith("[") && name.endsWith("]"));
+        return HostNames.noPageControls(name, listening);
     }
 
-    /** The host of a Host header or an address: lower-case, no port, no trailing dot; IPv6 in brackets. */
     static String hostName(String host) {
-        String h = host.trim().toLowerCase(java.util.Locale.ROOT);
-        if (h.startsWith("[")) {
-            int end = h.indexOf(']');
-            return end < 0 ? h : h.substring(0, end + 1);
-        }
-        if (h.indexOf(':') != h.lastIndexOf(':')) {
-            return "[" + h + "]";
-        }
-        int colon = h.indexOf(':');
-        if (colon >= 0) {
-            h = h.substring(0, colon);
-        }
-        return h.endsWith(".") ? h.substring(0, h.length() - 1) : h;
+        return HostNames.of(host);
     }
 
     int port() {

@@ -1,12 +1,12 @@
 package dev.codeagent.http;
 
+import dev.codeagent.application.host.HostNames;
 import dev.codeagent.http.ProblemException.Type;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * What a web page in the user's browser may not make of this server. The API is for programs (curl, SDKs, agents),
@@ -22,8 +22,6 @@ import java.util.regex.Pattern;
 final class CrossSite {
 
     private static final Set<String> MUTATING = Set.of("POST", "PUT", "PATCH", "DELETE");
-    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
-
     private final boolean checkHost;
     private final String configuredHost;
 
@@ -125,32 +123,11 @@ final class CrossSite {
     }
 
     private boolean knownHost(String name) {
-        return name.equals("localhost") || name.endsWith(".localhost") || ipLiteral(name) || name.equals(configuredHost);
+        return HostNames.noPageControls(name, configuredHost);
     }
 
-    private static boolean ipLiteral(String name) {
-        // a rebinding page needs a name it controls; an address in Host names no one's page
-        return IPV4.matcher(name).matches() || (name.startsWith("[") && name.endsWith("]"));
-    }
-
-    /**
-     * The host of a {@code Host} header or of an address, lower-case, without the port or a trailing dot; an IPv6
-     * address keeps its brackets (a bare one, as {@code http.host} may give it, gets them).
-     */
     static String hostName(String host) {
-        String h = host.trim().toLowerCase(Locale.ROOT);
-        if (h.startsWith("[")) {
-            int end = h.indexOf(']');
-            return end < 0 ? h : h.substring(0, end + 1);
-        }
-        if (h.indexOf(':') != h.lastIndexOf(':')) {
-            return "[" + h + "]";
-        }
-        int colon = h.indexOf(':');
-        if (colon >= 0) {
-            h = h.substring(0, colon);
-        }
-        return h.endsWith(".") ? h.substring(0, h.length() - 1) : h;
+        return HostNames.of(host);
     }
 
     /** The port a {@code Host} header names, or -1 when none (or not a number). */
