@@ -101,8 +101,11 @@ class Judge:
     def charge(self, start):
         self.cpu += time.process_time() - start
         if self.cpu > self.cpu_limit:
-            self.fail("protocol", "the program's replies took the judge more than %g s of CPU to read (the "
-                      "sample's time limit): are its values very large?" % self.cpu_limit)
+            self.over_cpu()
+
+    def over_cpu(self):
+        self.fail("protocol", "the program's replies took the judge more than %g s of CPU to read (the "
+                  "sample's time limit): are its values very large?" % self.cpu_limit)
 
     def fail(self, outcome, message):
         if self.failure is None:
@@ -150,7 +153,16 @@ class Judge:
         return value
 
     def decoder(self, known):
-        return wire.Decoder(known, remote=lambda ref, type_name: Remote(self, ref, type_name), standin=wire.standin)
+        # what is left of the sample's CPU, looked at while decoding: one set of integers that hash alike can cost
+        # minutes, which charging once the decoding is done would wait out
+        deadline = time.process_time() + self.cpu_limit - self.cpu
+
+        def check():
+            if time.process_time() > deadline:
+                self.over_cpu()
+
+        return wire.Decoder(known, remote=lambda ref, type_name: Remote(self, ref, type_name), standin=wire.standin,
+                            check=check)
 
     def shared_globals(self):
         return {n: v for n, v in self.globals.items() if isinstance(v, _SHARED)}
@@ -190,17 +202,27 @@ class Judge:
         if issubclass(base_type, (SystemExit, KeyboardInterrupt, GeneratorExit)):
             # the tests should not be ended by what the code raised: seen as an error of the code
             base_type = Exception
-        key = (type_name, base_type)
-        cls = self.exception_types.get(key)
-        if cls is None:
-            cls = type(type_name if type_name.isidentifier() else "Exception", (base_type, CandidateRaised), {})
+        # a type whose constructor wants more than a message (UnicodeDecodeError, ExceptionGroup) is re-raised as
+        # the nearest base that takes one: an error the construction raised here would be the tests' (and a test
+        # expecting a TypeError would catch it and pass)
+        e = None
+        for b in base_type.__mro__:
+            if not issubclass(b, BaseException):
+                break
+            key = (type_name, b)
+            try:
+                cls = self.exception_types.get(key)
+                if cls is None:
+                    cls = type(type_name if type_name.isidentifier() else "Exception", (b, CandidateRaised), {})
+                e = cls(message)
+            except Exception:
+                continue
             self.exception_types[key] = cls
-        try:
-            e = cls(message)
-        except BaseException:
-            e = cls()
+            break
+        if e is None:
+            e = type("Exception", (Exception, CandidateRaised), {})(message)
         e.remote_type, e.remote_message = type_name, message
-        kept = [(_short(str(f[0]), 200), f[1] if type(f[1]) is int else 0, _short(str(f[2]), 200), _short(str(f[3]), 300))
+        kept = [(_short(str(f[0]), 200), _line(f[1]), _short(str(f[2]), 200), _short(str(f[3]), 300))
                 for f in frames[-MAX_FRAMES:] if isinstance(f, list) and len(f) == 4]
         total = total if type(total) is int and total >= len(frames) else len(frames)
         if total > len(kept):
@@ -310,18 +332,19 @@ class Judge:
             ready = self.read_ready()
             ns = self.namespace(ready[1], prelude, entries)
             exec(tests, ns)
-        except ImportError as e:
-            if _raised_by_tests(e) and not isinstance(e, CandidateRaised):
-                # an import in the tests themselves (or the prelude) that this judge cannot satisfy: the problem's
-                return report("tests", "the tests cannot import what they need (the problem's fault, not the code's): "
-                              "%s: %s" % (type(e).__name__, _short(str(e))), test_line=_failure_line(e))
-            return self.tests_error(e)
         except Failure as f:
             return self.failed(f)
         except CandidateRaised as e:
+            # before ImportError: the code's own failed import (at load or in a call) is the code's error
             return report("raised", "%s: %s" % (e.remote_type, e.remote_message), test_line=_failure_line(e),
                           error=(e.remote_type, e.remote_message, list(e.remote_frames)),
                           calls=self.calls_on(_failure_line(e)))
+        except ImportError as e:
+            if _raised_by_tests(e):
+                # an import in the tests themselves (or the prelude) that this judge cannot satisfy: the problem's
+                return report("tests", "the tests cannot import what they need (the problem's fault, not the code's): "
+                              "%s: %s" % (type(e).__name__, _short(_str(e))), test_line=_failure_line(e))
+            return self.tests_error(e)
         except AssertionError as e:
             return self.assertion(e)
         except BaseException as e:
@@ -358,14 +381,16 @@ class Judge:
         line = _failure_line(e)
         text = _test_statement(line)
         message = "failed assertion" + (": " + text if text else "")
-        if str(e):
-            message += " - " + str(e)
+        own = _str(e)
+        if own:
+            message += " - " + own
         return report("assertion", message, test_line=line, calls=self.calls_on(line))
 
     def tests_error(self, e):
         line = _failure_line(e)
-        return report("tests-error", "%s: %s" % (type(e).__name__, _short(str(e))), test_line=line,
-                      error=(type(e).__name__, _short(str(e)), []), calls=self.calls_on(line))
+        own = _short(_str(e))
+        return report("tests-error", "%s: %s" % (type(e).__name__, own), test_line=line,
+                      error=(type(e).__name__, own, []), calls=self.calls_on(line))
 
     def calls_on(self, line):
         found = [c for c in self.calls if c[0] == line] if line else []
@@ -530,6 +555,24 @@ def _shown(value):
     return _short(s)
 
 
+def _str(e):
+    """The text of an exception the tests raised, which may hold the code's values: str() of a KeyError of an
+    integer past Python's 4300 digits raises, as may a value's own __str__; never an error of the verdict's."""
+    try:
+        s = str(e)
+        return s if isinstance(s, str) else ""
+    except BaseException:
+        return "<%s whose text cannot be shown>" % wire.describe(e)
+
+
+#: a line number beyond any code's: what a forged frame says past it is not believed (0: unknown)
+_MAX_LINE = 10 ** 7
+
+
+def _line(n):
+    return n if type(n) is int and 1 <= n <= _MAX_LINE else 0
+
+
 def _short(s, n=_MAX_SHOWN):
     s = " ".join(s.split())
     return s if len(s) <= n else s[:n - 3] + "..."
@@ -543,7 +586,7 @@ def report(outcome, message, test_line=None, error=None, calls=()):
            "testSource": None if source is None else _short(source, 300), "calls": [_short(c, 400) for c in calls]}
     if error is not None:
         out["error"] = {"type": _short(str(error[0]), 100), "message": _short(str(error[1]), 1000),
-                        "frames": [{"file": _short(str(f[0]), 200), "line": f[1] if type(f[1]) is int else 0,
+                        "frames": [{"file": _short(str(f[0]), 200), "line": _line(f[1]),
                                     "function": _short(str(f[2]), 200), "source": _short(str(f[3]), 300)}
                                    for f in list(error[2])[-MAX_FRAMES:] if isinstance(f, tuple) and len(f) == 4]}
     return out

@@ -1,0 +1,135 @@
+"""A judged sample never ends INTERNAL_ERROR (no verdict, or the tests blamed) by its own doing: each test here is an
+attack by the code under test on the judge, across the real channel, and asserts the sample's own failing verdict."""
+
+import collections
+import time
+
+import judge as judge_module
+import codeagent_wire as wire
+from judging import judge
+
+# code that rewrites the reply the candidate is about to send (the code runs in the candidate's process)
+FORGE = """import sys
+_w = sys.modules["codeagent_wire"]
+_orig = _w.write_frame
+def _forged(fd, m):
+    if m and m[0] in ("ok", "raise", "loaderr", "ready"):
+        forge(m)
+    _orig(fd, m)
+_w.write_frame = _forged
+"""
+
+
+def test_a_stand_in_of_a_type_that_cannot_be_subclassed_is_the_programs_protocol_error(tmp_path):
+    code = FORGE + "def forge(m):\n    if m[0] == 'ok': m[1] = {'T': ['a.B', 'bool', [], True]}\ndef f():\n    return 1\n"
+    verdict, err = judge(tmp_path, code, "try:\n    f()\nexcept Exception:\n    pass\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+    assert "stand-in" in verdict["message"]
+
+
+def test_a_stand_in_whose_name_python_refuses_is_the_programs_protocol_error(tmp_path):
+    code = FORGE + "def forge(m):\n    if m[0] == 'ok': m[1] = {'T': ['a.B\\x00', 'list', [], [1]]}\ndef f():\n    return 1\n"
+    verdict, err = judge(tmp_path, code, "try:\n    f()\nexcept ValueError:\n    pass\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+
+
+def test_an_exception_group_of_the_code_is_its_own_error(tmp_path):
+    code = "def f():\n    raise ExceptionGroup('many', [ValueError('a'), KeyError('b')])\n"
+    verdict, err = judge(tmp_path, code, "try:\n    f()\nexcept TypeError:\n    pass\n")
+    assert verdict["outcome"] == "raised", (verdict, err)
+    assert verdict["error"]["type"] == "ExceptionGroup" and "many" in verdict["message"]
+
+
+def test_an_exception_group_at_load_is_the_codes_error(tmp_path):
+    verdict, err = judge(tmp_path, "raise BaseExceptionGroup('x', [KeyboardInterrupt()])\n", "assert True\n")
+    assert verdict["outcome"] == "raised", (verdict, err)
+
+
+def test_an_exception_with_required_arguments_is_the_codes_error(tmp_path):
+    code = "def f():\n    b'\\xff'.decode('utf-8')\n"
+    verdict, err = judge(tmp_path, code, "f()\n")
+    assert verdict["outcome"] == "raised", (verdict, err)
+    assert verdict["error"]["type"] == "UnicodeDecodeError"
+
+
+def test_an_exception_whose_str_raises_is_the_codes_error(tmp_path):
+    code = ("class E(Exception):\n    def __str__(self):\n        raise RuntimeError('no')\n"
+            "    def __repr__(self):\n        raise RuntimeError('no')\n"
+            "def f():\n    raise E()\n")
+    verdict, err = judge(tmp_path, code, "f()\n")
+    assert verdict["outcome"] == "raised", (verdict, err)
+
+
+def test_a_module_the_code_cannot_import_is_its_error_not_the_tests(tmp_path):
+    verdict, err = judge(tmp_path, "import no_such_module_anywhere\n", "assert True\n")
+    assert verdict["outcome"] == "raised", (verdict, err)
+    assert verdict["error"]["type"] == "ModuleNotFoundError"
+
+
+def test_forged_line_numbers_are_reported_as_unknown(tmp_path):
+    code = FORGE + ("def forge(m):\n    if m[0] == 'raise':\n"
+                    "        m[1][2] = [['main.py', 10 ** 30, 'f', 'x'], ['main.py', -4, 'g', 'y'], ['main.py', 10 ** 7 + 1, 'h', 'z'],"
+                    " ['main.py', 7, 'i', 'w']]\n"
+                    "def f():\n    raise ValueError('v')\n")
+    verdict, err = judge(tmp_path, code, "f()\n")
+    assert verdict["outcome"] == "raised", (verdict, err)
+    assert [f["line"] for f in verdict["error"]["frames"]] == [0, 0, 0, 7]
+
+
+def test_a_big_integer_in_the_tests_own_error_message_does_not_break_the_verdict(tmp_path):
+    verdict, err = judge(tmp_path, "def f():\n    return 10 ** 5000\n", "d = {}\nd[f()]\n")
+    assert verdict["outcome"] == "tests-error", (verdict, err)
+    assert "KeyError" in verdict["message"]
+
+
+def test_a_big_integer_in_an_assertion_message_does_not_break_the_verdict(tmp_path):
+    verdict, err = judge(tmp_path, "def f():\n    return 10 ** 5000\n", "assert f() == 1, f()\n")
+    assert verdict["outcome"] == "assertion", (verdict, err)
+
+
+def test_an_ordered_dict_the_code_changed_in_place_is_still_an_ordered_dict(tmp_path):
+    code = "def f(d):\n    d['b'] = 2\n"
+    tests = ("from collections import OrderedDict\nd = OrderedDict(a=1)\nf(d)\n"
+             "assert list(d.items()) == [('a', 1), ('b', 2)]\nassert d == OrderedDict(a=1, b=2)\n")
+    verdict, err = judge(tmp_path, code, tests)
+    assert verdict["outcome"] == "passed", (verdict, err)
+
+
+def test_colliding_hashes_cost_the_judge_no_more_than_the_samples_time(tmp_path, monkeypatch):
+    # every multiple of 2**61 - 1 hashes alike: a set of them is quadratic to build (sent as a list, made a set on
+    # its way out, so that the candidate does not pay the quadratic cost itself)
+    monkeypatch.setenv("CODEAGENT_JUDGE_CPU", "1")
+    code = FORGE + ("def forge(m):\n    if m[0] == 'ok': m[1] = {'s': m[1]}\n"
+                    "def f():\n    return list(range(0, (2 ** 61 - 1) * 100000, 2 ** 61 - 1))\n")
+    start = time.monotonic()
+    verdict, err = judge(tmp_path, code, "assert len(f()) == 100000\n", timeout=120)
+    assert verdict["outcome"] == "protocol", (verdict, err)
+    assert "more than 1 s of CPU" in verdict["message"]
+    assert time.monotonic() - start < 10
+
+
+def test_colliding_dict_keys_and_frozensets_are_cut_off_too():
+    checks = []
+
+    def check():
+        checks.append(1)
+        if len(checks) > 3:
+            raise wire.WireError("over")
+
+    keys = [n * (2 ** 61 - 1) for n in range(1000)]
+    for j in ({"d": [x for k in keys for x in (k, 0)]}, {"f": keys}, {"s": keys}):
+        checks.clear()
+        try:
+            wire.Decoder(check=check).decode(j)
+            raise AssertionError("decoded without the check ending it")
+        except wire.WireError:
+            pass
+
+
+def test_a_value_at_exactly_the_depth_cap_crosses_and_one_level_more_is_the_programs_error(tmp_path):
+    code = ("def f(n):\n    v = 1\n    for _ in range(n):\n        v = [v]\n    return v\n")
+    tests = ("v = 1\nfor _ in range(%d):\n    v = [v]\nassert f(%d) == v\nf(%d)\n"
+             % (wire.MAX_DEPTH, wire.MAX_DEPTH, wire.MAX_DEPTH + 1))
+    verdict, err = judge(tmp_path, code, tests)
+    assert verdict["outcome"] == "not-data", (verdict, err)
+    assert "deeper than %d levels (the cap)" % wire.MAX_DEPTH in verdict["message"], verdict
