@@ -133,3 +133,39 @@ def test_a_value_at_exactly_the_depth_cap_crosses_and_one_level_more_is_the_prog
     verdict, err = judge(tmp_path, code, tests)
     assert verdict["outcome"] == "not-data", (verdict, err)
     assert "deeper than %d levels (the cap)" % wire.MAX_DEPTH in verdict["message"], verdict
+
+
+REMOTE = """class Box:
+    def __len__(self):
+        return 3
+    def __bool__(self):
+        return True
+    def __iter__(self):
+        return iter([1, 2, 3])
+def f():
+    return Box()
+"""
+
+
+def test_a_remote_objects_lying_length_truth_or_iterator_is_the_programs_protocol_error(tmp_path):
+    for lie, tests in (("[1]", "try:\n    bool(f())\nexcept TypeError:\n    pass\n"),
+                       ("10 ** 30", "try:\n    len(f())\nexcept (TypeError, OverflowError):\n    pass\n"),
+                       ("-1", "try:\n    len(f())\nexcept ValueError:\n    pass\n"),
+                       ("7", "try:\n    list(f())\nexcept TypeError:\n    pass\n")):
+        code = REMOTE + FORGE + ("_n = [0]\ndef forge(m):\n    if m[0] == 'ok':\n        _n[0] += 1\n"
+                                 "        if _n[0] == 2: m[1] = %s\n" % lie)
+        verdict, err = judge(tmp_path, code, tests)
+        assert verdict["outcome"] == "protocol", (lie, verdict, err)
+
+
+def test_an_honest_remote_objects_length_truth_and_items_reach_the_tests(tmp_path):
+    verdict, err = judge(tmp_path, REMOTE, "assert len(f()) == 3\nassert f()\nassert list(f()) == [1, 2, 3]\n")
+    assert verdict["outcome"] == "passed", (verdict, err)
+
+
+def test_code_that_prints_into_the_wire_breaks_the_protocol_not_the_judge(tmp_path):
+    code = ("import gc, os, sys\n"
+            "fd = [o for o in gc.get_objects() if type(o).__name__ == 'Candidate'][0].wfd\n"
+            "def f():\n    os.dup2(fd, 1)\n    print('x' * 100000)\n    sys.stdout.flush()\n    return 1\n")
+    verdict, err = judge(tmp_path, code, "assert f() == 1\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)

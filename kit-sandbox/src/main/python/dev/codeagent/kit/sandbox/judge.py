@@ -454,15 +454,27 @@ class Remote:
     def __call__(self, *args, **kwargs):
         return self._call(None, *args, **kwargs)
 
+    # what Python asks of __iter__, __len__ and __bool__, the candidate (which calls iter(), len() and bool() on
+    # its object) always gives: anything else is a lie, which Python would raise here as a TypeError or ValueError
+    # of the tests (that a test expecting one would catch and pass)
+
     def __iter__(self):
         it = self._call("!iter")
-        return it if isinstance(it, Remote) else iter(it)
+        if isinstance(it, Remote):
+            return it
+        try:
+            return iter(it)
+        except TypeError:
+            self._lie("an iterator", it)
 
     def __next__(self):
         return self._call("!next")
 
     def __len__(self):
-        return self._call("!len")
+        n = self._call("!len")
+        if type(n) is not int or not 0 <= n <= sys.maxsize:
+            self._lie("a length", n)
+        return n
 
     def __getitem__(self, key):
         return self._call("!getitem", key)
@@ -472,7 +484,13 @@ class Remote:
 
     def __bool__(self):
         # truthiness is the code's to say, as it would be if it returned True or False
-        return self._call("!bool")
+        b = self._call("!bool")
+        if type(b) is not bool:
+            self._lie("True or False", b)
+        return b
+
+    def _lie(self, what, value):
+        self._judge.fail("protocol", "the program sent %s for %s of its %s" % (_shown(value), what, self._type))
 
     def _not_comparable(self, *_):
         self._judge.fail("not-data", "the code returned an object that cannot be compared: " + self._type)
