@@ -169,3 +169,11 @@ def test_code_that_prints_into_the_wire_breaks_the_protocol_not_the_judge(tmp_pa
             "def f():\n    os.dup2(fd, 1)\n    print('x' * 100000)\n    sys.stdout.flush()\n    return 1\n")
     verdict, err = judge(tmp_path, code, "assert f() == 1\n")
     assert verdict["outcome"] == "protocol", (verdict, err)
+
+
+def test_a_reply_that_fills_the_judges_memory_is_the_programs_error_not_the_tests(tmp_path):
+    # 660,000 empty sets pass the count of items, and cost the judge more than its 256 MiB
+    code = FORGE + "def forge(m):\n    if m[0] == 'ok': m[1] = [{'s': []}] * 660000\ndef f():\n    return 1\n"
+    verdict, err = judge(tmp_path, code, "try:\n    f()\nexcept Exception:\n    pass\n", judge_memory=256 << 20)
+    assert verdict["outcome"] == "protocol", (verdict, err)
+    assert "memory" in verdict["message"]

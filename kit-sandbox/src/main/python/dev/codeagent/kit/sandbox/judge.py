@@ -95,13 +95,25 @@ class Judge:
         start = time.process_time()
         try:
             return wire.loads(body)
+        except MemoryError:
+            pass
         finally:
             self.charge(start)
+        # outside the handler: the MemoryError's frames (what was built) are not kept as the failure's context
+        body = None
+        self.over_memory()
 
     def charge(self, start):
         self.cpu += time.process_time() - start
         if self.cpu > self.cpu_limit:
             self.over_cpu()
+
+    def over_memory(self):
+        # what the reply built is gone once the error unwinds and the reply is let go (the callers keep neither as
+        # the failure's context or locals): there is memory again to say so (a MemoryError left to the tests would
+        # be theirs, and `except Exception` in them would catch it and pass)
+        self.fail("protocol", "the program's reply took more than the judge's memory to read: are its values very "
+                  "large?")
 
     def over_cpu(self):
         self.fail("protocol", "the program's replies took the judge more than %g s of CPU to read (the "
@@ -118,13 +130,19 @@ class Judge:
         kind = reply[0]
         if kind in ("ok", "raise") and len(reply) == 4 and isinstance(reply[2], list) and isinstance(reply[3], list):
             start = time.process_time()
+            value = _MISSING
             try:
                 value = self.absorb(reply, sent)
             except wire.WireError as e:
                 self.fail("protocol", "the program broke the judging protocol while the tests were calling "
                           + what + ": " + str(e))
+            except MemoryError:
+                pass
             finally:
                 self.charge(start)
+            if value is _MISSING:
+                reply = None
+                self.over_memory()
             if kind == "ok":
                 return value
             raise self.remote_exception(reply[1])
@@ -289,12 +307,19 @@ class Judge:
                 continue
             if kind == "data":
                 start = time.process_time()
+                value = _MISSING
                 try:
-                    ns[name] = self.globals[name] = self.decoder(self.shared_globals()).decode(detail)
+                    value = self.decoder(self.shared_globals()).decode(detail)
                 except wire.WireError as e:
                     self.fail("protocol", "the program broke the judging protocol before the tests started: " + str(e))
+                except MemoryError:
+                    pass
                 finally:
                     self.charge(start)
+                if value is _MISSING:
+                    inventory = entry = detail = None
+                    self.over_memory()
+                ns[name] = self.globals[name] = value
             elif kind == "callable":
                 ns[name] = Function(self, name)
             elif kind == "module" and detail == name and name in sys.stdlib_module_names:
@@ -302,7 +327,9 @@ class Judge:
                 # its own name: "import operator as math" must not hand the tests another module)
                 try:
                     ns[name] = __import__(detail, fromlist=["_"])
-                except ImportError:
+                except Exception:
+                    # a module this judge cannot import as the code did (no display for tkinter): the tests that
+                    # use it fail on the name, as the code's doing
                     pass
             else:
                 ns[name] = Unusable(self, name, str(detail))
