@@ -177,3 +177,12 @@ def test_a_reply_that_fills_the_judges_memory_is_the_programs_error_not_the_test
     verdict, err = judge(tmp_path, code, "try:\n    f()\nexcept Exception:\n    pass\n", judge_memory=256 << 20)
     assert verdict["outcome"] == "protocol", (verdict, err)
     assert "memory" in verdict["message"]
+
+
+def test_a_flood_of_stand_in_types_is_the_programs_error(tmp_path):
+    # each name is a new type the judge builds (and keeps, so that equal names are one type): 200,000 of them
+    code = FORGE + ("def forge(m):\n    if m[0] == 'ok': m[1] = [{'T': ['m.T%d' % i, 'list', [], []]} for i in range(200000)]\n"
+                    "def f():\n    return 1\n")
+    verdict, err = judge(tmp_path, code, "try:\n    f()\nexcept Exception:\n    pass\n", judge_memory=256 << 20)
+    assert verdict["outcome"] == "protocol", (verdict, err)
+    assert "more than 10000 stand-in types (the cap)" in verdict["message"], verdict

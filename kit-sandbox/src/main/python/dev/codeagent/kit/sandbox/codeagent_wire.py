@@ -529,6 +529,8 @@ def apply(obj, state):
 #: ignores zero counts) the tests may rely on
 _REAL = {"collections.Counter": ("collections", "Counter"), "collections.OrderedDict": ("collections", "OrderedDict")}
 _standins = {}
+#: how many stand-in types one side builds in a run: a program has a few, a flood of names would be a type each
+MAX_STANDIN_TYPES = 10_000
 
 
 def standin(name, base, extra, value):
@@ -541,6 +543,9 @@ def standin(name, base, extra, value):
     key = (name, base, tuple(extra))
     cls = _standins.get(key)
     if cls is None:
+        if len(_standins) >= MAX_STANDIN_TYPES:
+            # each is a type this side builds and keeps for the rest of the run (equal names, one type)
+            raise WireError("more than %d stand-in types (the cap)" % MAX_STANDIN_TYPES)
         module, _, qualname = name.rpartition(".")
         attrs = {"__module__": module, "__qualname__": qualname, "__slots__": () if base in (tuple, int, bytes) else None}
         if attrs["__slots__"] is None:
