@@ -186,3 +186,16 @@ def test_a_flood_of_stand_in_types_is_the_programs_error(tmp_path):
     verdict, err = judge(tmp_path, code, "try:\n    f()\nexcept Exception:\n    pass\n", judge_memory=256 << 20)
     assert verdict["outcome"] == "protocol", (verdict, err)
     assert "more than 10000 stand-in types (the cap)" in verdict["message"], verdict
+
+
+def test_a_deeply_nested_reply_the_judge_only_shows_is_still_the_programs_error(tmp_path):
+    catching = "try:\n    f()\nexcept Exception:\n    pass\n"
+    for reply, tests, outcome in (
+            ("['cap', deep]", catching, "not-data"),
+            ("['protocol', deep]", catching, "protocol"),
+            ("['raise', ['E', deep, [], 'Exception', 0], [], []]", "f()\n", "raised"),
+            ("['raise', [deep, 'm', [['main.py', 1, deep, deep]], 'Exception', 1], [], []]", "f()\n", "raised")):
+        code = FORGE + ("def forge(m):\n    if m[0] == 'ok':\n        deep = 1\n        for _ in range(900):\n"
+                        "            deep = [deep]\n        m[:] = %s\ndef f():\n    return 1\n" % reply)
+        verdict, err = judge(tmp_path, code, tests)
+        assert verdict["outcome"] == outcome, (reply, verdict, err)
