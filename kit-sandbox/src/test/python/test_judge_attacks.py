@@ -199,3 +199,9 @@ def test_a_deeply_nested_reply_the_judge_only_shows_is_still_the_programs_error(
                         "            deep = [deep]\n        m[:] = %s\ndef f():\n    return 1\n" % reply)
         verdict, err = judge(tmp_path, code, tests)
         assert verdict["outcome"] == outcome, (reply, verdict, err)
+
+
+def test_code_with_a_nul_byte_is_its_own_syntax_error(tmp_path):
+    verdict, err = judge(tmp_path, "def f():\n    return 1\n# \x00\n", "assert f() == 1\n")
+    assert verdict["outcome"] == "syntax", (verdict, err)
+    assert "null" in verdict["message"]

@@ -340,11 +340,13 @@ class Judge:
             code = f.read()
         try:
             compile(code, code_path, "exec", dont_inherit=True)
-        except SyntaxError as e:
-            # decided here, from the code itself: the candidate's word is not needed
-            line = (e.text or "").strip()
-            return report("syntax", "%s: %s" % (type(e).__name__, e.msg), error=(type(e).__name__, e.msg,
-                          [(code_path, e.lineno or 0, "<module>", line)]))
+        except (SyntaxError, ValueError) as e:
+            # decided here, from the code itself: the candidate's word is not needed (a NUL byte in the code is a
+            # ValueError before Python 3.11.4 and 3.12, a SyntaxError since: the code's either way, never the judge's)
+            msg = _short(_str(getattr(e, "msg", None) or e), 1000)
+            line = (getattr(e, "text", None) or "").strip()
+            return report("syntax", "%s: %s" % (type(e).__name__, msg), error=(type(e).__name__, msg,
+                          [(code_path, getattr(e, "lineno", None) or 0, "<module>", line)]))
         try:
             with open(tests_path, encoding="utf-8") as f:
                 tests = _compile(f.read(), TESTS_FILE)
