@@ -205,3 +205,36 @@ def test_code_with_a_nul_byte_is_its_own_syntax_error(tmp_path):
     verdict, err = judge(tmp_path, "def f():\n    return 1\n# \x00\n", "assert f() == 1\n")
     assert verdict["outcome"] == "syntax", (verdict, err)
     assert "null" in verdict["message"]
+
+
+def test_a_reply_of_exactly_the_item_cap_crosses_and_one_item_more_is_refused_naming_it(tmp_path):
+    code = "def f(n):\n    return [0] * n\n"
+    tests = "assert len(f(%d)) == %d\nf(%d)\n" % (wire.MAX_NODES - 1, wire.MAX_NODES - 1, wire.MAX_NODES)
+    verdict, err = judge(tmp_path, code, tests)
+    assert verdict["outcome"] == "not-data", (verdict, err)
+    assert "more than %d items (the cap)" % wire.MAX_NODES in verdict["message"]
+
+
+def test_a_frame_of_exactly_the_byte_cap_is_read_and_one_byte_more_is_refused(tmp_path):
+    import os
+    for n, ok in ((wire.MAX_FRAME, True), (wire.MAX_FRAME + 1, False)):
+        body = b'"' + b"a" * (n - 2) + b'"'
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(r)
+            try:
+                data = b"%d\n" % n + body
+                while data:
+                    data = data[os.write(w, data):]
+            finally:
+                os._exit(0)
+        os.close(w)
+        try:
+            got = wire.loads(wire.read_frame(r))
+            assert ok and len(got) == n - 2
+        except wire.WireError as e:
+            assert not ok and "cap" in str(e), e
+        finally:
+            os.close(r)
+            os.waitpid(pid, 0)
