@@ -238,3 +238,10 @@ def test_a_frame_of_exactly_the_byte_cap_is_read_and_one_byte_more_is_refused(tm
         finally:
             os.close(r)
             os.waitpid(pid, 0)
+
+
+def test_a_complex_number_with_an_integer_part_past_a_float_is_the_programs_protocol_error(tmp_path):
+    code = FORGE + "def forge(m):\n    if m[0] == 'ok': m[1] = {'c': [10 ** 400, 0]}\ndef f():\n    return 1\n"
+    verdict, err = judge(tmp_path, code, "try:\n    f()\nexcept Exception:\n    pass\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+    assert "complex" in verdict["message"]

@@ -434,7 +434,11 @@ class Decoder:
         if tag == "c":
             if not (type(body) is list and len(body) == 2 and all(type(x) in (int, float) for x in body)):
                 raise WireError("a malformed complex number")
-            out = complex(body[0], body[1])
+            try:
+                out = complex(body[0], body[1])
+            except OverflowError:
+                # an integer part past a float's range, which no complex number has
+                raise WireError("a malformed complex number") from None
         elif tag in ("y", "a"):
             if type(body) is not str:
                 raise WireError("malformed bytes")
