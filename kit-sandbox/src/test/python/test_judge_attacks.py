@@ -245,3 +245,22 @@ def test_a_complex_number_with_an_integer_part_past_a_float_is_the_programs_prot
     verdict, err = judge(tmp_path, code, "try:\n    f()\nexcept Exception:\n    pass\n")
     assert verdict["outcome"] == "protocol", (verdict, err)
     assert "complex" in verdict["message"]
+
+
+def test_a_program_that_exits_halfway_through_a_reply_has_ended(tmp_path):
+    code = ("import os, sys\n_w = sys.modules['codeagent_wire']\n"
+            "def _half(fd, m):\n    if m and m[0] == 'ok':\n        os.write(fd, b'100\\n[\"ok\",')\n        os._exit(0)\n"
+            "    _w.__dict__['_orig'](fd, m)\n_w._orig = _w.write_frame\n_w.write_frame = _half\n"
+            "def f():\n    return 1\n")
+    verdict, err = judge(tmp_path, code, "try:\n    f()\nexcept BaseException:\n    pass\n")
+    assert verdict["outcome"] == "ended", (verdict, err)
+
+
+def test_a_thread_flooding_the_wire_during_a_call_breaks_the_protocol_not_the_judge(tmp_path):
+    code = ("import gc, os, threading, time\n"
+            "fd = [o for o in gc.get_objects() if type(o).__name__ == 'Candidate'][0].wfd\n"
+            "def flood():\n    while True:\n        try:\n            os.write(fd, b'7\\n[\"ok\",1' * 1000)\n"
+            "        except OSError:\n            return\n"
+            "def f():\n    threading.Thread(target=flood, daemon=True).start()\n    time.sleep(0.05)\n    return 1\n")
+    verdict, err = judge(tmp_path, code, "try:\n    f()\n    f()\nexcept BaseException:\n    pass\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
