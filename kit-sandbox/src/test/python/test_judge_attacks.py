@@ -264,3 +264,13 @@ def test_a_thread_flooding_the_wire_during_a_call_breaks_the_protocol_not_the_ju
             "def f():\n    threading.Thread(target=flood, daemon=True).start()\n    time.sleep(0.05)\n    return 1\n")
     verdict, err = judge(tmp_path, code, "try:\n    f()\n    f()\nexcept BaseException:\n    pass\n")
     assert verdict["outcome"] == "protocol", (verdict, err)
+
+
+def test_a_value_sharing_its_parts_is_shown_in_bounded_time(tmp_path):
+    # 60 levels, each holding the next twice: 120 containers sent, 2**60 paths to print
+    code = "def f():\n    v = []\n    for _ in range(60):\n        v = [v, v]\n    return v\n"
+    start = time.monotonic()
+    verdict, err = judge(tmp_path, code, "assert len(f()) == 2\nassert len(f()) == 3\n", timeout=60)
+    assert verdict["outcome"] == "assertion", (verdict, err)
+    assert verdict["calls"] and verdict["calls"][0].startswith("f() returned <list of 2 items"), verdict
+    assert time.monotonic() - start < 20

@@ -594,12 +594,52 @@ def _test_statement(line):
     return text if len(text) <= _MAX_STATEMENT else text[:_MAX_STATEMENT - 1] + "\u2026"
 
 
+#: items a value shown in a verdict may hold, counted along every path: a value that shares its parts (a list holding
+#: the next one twice, 60 deep) crosses as 120 containers, and repr() would walk its 2**60 paths
+_MAX_SHOWN_ITEMS = 10_000
+
+
 def _shown(value):
     try:
+        if not _small(value):
+            return "<%s of %d items>" % (wire.describe(value), _len(value))
         s = repr(value)
     except BaseException:
         s = "<%s>" % wire.describe(value)
     return _short(s)
+
+
+def _small(value):
+    """Whether value, walked as repr() would walk it (a shared part once per path), has at most _MAX_SHOWN_ITEMS
+    items: the walk stops there, so its cost is bounded whatever the value."""
+    stack, seen = [value], 0
+    while stack:
+        seen += 1
+        if seen > _MAX_SHOWN_ITEMS:
+            return False
+        x = stack.pop()
+        base = next((b for b in _SHOWN_CONTAINERS if isinstance(x, b)), None)
+        if base is None:
+            continue
+        # the base type's own length and items: a subclass's methods are not run to decide how to show it
+        if len(stack) + (2 if base is dict else 1) * base.__len__(x) > _MAX_SHOWN_ITEMS:
+            return False
+        if base is dict:
+            stack.extend(dict.keys(x))
+            stack.extend(dict.values(x))
+        else:
+            stack.extend(base.__iter__(x))
+    return True
+
+
+_SHOWN_CONTAINERS = (dict, list, tuple, set, frozenset)
+
+
+def _len(value):
+    try:
+        return next(b for b in _SHOWN_CONTAINERS if isinstance(value, b)).__len__(value)
+    except BaseException:
+        return 0
 
 
 def _str(e):
