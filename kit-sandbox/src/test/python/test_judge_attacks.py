@@ -274,3 +274,16 @@ def test_a_value_sharing_its_parts_is_shown_in_bounded_time(tmp_path):
     assert verdict["outcome"] == "assertion", (verdict, err)
     assert verdict["calls"] and verdict["calls"][0].startswith("f() returned <list of 2 items"), verdict
     assert time.monotonic() - start < 20
+
+
+def test_a_tuple_sharing_its_parts_as_a_set_item_is_refused_before_it_is_hashed(tmp_path):
+    # a tuple's hash is not cached: (t, t) 60 deep is 2**60 hashes, in one C call
+    code = FORGE + ("def forge(m):\n    if m[0] == 'ok':\n        v = {'N': [1, {'u': []}]}\n"
+                    "        for k in range(2, 62):\n            v = {'N': [k, {'u': [v, {'A': k - 1}]}]}\n"
+                    "        m[1] = {'s': [v]}\n"
+                    "def f():\n    return 1\n")
+    start = time.monotonic()
+    verdict, err = judge(tmp_path, code, "try:\n    f()\nexcept Exception:\n    pass\n", timeout=60)
+    assert verdict["outcome"] == "protocol", (verdict, err)
+    assert "cap" in verdict["message"], verdict
+    assert time.monotonic() - start < 20
