@@ -3,6 +3,7 @@ two pipes, the verdict on the judge's stdout behind a nonce."""
 
 import json
 import os
+import resource
 import subprocess
 import sys
 
@@ -12,8 +13,9 @@ PYTHON = sys.executable
 NONCE = "n0nce"
 
 
-def judge(tmp_path, code, tests, prelude=None, entries=(), timeout=60):
-    """The verdict (a dict) of tests on code, and the judge's stderr."""
+def judge(tmp_path, code, tests, prelude=None, entries=(), timeout=60, judge_memory=None):
+    """The verdict (a dict) of tests on code, and the judge's stderr; judge_memory: the judge's address space in
+    bytes (as the sandbox caps it), else unlimited."""
     main = tmp_path / "main.py"
     main.write_text(code, encoding="utf-8")
     tests_file = tmp_path / "tests.py"
@@ -31,8 +33,9 @@ def judge(tmp_path, code, tests, prelude=None, entries=(), timeout=60):
             prelude_arg = str(tmp_path / "prelude.py")
         argv += [prelude_arg, ",".join(entries)]
     env = dict(os.environ, CODEAGENT_JUDGE_NONCE=NONCE)
+    limit = None if judge_memory is None else (lambda: resource.setrlimit(resource.RLIMIT_AS, (judge_memory, judge_memory)))
     judge_process = subprocess.Popen(argv, pass_fds=(c2j_r, j2c_w), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, env=env, cwd=tmp_path)
+                                     stderr=subprocess.PIPE, env=env, cwd=tmp_path, preexec_fn=limit)
     for fd in (j2c_r, j2c_w, c2j_r, c2j_w):
         os.close(fd)
     out, err = judge_process.communicate(timeout=timeout)

@@ -19,6 +19,7 @@ else (see ``Encoder``):
   {"B": name} a built-in (judge -> candidate only: int, len)
 """
 
+import collections
 import json
 import operator
 import os
@@ -316,20 +317,33 @@ class Decoder:
     """Turns a value's JSON back into Python, with the caps (nodes per message, depth per value). known: key ->
     an object this side holds (for {"O": key}); remote(ref, type_name): the object for {"R": ..};
     builtins: the names {"B": name} may give (empty on the judge's side); standin(name, base, extra, value): the
-    value for {"T": ..}."""
+    value for {"T": ..}; check(): called every few items and insertions, to end a decoding that costs too much CPU
+    by raising (integers that all hash alike make a set or a dict quadratic to build: a few thousand of them cost a
+    C call seconds, so sets and dicts are filled an item at a time and the cost is looked at as it goes)."""
 
-    def __init__(self, known=None, remote=None, builtins=None, standin=None):
+    def __init__(self, known=None, remote=None, builtins=None, standin=None, check=None):
         self.known = known or {}
         self.remote = remote
         self.builtins = builtins or {}
         self.standin = standin
+        self.check = check
         self.nodes = 0
+        self.ops = 0
         self.aliases = {}  # key -> object named by {"N": [key, ..]} in this message
+        # id -> (tuple, its items counted along every path): a tuple's hash is not cached, so one that shares its
+        # parts ((t, t), 60 deep: 120 tuples sent) costs 2**60 hashes as a set item or a dict key, in one C call
+        self.paths = {}
+
+    def _tick(self):
+        self.ops += 1
+        if not self.ops & 15 and self.check is not None:
+            self.check()
 
     def decode(self, j, depth=0):
         self.nodes += 1
         if self.nodes > MAX_NODES:
             raise WireError("a message of more than %d items (the cap)" % MAX_NODES)
+        self._tick()
         if depth > MAX_DEPTH:
             raise WireError("a value nested deeper than %d levels (the cap)" % MAX_DEPTH)
         t = type(j)
@@ -373,19 +387,34 @@ class Decoder:
             self._name(alias, out)
             for n in range(0, len(body), 2):
                 k = self.decode(body[n], depth + 1)
+                self._hashable(k)
                 try:
                     out[k] = self.decode(body[n + 1], depth + 1)
                 except TypeError:
                     raise WireError("a dict with an unhashable key") from None
+                self._tick()
             return out
         if tag in ("u", "s", "f"):
             if type(body) is not list:
                 raise WireError("a malformed container")
             items = [self.decode(x, depth + 1) for x in body]
-            try:
-                out = _CONTAINER_TAGS[tag](items)
-            except TypeError:
-                raise WireError("a set with an unhashable item") from None
+            if tag == "u":
+                out = tuple(items)
+                self._count(out, items)
+            else:
+                out = set()
+                try:
+                    for x in items:
+                        self._hashable(x)
+                        out.add(x)
+                        self._tick()
+                except TypeError:
+                    raise WireError("a set with an unhashable item") from None
+                if tag == "f":
+                    # as costly as the set, which was within the budget: looked at again once built
+                    out = frozenset(out)
+                    if self.check is not None:
+                        self.check()
             self._name(alias, out)
             return out
         if tag == "T":
@@ -398,7 +427,14 @@ class Decoder:
             base = type(inner)
             if base.__name__ != body[1] or base not in _BASES or self.standin is None:
                 raise WireError("a stand-in of a type that is not a built-in data type")
-            out = self.standin(body[0], base, body[2], inner)
+            try:
+                out = self.standin(body[0], base, body[2], inner)
+            except (TypeError, ValueError) as e:
+                # a type Python will not build (a subclass of bool, a name with a NUL, a lone surrogate): the
+                # sender's doing, never an error for the tests to see (or to catch and pass)
+                raise WireError("a stand-in the judge cannot build (%s): %s" % (_clip(body[0]), _clip(str(e)))) from None
+            if base is tuple:
+                self._count(out, inner)
             self._name(alias, out)
             return out
         if alias is not None and tag in ("R", "B"):
@@ -406,7 +442,11 @@ class Decoder:
         if tag == "c":
             if not (type(body) is list and len(body) == 2 and all(type(x) in (int, float) for x in body)):
                 raise WireError("a malformed complex number")
-            out = complex(body[0], body[1])
+            try:
+                out = complex(body[0], body[1])
+            except OverflowError:
+                # an integer part past a float's range, which no complex number has
+                raise WireError("a malformed complex number") from None
         elif tag in ("y", "a"):
             if type(body) is not str:
                 raise WireError("malformed bytes")
@@ -434,6 +474,22 @@ class Decoder:
         self._name(alias, out)
         return out
 
+    def _count(self, t, items):
+        n = 1
+        for x in items:
+            if isinstance(x, tuple):
+                n += self.paths.get(id(x), (None, 1))[1]
+                if n > MAX_NODES:
+                    n = MAX_NODES + 1
+                    break
+            else:
+                n += 1
+        self.paths[id(t)] = (t, n)
+
+    def _hashable(self, x):
+        if isinstance(x, tuple) and self.paths.get(id(x), (None, 1))[1] > MAX_NODES:
+            raise WireError("a tuple of more than %d items along its shared parts, to hash (the cap)" % MAX_NODES)
+
     def _name(self, alias, out):
         if alias is not None:
             self.aliases[alias] = out
@@ -442,6 +498,10 @@ class Decoder:
         for x in items:
             out.append(self.decode(x, depth + 1))
         return out
+
+
+def _clip(s, n=100):
+    return s if len(s) <= n else s[:n] + "..."
 
 
 # ---------------------------------------------------------------- state that crosses back
@@ -472,7 +532,12 @@ def changed(obj, snap):
 
 def apply(obj, state):
     """Makes obj, in place, hold what state (a fresh container of obj's base type) holds."""
-    if isinstance(obj, dict):
+    if isinstance(obj, collections.OrderedDict):
+        # an OrderedDict keeps its order beside the dict: dict's own methods would leave it stale (and the
+        # tests' honest OrderedDict unequal to itself)
+        collections.OrderedDict.clear(obj)
+        collections.OrderedDict.update(obj, state)
+    elif isinstance(obj, dict):
         dict.clear(obj)
         dict.update(obj, state)
     elif isinstance(obj, list):
@@ -492,6 +557,8 @@ def apply(obj, state):
 #: ignores zero counts) the tests may rely on
 _REAL = {"collections.Counter": ("collections", "Counter"), "collections.OrderedDict": ("collections", "OrderedDict")}
 _standins = {}
+#: how many stand-in types one side builds in a run: a program has a few, a flood of names would be a type each
+MAX_STANDIN_TYPES = 10_000
 
 
 def standin(name, base, extra, value):
@@ -504,6 +571,9 @@ def standin(name, base, extra, value):
     key = (name, base, tuple(extra))
     cls = _standins.get(key)
     if cls is None:
+        if len(_standins) >= MAX_STANDIN_TYPES:
+            # each is a type this side builds and keeps for the rest of the run (equal names, one type)
+            raise WireError("more than %d stand-in types (the cap)" % MAX_STANDIN_TYPES)
         module, _, qualname = name.rpartition(".")
         attrs = {"__module__": module, "__qualname__": qualname, "__slots__": () if base in (tuple, int, bytes) else None}
         if attrs["__slots__"] is None:

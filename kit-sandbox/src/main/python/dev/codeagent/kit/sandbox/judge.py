@@ -95,14 +95,29 @@ class Judge:
         start = time.process_time()
         try:
             return wire.loads(body)
+        except MemoryError:
+            pass
         finally:
             self.charge(start)
+        # outside the handler: the MemoryError's frames (what was built) are not kept as the failure's context
+        body = None
+        self.over_memory()
 
     def charge(self, start):
         self.cpu += time.process_time() - start
         if self.cpu > self.cpu_limit:
-            self.fail("protocol", "the program's replies took the judge more than %g s of CPU to read (the "
-                      "sample's time limit): are its values very large?" % self.cpu_limit)
+            self.over_cpu()
+
+    def over_memory(self):
+        # what the reply built is gone once the error unwinds and the reply is let go (the callers keep neither as
+        # the failure's context or locals): there is memory again to say so (a MemoryError left to the tests would
+        # be theirs, and `except Exception` in them would catch it and pass)
+        self.fail("protocol", "the program's reply took more than the judge's memory to read: are its values very "
+                  "large?")
+
+    def over_cpu(self):
+        self.fail("protocol", "the program's replies took the judge more than %g s of CPU to read (the "
+                  "sample's time limit): are its values very large?" % self.cpu_limit)
 
     def fail(self, outcome, message):
         if self.failure is None:
@@ -115,13 +130,19 @@ class Judge:
         kind = reply[0]
         if kind in ("ok", "raise") and len(reply) == 4 and isinstance(reply[2], list) and isinstance(reply[3], list):
             start = time.process_time()
+            value = _MISSING
             try:
                 value = self.absorb(reply, sent)
             except wire.WireError as e:
                 self.fail("protocol", "the program broke the judging protocol while the tests were calling "
                           + what + ": " + str(e))
+            except MemoryError:
+                pass
             finally:
                 self.charge(start)
+            if value is _MISSING:
+                reply = None
+                self.over_memory()
             if kind == "ok":
                 return value
             raise self.remote_exception(reply[1])
@@ -150,7 +171,16 @@ class Judge:
         return value
 
     def decoder(self, known):
-        return wire.Decoder(known, remote=lambda ref, type_name: Remote(self, ref, type_name), standin=wire.standin)
+        # what is left of the sample's CPU, looked at while decoding: one set of integers that hash alike can cost
+        # minutes, which charging once the decoding is done would wait out
+        deadline = time.process_time() + self.cpu_limit - self.cpu
+
+        def check():
+            if time.process_time() > deadline:
+                self.over_cpu()
+
+        return wire.Decoder(known, remote=lambda ref, type_name: Remote(self, ref, type_name), standin=wire.standin,
+                            check=check)
 
     def shared_globals(self):
         return {n: v for n, v in self.globals.items() if isinstance(v, _SHARED)}
@@ -190,17 +220,27 @@ class Judge:
         if issubclass(base_type, (SystemExit, KeyboardInterrupt, GeneratorExit)):
             # the tests should not be ended by what the code raised: seen as an error of the code
             base_type = Exception
-        key = (type_name, base_type)
-        cls = self.exception_types.get(key)
-        if cls is None:
-            cls = type(type_name if type_name.isidentifier() else "Exception", (base_type, CandidateRaised), {})
+        # a type whose constructor wants more than a message (UnicodeDecodeError, ExceptionGroup) is re-raised as
+        # the nearest base that takes one: an error the construction raised here would be the tests' (and a test
+        # expecting a TypeError would catch it and pass)
+        e = None
+        for b in base_type.__mro__:
+            if not issubclass(b, BaseException):
+                break
+            key = (type_name, b)
+            try:
+                cls = self.exception_types.get(key)
+                if cls is None:
+                    cls = type(type_name if type_name.isidentifier() else "Exception", (b, CandidateRaised), {})
+                e = cls(message)
+            except Exception:
+                continue
             self.exception_types[key] = cls
-        try:
-            e = cls(message)
-        except BaseException:
-            e = cls()
+            break
+        if e is None:
+            e = type("Exception", (Exception, CandidateRaised), {})(message)
         e.remote_type, e.remote_message = type_name, message
-        kept = [(_short(str(f[0]), 200), f[1] if type(f[1]) is int else 0, _short(str(f[2]), 200), _short(str(f[3]), 300))
+        kept = [(_short(str(f[0]), 200), _line(f[1]), _short(str(f[2]), 200), _short(str(f[3]), 300))
                 for f in frames[-MAX_FRAMES:] if isinstance(f, list) and len(f) == 4]
         total = total if type(total) is int and total >= len(frames) else len(frames)
         if total > len(kept):
@@ -267,12 +307,19 @@ class Judge:
                 continue
             if kind == "data":
                 start = time.process_time()
+                value = _MISSING
                 try:
-                    ns[name] = self.globals[name] = self.decoder(self.shared_globals()).decode(detail)
+                    value = self.decoder(self.shared_globals()).decode(detail)
                 except wire.WireError as e:
                     self.fail("protocol", "the program broke the judging protocol before the tests started: " + str(e))
+                except MemoryError:
+                    pass
                 finally:
                     self.charge(start)
+                if value is _MISSING:
+                    inventory = entry = detail = None
+                    self.over_memory()
+                ns[name] = self.globals[name] = value
             elif kind == "callable":
                 ns[name] = Function(self, name)
             elif kind == "module" and detail == name and name in sys.stdlib_module_names:
@@ -280,7 +327,9 @@ class Judge:
                 # its own name: "import operator as math" must not hand the tests another module)
                 try:
                     ns[name] = __import__(detail, fromlist=["_"])
-                except ImportError:
+                except Exception:
+                    # a module this judge cannot import as the code did (no display for tkinter): the tests that
+                    # use it fail on the name, as the code's doing
                     pass
             else:
                 ns[name] = Unusable(self, name, str(detail))
@@ -291,11 +340,13 @@ class Judge:
             code = f.read()
         try:
             compile(code, code_path, "exec", dont_inherit=True)
-        except SyntaxError as e:
-            # decided here, from the code itself: the candidate's word is not needed
-            line = (e.text or "").strip()
-            return report("syntax", "%s: %s" % (type(e).__name__, e.msg), error=(type(e).__name__, e.msg,
-                          [(code_path, e.lineno or 0, "<module>", line)]))
+        except (SyntaxError, ValueError) as e:
+            # decided here, from the code itself: the candidate's word is not needed (a NUL byte in the code is a
+            # ValueError before Python 3.11.4 and 3.12, a SyntaxError since: the code's either way, never the judge's)
+            msg = _short(_str(getattr(e, "msg", None) or e), 1000)
+            line = (getattr(e, "text", None) or "").strip()
+            return report("syntax", "%s: %s" % (type(e).__name__, msg), error=(type(e).__name__, msg,
+                          [(code_path, getattr(e, "lineno", None) or 0, "<module>", line)]))
         try:
             with open(tests_path, encoding="utf-8") as f:
                 tests = _compile(f.read(), TESTS_FILE)
@@ -310,18 +361,19 @@ class Judge:
             ready = self.read_ready()
             ns = self.namespace(ready[1], prelude, entries)
             exec(tests, ns)
-        except ImportError as e:
-            if _raised_by_tests(e) and not isinstance(e, CandidateRaised):
-                # an import in the tests themselves (or the prelude) that this judge cannot satisfy: the problem's
-                return report("tests", "the tests cannot import what they need (the problem's fault, not the code's): "
-                              "%s: %s" % (type(e).__name__, _short(str(e))), test_line=_failure_line(e))
-            return self.tests_error(e)
         except Failure as f:
             return self.failed(f)
         except CandidateRaised as e:
+            # before ImportError: the code's own failed import (at load or in a call) is the code's error
             return report("raised", "%s: %s" % (e.remote_type, e.remote_message), test_line=_failure_line(e),
                           error=(e.remote_type, e.remote_message, list(e.remote_frames)),
                           calls=self.calls_on(_failure_line(e)))
+        except ImportError as e:
+            if _raised_by_tests(e):
+                # an import in the tests themselves (or the prelude) that this judge cannot satisfy: the problem's
+                return report("tests", "the tests cannot import what they need (the problem's fault, not the code's): "
+                              "%s: %s" % (type(e).__name__, _short(_str(e))), test_line=_failure_line(e))
+            return self.tests_error(e)
         except AssertionError as e:
             return self.assertion(e)
         except BaseException as e:
@@ -358,14 +410,16 @@ class Judge:
         line = _failure_line(e)
         text = _test_statement(line)
         message = "failed assertion" + (": " + text if text else "")
-        if str(e):
-            message += " - " + str(e)
+        own = _str(e)
+        if own:
+            message += " - " + own
         return report("assertion", message, test_line=line, calls=self.calls_on(line))
 
     def tests_error(self, e):
         line = _failure_line(e)
-        return report("tests-error", "%s: %s" % (type(e).__name__, _short(str(e))), test_line=line,
-                      error=(type(e).__name__, _short(str(e)), []), calls=self.calls_on(line))
+        own = _short(_str(e))
+        return report("tests-error", "%s: %s" % (type(e).__name__, own), test_line=line,
+                      error=(type(e).__name__, own, []), calls=self.calls_on(line))
 
     def calls_on(self, line):
         found = [c for c in self.calls if c[0] == line] if line else []
@@ -429,15 +483,27 @@ class Remote:
     def __call__(self, *args, **kwargs):
         return self._call(None, *args, **kwargs)
 
+    # what Python asks of __iter__, __len__ and __bool__, the candidate (which calls iter(), len() and bool() on
+    # its object) always gives: anything else is a lie, which Python would raise here as a TypeError or ValueError
+    # of the tests (that a test expecting one would catch and pass)
+
     def __iter__(self):
         it = self._call("!iter")
-        return it if isinstance(it, Remote) else iter(it)
+        if isinstance(it, Remote):
+            return it
+        try:
+            return iter(it)
+        except TypeError:
+            self._lie("an iterator", it)
 
     def __next__(self):
         return self._call("!next")
 
     def __len__(self):
-        return self._call("!len")
+        n = self._call("!len")
+        if type(n) is not int or not 0 <= n <= sys.maxsize:
+            self._lie("a length", n)
+        return n
 
     def __getitem__(self, key):
         return self._call("!getitem", key)
@@ -447,7 +513,13 @@ class Remote:
 
     def __bool__(self):
         # truthiness is the code's to say, as it would be if it returned True or False
-        return self._call("!bool")
+        b = self._call("!bool")
+        if type(b) is not bool:
+            self._lie("True or False", b)
+        return b
+
+    def _lie(self, what, value):
+        self._judge.fail("protocol", "the program sent %s for %s of its %s" % (_shown(value), what, self._type))
 
     def _not_comparable(self, *_):
         self._judge.fail("not-data", "the code returned an object that cannot be compared: " + self._type)
@@ -522,12 +594,70 @@ def _test_statement(line):
     return text if len(text) <= _MAX_STATEMENT else text[:_MAX_STATEMENT - 1] + "\u2026"
 
 
+#: items a value shown in a verdict may hold, counted along every path: a value that shares its parts (a list holding
+#: the next one twice, 60 deep) crosses as 120 containers, and repr() would walk its 2**60 paths
+_MAX_SHOWN_ITEMS = 10_000
+
+
 def _shown(value):
     try:
+        if not _small(value):
+            return "<%s of %d items>" % (wire.describe(value), _len(value))
         s = repr(value)
     except BaseException:
         s = "<%s>" % wire.describe(value)
     return _short(s)
+
+
+def _small(value):
+    """Whether value, walked as repr() would walk it (a shared part once per path), has at most _MAX_SHOWN_ITEMS
+    items: the walk stops there, so its cost is bounded whatever the value."""
+    stack, seen = [value], 0
+    while stack:
+        seen += 1
+        if seen > _MAX_SHOWN_ITEMS:
+            return False
+        x = stack.pop()
+        base = next((b for b in _SHOWN_CONTAINERS if isinstance(x, b)), None)
+        if base is None:
+            continue
+        # the base type's own length and items: a subclass's methods are not run to decide how to show it
+        if len(stack) + (2 if base is dict else 1) * base.__len__(x) > _MAX_SHOWN_ITEMS:
+            return False
+        if base is dict:
+            stack.extend(dict.keys(x))
+            stack.extend(dict.values(x))
+        else:
+            stack.extend(base.__iter__(x))
+    return True
+
+
+_SHOWN_CONTAINERS = (dict, list, tuple, set, frozenset)
+
+
+def _len(value):
+    try:
+        return next(b for b in _SHOWN_CONTAINERS if isinstance(value, b)).__len__(value)
+    except BaseException:
+        return 0
+
+
+def _str(e):
+    """The text of an exception the tests raised, which may hold the code's values: str() of a KeyError of an
+    integer past Python's 4300 digits raises, as may a value's own __str__; never an error of the verdict's."""
+    try:
+        s = str(e)
+        return s if isinstance(s, str) else ""
+    except BaseException:
+        return "<%s whose text cannot be shown>" % wire.describe(e)
+
+
+#: a line number beyond any code's: what a forged frame says past it is not believed (0: unknown)
+_MAX_LINE = 10 ** 7
+
+
+def _line(n):
+    return n if type(n) is int and 1 <= n <= _MAX_LINE else 0
 
 
 def _short(s, n=_MAX_SHOWN):
@@ -543,7 +673,7 @@ def report(outcome, message, test_line=None, error=None, calls=()):
            "testSource": None if source is None else _short(source, 300), "calls": [_short(c, 400) for c in calls]}
     if error is not None:
         out["error"] = {"type": _short(str(error[0]), 100), "message": _short(str(error[1]), 1000),
-                        "frames": [{"file": _short(str(f[0]), 200), "line": f[1] if type(f[1]) is int else 0,
+                        "frames": [{"file": _short(str(f[0]), 200), "line": _line(f[1]),
                                     "function": _short(str(f[2]), 200), "source": _short(str(f[3]), 300)}
                                    for f in list(error[2])[-MAX_FRAMES:] if isinstance(f, tuple) and len(f) == 4]}
     return out
