@@ -40,7 +40,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Bounded so that one caller's benchmark cannot take the server: {@value #RUNNING_AT_ONCE} evaluation runs at a time
  * with {@value #WORKERS} programs at once (the rest of the sandbox's places stay for executions and runs), at most
- * {@value #MAX_WAITING} wait, and a request has at most {@value #MAX_PROBLEMS} problems, {@value #MAX_SAMPLES_PER_PROBLEM}
+ * {@value #MAX_WAITING} wait, one owner has at most {@value #MAX_PENDING_PER_OWNER} of them waiting or
+ * running, and a request has at most {@value #MAX_PROBLEMS} problems, {@value #MAX_SAMPLES_PER_PROBLEM}
  * samples per problem and {@value #MAX_SAMPLES} samples; a caller keeps at most {@value #MAX_KEPT} evaluations. Larger
  * benchmarks are the CLI's ({@code codeagent eval}), which has the machine to itself.
  */
@@ -53,6 +54,8 @@ public final class SubmitEvaluations implements AutoCloseable {
     public static final int MAX_SAMPLES = 2000;
     public static final int RUNNING_AT_ONCE = 1;
     public static final int MAX_WAITING = 8;
+    /** Evaluations one owner may have waiting or running at once, so that one key cannot take every place in the queue. */
+    public static final int MAX_PENDING_PER_OWNER = 3;
     public static final int WORKERS = 2;
     public static final int MAX_KEPT = 100;
     /** The most evaluations a list answers at once. */
@@ -66,7 +69,11 @@ public final class SubmitEvaluations implements AutoCloseable {
     private final int workers;
     private final Clock clock;
     private final ExecutorService runner;
-    private final Map<String, Future<?>> pending = new ConcurrentHashMap<>();
+    /** Id to the evaluation taken and not ended (waiting or running), with its owner, so that each owner's are counted. */
+    private final Map<String, Pending> pending = new ConcurrentHashMap<>();
+
+    private record Pending(String owner, Future<?> task) {
+    }
 
     /**
      * @param executeCode runs every program, through the sandbox's places as every other execution does
@@ -136,7 +143,14 @@ public final class SubmitEvaluations implements AutoCloseable {
             throw EvaluationRefusedException.full("you keep " + MAX_KEPT + " evaluations already: delete some "
                     + "(DELETE /v1/evaluations/{id}) before sending another");
         }
-        // every pending one but those running waits (a forgotten one leaves pending at once)
+        // every pending one but those running waits (a forgotten one leaves pending at once); without a cap per owner,
+        // one key's slow evaluations took every place and every other key was refused for as long as they ran
+        long owned = pending.values().stream().filter(p -> p.owner().equals(owner)).count();
+        if (owned >= MAX_PENDING_PER_OWNER) {
+            throw EvaluationRefusedException.busy("your key has " + owned + " evaluations waiting or running already (at most "
+                    + MAX_PENDING_PER_OWNER + " at once, so that other keys get a place); send this one when one of them"
+                    + " is done, or forget one (DELETE /v1/evaluations/{id})");
+        }
         if (pending.size() >= RUNNING_AT_ONCE + MAX_WAITING) {
             throw EvaluationRefusedException.busy(MAX_WAITING + " evaluations are waiting already; try again when one is done");
         }
@@ -154,7 +168,7 @@ public final class SubmitEvaluations implements AutoCloseable {
             // in pending before it can start, so that its end (which removes it) comes after
             java.util.concurrent.FutureTask<Void> task = new java.util.concurrent.FutureTask<>(
                     () -> run(queued, problems, samples.samples()), null);
-            pending.put(queued.id(), task);
+            pending.put(queued.id(), new Pending(owner, task));
             runner.execute(task);
         } catch (RejectedExecutionException e) {
             pending.remove(queued.id());
@@ -224,8 +238,8 @@ public final class SubmitEvaluations implements AutoCloseable {
             return false;
         }
         evaluations.delete(id);
-        Future<?> f = pending.remove(id);
-        if (f != null && f.cancel(true)) {
+        Pending p = pending.remove(id);
+        if (p != null && p.task().cancel(true)) {
             log.debug("evaluation {} stopped", id);
         }
         return true;

@@ -194,12 +194,37 @@ class SubmitEvaluationsTest {
             }
             return python(r);
         });
+        // several keys, each within its own cap, fill the queue together
         for (int i = 0; i < SubmitEvaluations.RUNNING_AT_ONCE + SubmitEvaluations.MAX_WAITING; i++) {
-            s.submit(ANN, request(1, 1));
+            s.submit(Caller.apiKey("k" + i / SubmitEvaluations.MAX_PENDING_PER_OWNER, false), request(1, 1));
         }
         assertThatThrownBy(() -> s.submit(BOB, request(1, 1))).isInstanceOf(EvaluationRefusedException.class)
                 .hasMessageContaining("waiting").matches(e -> ((EvaluationRefusedException) e).busy());
         release.countDown();
         assertThat(s.list(BOB)).isEmpty();
+    }
+
+    @Test
+    void oneKeyGetsOnlyItsShareOfTheQueueAndForgettingOneGivesItBack() throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        SubmitEvaluations s = service(r -> {
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return python(r);
+        });
+        List<Evaluation> anns = new ArrayList<>();
+        for (int i = 0; i < SubmitEvaluations.MAX_PENDING_PER_OWNER; i++) {
+            anns.add(s.submit(ANN, request(1, 1)));
+        }
+        assertThatThrownBy(() -> s.submit(ANN, request(1, 1))).isInstanceOf(EvaluationRefusedException.class)
+                .hasMessageContaining("your key has " + SubmitEvaluations.MAX_PENDING_PER_OWNER)
+                .matches(e -> ((EvaluationRefusedException) e).busy());
+        assertThat(s.submit(BOB, request(1, 1)).status()).isEqualTo(Evaluation.Status.QUEUED);
+        assertThat(s.forget(ANN, anns.get(anns.size() - 1).id())).isTrue();
+        assertThat(s.submit(ANN, request(1, 1)).owner()).isEqualTo("key:ann");
+        release.countDown();
     }
 }

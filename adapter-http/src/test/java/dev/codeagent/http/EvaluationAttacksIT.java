@@ -1,0 +1,89 @@
+package dev.codeagent.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.codeagent.application.submit.SubmitEvaluations;
+import java.net.http.HttpResponse;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An adversary's {@code /v1/evaluations}, over a real socket on the real process sandbox: one key must not be able to
+ * take the whole evaluation queue from every other key, and forgetting a running evaluation leaves the store and the
+ * queue consistent.
+ */
+@Tag("slow")
+class EvaluationAttacksIT {
+
+    private static TestServer server;
+
+    @BeforeAll
+    static void start() {
+        server = TestServer.builder().set("http.auth.keys", "admin:" + ApiKeys.sha256Hex(TestServer.ADMIN_KEY)
+                + ",ann:" + ApiKeys.sha256Hex(EvaluationsIT.ANN_KEY) + ":evaluations,bob:"
+                + ApiKeys.sha256Hex(EvaluationsIT.BOB_KEY) + ":evaluations").start();
+    }
+
+    @AfterAll
+    static void stop() {
+        server.close();
+    }
+
+    /** One problem whose samples each sleep until the sandbox's time limit kills them: an evaluation that lasts. */
+    private static ObjectNode slowEvaluation() {
+        ObjectNode body = EvaluationsIT.tinyEvaluation();
+        ArrayNode samples = body.putArray("samples");
+        for (int i = 0; i < 4; i++) {
+            samples.addObject().put("task_id", "Tiny/0").put("completion", "    import time\n    time.sleep(600)\n");
+        }
+        return body;
+    }
+
+    @Test
+    void oneKeyCannotFillTheQueueForEveryoneElse() {
+        List<String> annIds = new ArrayList<>();
+        HttpResponse<String> refused = null;
+        try {
+            for (int i = 0; i < SubmitEvaluations.RUNNING_AT_ONCE + SubmitEvaluations.MAX_WAITING; i++) {
+                HttpResponse<String> r = server.post("/v1/evaluations", EvaluationsIT.ANN_KEY, slowEvaluation().toString());
+                if (r.statusCode() != 202) {
+                    refused = r;
+                    break;
+                }
+                annIds.add(TestServer.json(r).get("id").asText());
+            }
+            // another key still gets in while ann's wait
+            HttpResponse<String> bob = server.post("/v1/evaluations", EvaluationsIT.BOB_KEY, EvaluationsIT.tinyEvaluation()
+                    .toString());
+            assertThat(bob.statusCode()).as("bob after ann sent " + annIds.size() + ": " + bob.body()).isEqualTo(202);
+            assertThat(refused).as("ann was never refused").isNotNull();
+            assertThat(annIds).hasSize(SubmitEvaluations.MAX_PENDING_PER_OWNER);
+            assertThat(refused.statusCode()).isEqualTo(503);
+            assertThat(TestServer.json(refused).get("detail").asText()).contains("your key")
+                    .contains(String.valueOf(SubmitEvaluations.MAX_PENDING_PER_OWNER));
+            assertThat(refused.headers().firstValue("Retry-After")).isPresent();
+            String bobId = TestServer.json(bob).get("id").asText();
+
+            // forgetting ann's running one and the waiting ones lets bob's run; every forgotten one stays forgotten
+            for (String id : annIds) {
+                assertThat(server.delete("/v1/evaluations/" + id, EvaluationsIT.ANN_KEY).statusCode()).isEqualTo(204);
+            }
+            annIds.clear();
+            JsonNode bobDone = EvaluationsIT.awaitDone(server, EvaluationsIT.BOB_KEY, bobId);
+            assertThat(bobDone.get("status").asText()).as(bobDone.toString()).isEqualTo("DONE");
+            assertThat(TestServer.json(server.get("/v1/evaluations", EvaluationsIT.ANN_KEY)).get("evaluations")).isEmpty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        } finally {
+            annIds.forEach(id -> server.delete("/v1/evaluations/" + id, EvaluationsIT.ANN_KEY));
+        }
+    }
+}
