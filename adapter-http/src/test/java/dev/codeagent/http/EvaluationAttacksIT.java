@@ -86,4 +86,64 @@ class EvaluationAttacksIT {
             annIds.forEach(id -> server.delete("/v1/evaluations/" + id, EvaluationsIT.ANN_KEY));
         }
     }
+
+    /** Attack that failed, kept: a sample's own error, output or stack cannot make its evaluation's report huge. */
+    @Test
+    void hugeErrorsAndOutputsDoNotBloatTheReport() throws InterruptedException {
+        ObjectNode body = EvaluationsIT.tinyEvaluation();
+        ArrayNode samples = body.putArray("samples");
+        String[] hostile = {
+            "    raise ValueError('x' * 10**6)\n",
+            "    print('y' * 10**7)\n    raise SystemExit(1)\n",
+            "    import sys\n    sys.stderr.write('z' * 10**7)\n    return 0\n",
+            "    def r(n):\n        return r(n + 1)\n    return r(0)\n",
+            "    raise ValueError('\\n'.join('line %d' % i for i in range(100000)))\n",
+        };
+        for (String code : hostile) {
+            samples.addObject().put("task_id", "Tiny/0").put("completion", code);
+        }
+        HttpResponse<String> posted = server.post("/v1/evaluations", EvaluationsIT.BOB_KEY, body.toString());
+        assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
+        String id = TestServer.json(posted).get("id").asText();
+        JsonNode done = EvaluationsIT.awaitDone(server, EvaluationsIT.BOB_KEY, id);
+        assertThat(done.get("status").asText()).as(done.toString()).isEqualTo("DONE");
+        // 23 MB of messages, output and frames sent back: what the report keeps of each is a few kilobytes
+        for (JsonNode sample : done.get("problems").get(0).get("samples")) {
+            assertThat(sample.get("verdict").asText()).isIn("RUNTIME_ERROR", "OUTPUT_LIMIT_EXCEEDED");
+            assertThat(sample.toString().length() - sample.get("code").asText().length()).as(sample.toString())
+                    .isLessThan(4096);
+        }
+        assertThat(server.get("/v1/evaluations/" + id, EvaluationsIT.BOB_KEY).body().length()).isLessThan(32 * 1024);
+        server.delete("/v1/evaluations/" + id, EvaluationsIT.BOB_KEY);
+    }
+
+    /**
+     * The caps counted samples, but an IO sample runs once per test: 2,000 cases of a tiny body times 100 samples was
+     * 200,000 programs, one evaluation holding the only running place (and the sandbox) for hours.
+     */
+    @Test
+    void ioTestsCountTowardsTheCapOnProgramsSoOneEvaluationCannotRunForDays() {
+        ObjectNode body = Views.MAPPER.createObjectNode().put("format", "io");
+        ArrayNode tests = body.putArray("problems").addObject().put("task_id", "Echo/0").put("prompt", "print a")
+                .putArray("tests");
+        for (int i = 0; i < 2000; i++) {
+            tests.addObject().put("input", "").put("output", "a");
+        }
+        ArrayNode samples = body.putArray("samples");
+        for (int i = 0; i < SubmitEvaluations.MAX_SAMPLES_PER_PROBLEM; i++) {
+            samples.addObject().put("task_id", "Echo/0").put("completion", "print('a')\n");
+        }
+        HttpResponse<String> r = server.post("/v1/evaluations", EvaluationsIT.BOB_KEY, body.toString());
+        try {
+            assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+            JsonNode problem = TestServer.json(r);
+            assertThat(problem.get("errors").get(0).get("field").asText()).isEqualTo("problems");
+            assertThat(problem.get("detail").asText()).contains("at most " + SubmitEvaluations.MAX_PROGRAMS + " programs")
+                    .contains("200000");
+        } finally {
+            if (r.statusCode() == 202) {
+                server.delete("/v1/evaluations/" + TestServer.json(r).get("id").asText(), EvaluationsIT.BOB_KEY);
+            }
+        }
+    }
 }

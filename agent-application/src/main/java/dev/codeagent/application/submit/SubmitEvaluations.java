@@ -6,6 +6,7 @@ import dev.codeagent.application.eval.EvaluationDetails;
 import dev.codeagent.application.eval.EvaluationException;
 import dev.codeagent.application.eval.EvaluationReport;
 import dev.codeagent.application.eval.Problem;
+import dev.codeagent.application.eval.ProblemFormat;
 import dev.codeagent.application.eval.ProblemSet;
 import dev.codeagent.application.eval.RunBenchmark;
 import dev.codeagent.application.eval.Sample;
@@ -42,8 +43,9 @@ import org.slf4j.LoggerFactory;
  * with {@value #WORKERS} programs at once (the rest of the sandbox's places stay for executions and runs), at most
  * {@value #MAX_WAITING} wait, one owner has at most {@value #MAX_PENDING_PER_OWNER} of them waiting or
  * running, and a request has at most {@value #MAX_PROBLEMS} problems, {@value #MAX_SAMPLES_PER_PROBLEM}
- * samples per problem and {@value #MAX_SAMPLES} samples; a caller keeps at most {@value #MAX_KEPT} evaluations. Larger
- * benchmarks are the CLI's ({@code codeagent eval}), which has the machine to itself.
+ * samples per problem and {@value #MAX_SAMPLES} samples, and
+ * runs at most {@value #MAX_PROGRAMS} programs (an IO sample runs one per test); a caller keeps at most
+ * {@value #MAX_KEPT} evaluations. Larger benchmarks are the CLI's ({@code codeagent eval}), which has the machine to itself.
  */
 public final class SubmitEvaluations implements AutoCloseable {
 
@@ -52,6 +54,8 @@ public final class SubmitEvaluations implements AutoCloseable {
     public static final int MAX_PROBLEMS = 500;
     public static final int MAX_SAMPLES_PER_PROBLEM = 100;
     public static final int MAX_SAMPLES = 2000;
+    /** Programs one evaluation may run: a sample runs once, an IO sample once per test of its problem. */
+    public static final int MAX_PROGRAMS = 10_000;
     public static final int RUNNING_AT_ONCE = 1;
     public static final int MAX_WAITING = 8;
     /** Evaluations one owner may have waiting or running at once, so that one key cannot take every place in the queue. */
@@ -129,6 +133,17 @@ public final class SubmitEvaluations implements AutoCloseable {
                 throw EvaluationRefusedException.invalid("samples", "at most " + MAX_SAMPLES_PER_PROBLEM
                         + " samples per problem; '" + s.taskId() + "' has more");
             }
+        }
+        // what bounds an evaluation's time is the programs it runs, not its samples: an IO sample runs once per test
+        long programs = 0;
+        for (Problem p : problems.problems()) {
+            int runs = p.format() == ProblemFormat.IO ? p.cases().size() : 1;
+            programs += (long) perProblem.getOrDefault(p.taskId(), 0) * runs;
+        }
+        if (programs > MAX_PROGRAMS) {
+            throw EvaluationRefusedException.invalid("problems", "at most " + MAX_PROGRAMS + " programs per evaluation (each"
+                    + " sample runs once, an IO sample once per test of its problem), these samples would run " + programs
+                    + " (send fewer samples or tests per evaluation, or run codeagent eval on a machine of your own)");
         }
         for (Problem p : problems.problems()) {
             if (!executeCode.sandbox().languages().contains(p.language())) {
