@@ -146,4 +146,73 @@ class EvaluationAttacksIT {
             }
         }
     }
+
+    /** The processes under this JVM (the process sandbox's programs and its warm helpers), by pid. */
+    private static java.util.Set<Long> descendants() {
+        return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).map(ProcessHandle::pid)
+                .collect(java.util.stream.Collectors.toSet());
+    }
+
+    /** Waits until no process is left under this JVM but those that were there before. */
+    private static void awaitOnly(java.util.Set<Long> before) throws InterruptedException {
+        long end = System.nanoTime() + 10_000_000_000L;
+        java.util.Set<Long> now = descendants();
+        while (!before.containsAll(now) && System.nanoTime() < end) {
+            Thread.sleep(100);
+            now = descendants();
+        }
+        now.removeAll(before);
+        assertThat(now).as("processes left running").isEmpty();
+    }
+
+    /** Waits until the evaluation runs, and a moment more so that its programs have started. */
+    private static void awaitRunning(TestServer s, String key, String id) throws InterruptedException {
+        long end = System.nanoTime() + 30_000_000_000L;
+        while (System.nanoTime() < end) {
+            JsonNode e = TestServer.json(s.get("/v1/evaluations/" + id, key));
+            if (e.get("status").asText().equals("RUNNING")) {
+                Thread.sleep(1500);
+                return;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError(id + " never ran");
+    }
+
+    /** Attack that failed, kept: DELETE of a running evaluation kills its programs (the sandbox's own time limit is 10 s). */
+    @Test
+    void forgettingARunningEvaluationKillsItsPrograms() throws InterruptedException {
+        java.util.Set<Long> before = descendants();
+        HttpResponse<String> posted = server.post("/v1/evaluations", EvaluationsIT.ANN_KEY, slowEvaluation().toString());
+        assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
+        String id = TestServer.json(posted).get("id").asText();
+        awaitRunning(server, EvaluationsIT.ANN_KEY, id);
+        assertThat(before.containsAll(descendants())).as("the samples run as processes of their own").isFalse();
+        assertThat(server.delete("/v1/evaluations/" + id, EvaluationsIT.ANN_KEY).statusCode()).isEqualTo(204);
+        awaitOnly(before);
+        assertThat(server.get("/v1/evaluations/" + id, EvaluationsIT.ANN_KEY).statusCode()).isEqualTo(404);
+        assertThat(TestServer.json(server.get("/v1/evaluations", EvaluationsIT.ANN_KEY)).get("evaluations")
+                .findValuesAsText("id")).doesNotContain(id);
+    }
+
+    /** Attack that failed, kept: a server stopped mid-run kills the programs and its store says FAILED, not RUNNING. */
+    @Test
+    void stoppingTheServerDuringARunKillsItsProgramsAndRecordsItFailed(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws InterruptedException {
+        String file = dir.resolve("runs.db").toString();
+        String id;
+        java.util.Set<Long> before = descendants();
+        try (TestServer first = TestServer.builder().set("store.kind", "sqlite").set("store.sqlite.path", file).start()) {
+            HttpResponse<String> posted = first.post("/v1/evaluations", TestServer.ADMIN_KEY, slowEvaluation().toString());
+            assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
+            id = TestServer.json(posted).get("id").asText();
+            awaitRunning(first, TestServer.ADMIN_KEY, id);
+        }
+        awaitOnly(before);
+        try (TestServer second = TestServer.builder().set("store.kind", "sqlite").set("store.sqlite.path", file).start()) {
+            JsonNode again = TestServer.json(second.get("/v1/evaluations/" + id, TestServer.ADMIN_KEY));
+            assertThat(again.get("status").asText()).as(again.toString()).isEqualTo("FAILED");
+            assertThat(again.get("error").asText()).contains("server stopped");
+        }
+    }
 }
