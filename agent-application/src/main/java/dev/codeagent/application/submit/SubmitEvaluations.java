@@ -27,7 +27,6 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -76,8 +75,14 @@ public final class SubmitEvaluations implements AutoCloseable {
     /** Id to the evaluation taken and not ended (waiting or running), with its owner, so that each owner's are counted. */
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
 
-    private record Pending(String owner, Future<?> task) {
+    private record Pending(String owner, java.util.concurrent.FutureTask<Void> task) {
     }
+
+    /** Ids of the evaluations not started yet, in the order sent (forgotten ones are dropped when met); guarded by this. */
+    private final java.util.Deque<String> waiting = new java.util.ArrayDeque<>();
+    /** Owner to when (a count of starts) one of theirs last started; guarded by this. */
+    private final Map<String, Long> lastStarted = new HashMap<>();
+    private long starts;
 
     /**
      * @param executeCode runs every program, through the sandbox's places as every other execution does
@@ -184,13 +189,47 @@ public final class SubmitEvaluations implements AutoCloseable {
             java.util.concurrent.FutureTask<Void> task = new java.util.concurrent.FutureTask<>(
                     () -> run(queued, problems, samples.samples()), null);
             pending.put(queued.id(), new Pending(owner, task));
-            runner.execute(task);
+            waiting.addLast(queued.id());
+            // the runner is told that one more waits, not which: it picks when a place frees (see runNext)
+            runner.execute(this::runNext);
         } catch (RejectedExecutionException e) {
             pending.remove(queued.id());
+            waiting.remove(queued.id());
             evaluations.delete(queued.id());
             throw EvaluationRefusedException.busy("the server is stopping; send the evaluation again to another");
         }
         return queued;
+    }
+
+    /**
+     * Starts the waiting evaluation whose owner started one longest ago (an owner that never did first; the first sent
+     * among equals): first come, first served let one key's three slow evaluations, sent first, all run before another
+     * key's. Called once per evaluation taken, so every one is started (or was forgotten).
+     */
+    private void runNext() {
+        Pending next = null;
+        synchronized (this) {
+            waiting.removeIf(id -> !pending.containsKey(id));
+            String chosen = null;
+            for (String id : waiting) {
+                Pending p = pending.get(id);
+                if (p != null && (next == null
+                        || lastStarted.getOrDefault(p.owner(), 0L) < lastStarted.getOrDefault(next.owner(), 0L))) {
+                    next = p;
+                    chosen = id;
+                }
+            }
+            if (next == null) {
+                return;
+            }
+            waiting.remove(chosen);
+            if (lastStarted.size() > 10_000) {
+                // owners come and go (a key each); forgetting who ran when only costs a moment's order
+                lastStarted.clear();
+            }
+            lastStarted.put(next.owner(), ++starts);
+        }
+        next.task().run();
     }
 
     private static <T> T read(String field, java.util.function.Supplier<T> reading) {

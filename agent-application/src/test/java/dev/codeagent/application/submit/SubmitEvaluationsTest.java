@@ -227,4 +227,43 @@ class SubmitEvaluationsTest {
         assertThat(s.submit(ANN, request(1, 1)).owner()).isEqualTo("key:ann");
         release.countDown();
     }
+
+    /**
+     * The queue was first come, first served: a key's three slow evaluations, sent first, all ran before another key's
+     * one. The next to start is the waiting one whose key started one longest ago.
+     */
+    @Test
+    void theNextEvaluationToRunIsOfTheKeyThatWaitedLongestNotTheFirstSent() throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
+        SubmitEvaluations s = service(r -> {
+            String src = r.program().source();
+            order.add(src.substring(src.indexOf("#who:") + 5, src.indexOf(":who")));
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return python(r);
+        });
+        List<Evaluation> all = new ArrayList<>();
+        all.add(s.submit(ANN, marked("ann1")));
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (order.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        all.add(s.submit(ANN, marked("ann2")));
+        all.add(s.submit(ANN, marked("ann3")));
+        all.add(s.submit(BOB, marked("bob1")));
+        release.countDown();
+        for (Evaluation e : all) {
+            await(s, e.owner().equals("key:ann") ? ANN : BOB, e.id());
+        }
+        assertThat(order).containsExactly("ann1", "bob1", "ann2", "ann3");
+    }
+
+    private static EvaluationRequest marked(String who) {
+        return new EvaluationRequest(who, null, List.of(problem("T/0")),
+                List.of(sample("T/0", "    return x + 1  #who:" + who + ":who\n")));
+    }
 }
