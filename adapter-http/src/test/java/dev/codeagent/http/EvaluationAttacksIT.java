@@ -215,4 +215,33 @@ class EvaluationAttacksIT {
             assertThat(again.get("error").asText()).contains("server stopped");
         }
     }
+
+    /**
+     * A NUL in the subject was a 500 on PostgreSQL (its text holds no NUL): now a 400 naming the subject. A NUL and
+     * odd unicode in task ids go into the report's JSON, escaped, and come back as sent.
+     */
+    @Test
+    void aNulInTheSubjectIsRefusedAndOddTaskIdsComeBackAsSentOnPostgres() throws InterruptedException {
+        dev.codeagent.store.postgres.PostgresStoreConfig db = dev.codeagent.store.postgres.TestCluster.get().freshDatabase();
+        try (TestServer pg = TestServer.builder().set("store.kind", "postgres").set("store.postgres.jdbcUrl", db.jdbcUrl())
+                .set("store.postgres.user", db.user()).set("store.postgres.password", db.password()).start()) {
+            ObjectNode nul = EvaluationsIT.tinyEvaluation().put("subject", "nul\u0000here");
+            HttpResponse<String> refused = pg.post("/v1/evaluations", TestServer.ADMIN_KEY, nul.toString());
+            assertThat(refused.statusCode()).as(refused.body()).isEqualTo(400);
+            assertThat(TestServer.json(refused).get("errors").get(0).get("field").asText()).isEqualTo("subject");
+            assertThat(TestServer.json(refused).get("detail").asText()).contains("control characters");
+
+            String odd = "T\u0000/\u202e\ud83d\ude00<b>";
+            ObjectNode body = EvaluationsIT.tinyEvaluation().put("subject", "\u202e\ud83d\ude00 <script>");
+            ((ObjectNode) body.get("problems").get(0)).put("task_id", odd);
+            ((ObjectNode) body.get("samples").get(0)).put("task_id", odd);
+            ((ObjectNode) body.get("samples").get(1)).put("task_id", odd);
+            HttpResponse<String> posted = pg.post("/v1/evaluations", TestServer.ADMIN_KEY, body.toString());
+            assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
+            JsonNode done = EvaluationsIT.awaitDone(pg, TestServer.ADMIN_KEY, TestServer.json(posted).get("id").asText());
+            assertThat(done.get("status").asText()).as(done.toString()).isEqualTo("DONE");
+            assertThat(done.get("subject").asText()).isEqualTo("\u202e\ud83d\ude00 <script>");
+            assertThat(done.get("problems").get(0).get("id").asText()).isEqualTo(odd);
+        }
+    }
 }

@@ -128,6 +128,11 @@ public final class SubmitEvaluations implements AutoCloseable {
             throw EvaluationRefusedException.invalid("samples", "at most " + MAX_SAMPLES + " samples per evaluation, were "
                     + request.samples().size());
         }
+        if (request.subject() != null && request.subject().chars().anyMatch(Character::isISOControl)) {
+            // a NUL cannot be stored in PostgreSQL's text (the insert failed: a 500), and a subject is one line anyway
+            throw EvaluationRefusedException.invalid("subject", "the subject is one line of text: no control characters"
+                    + " (NUL, newlines, tabs); remove them and send it again");
+        }
         ProblemSet problems = read("problems", () -> ProblemSet.of("problems", request.problems(), request.format()));
         refuseBad(problems.badLines());
         SampleSet samples = read("samples", () -> SampleSet.of("samples", request.samples(), problems));
