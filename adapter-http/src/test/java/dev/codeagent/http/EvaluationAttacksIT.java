@@ -244,4 +244,16 @@ class EvaluationAttacksIT {
             assertThat(done.get("problems").get(0).get("id").asText()).isEqualTo(odd);
         }
     }
+
+    /** Attack that failed, kept: JSON nested 100,000 deep in a problem is a 400, not a stack overflow or a 500. */
+    @Test
+    void deeplyNestedJsonIsAClearRefusal() {
+        String deep = "[".repeat(100_000) + "]".repeat(100_000);
+        String body = "{\"problems\":[{\"task_id\":\"a\",\"x\":" + deep + "}],\"samples\":[{\"task_id\":\"a\","
+                + "\"completion\":\"x\"}]}";
+        HttpResponse<String> r = server.post("/v1/evaluations", EvaluationsIT.BOB_KEY, body);
+        assertThat(r.statusCode()).as(r.body()).isEqualTo(400);
+        assertThat(r.body()).doesNotContain("Exception").doesNotContain("at dev.codeagent").contains("nest");
+        assertThat(server.get("/v1/evaluations", EvaluationsIT.BOB_KEY).statusCode()).isEqualTo(200);
+    }
 }
