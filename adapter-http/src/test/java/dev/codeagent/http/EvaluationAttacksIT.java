@@ -256,4 +256,29 @@ class EvaluationAttacksIT {
         assertThat(r.body()).doesNotContain("Exception").doesNotContain("at dev.codeagent").contains("nest");
         assertThat(server.get("/v1/evaluations", EvaluationsIT.BOB_KEY).statusCode()).isEqualTo(200);
     }
+
+    /**
+     * With {@code sandbox.maxConcurrent} 2 an evaluation's two workers took every place of the sandbox: an execution
+     * waited for one of its sleeping samples to time out. An evaluation leaves a place to executions whenever there are
+     * two.
+     */
+    @Test
+    void anEvaluationLeavesAPlaceToExecutionsOnASmallSandbox() throws InterruptedException {
+        try (TestServer small = TestServer.builder().set("sandbox.maxConcurrent", "2").start()) {
+            HttpResponse<String> posted = small.post("/v1/evaluations", TestServer.ADMIN_KEY, slowEvaluation().toString());
+            assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
+            String id = TestServer.json(posted).get("id").asText();
+            try {
+                awaitRunning(small, TestServer.ADMIN_KEY, id);
+                long t0 = System.nanoTime();
+                HttpResponse<String> r = small.post("/v1/executions", TestServer.ADMIN_KEY,
+                        "{\"language\":\"python\",\"code\":\"print(1)\"}");
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+                assertThat(ms).as("the execution's wait behind the evaluation").isLessThan(4000);
+            } finally {
+                small.delete("/v1/evaluations/" + id, TestServer.ADMIN_KEY);
+            }
+        }
+    }
 }

@@ -83,19 +83,27 @@ public final class SubmitEvaluations implements AutoCloseable {
     /** Owner to when (a count of starts) one of theirs last started; guarded by this. */
     private final Map<String, Long> lastStarted = new HashMap<>();
     private long starts;
+    /**
+     * Set when the server stops; guarded by {@link #writes}, which every write of a running evaluation holds, so that
+     * none lands after {@link #close()} recorded it FAILED (a worker's last progress wrote RUNNING over it).
+     */
+    private boolean closed;
+    private final Object writes = new Object();
 
     /**
      * @param executeCode runs every program, through the sandbox's places as every other execution does
      * @param evaluations where they are kept
      * @param limits what each program may consume (the configured limits)
-     * @param workers programs of one evaluation run at once
+     * @param workers programs of one evaluation run at once (fewer when the sandbox has not one place more)
      */
     public SubmitEvaluations(ExecuteCode executeCode, EvaluationLog evaluations, ResourceLimits limits, int workers,
             Clock clock) {
         this.executeCode = Objects.requireNonNull(executeCode, "executeCode");
         this.evaluations = Objects.requireNonNull(evaluations, "evaluations");
         this.limits = Objects.requireNonNull(limits, "limits");
-        this.workers = workers;
+        // one place of the sandbox stays for executions and runs whenever it has two: with sandbox.maxConcurrent 2 the
+        // evaluation's two workers took both, and every execution waited for a (possibly sleeping) sample to end
+        this.workers = Math.max(1, Math.min(workers, executeCode.maxConcurrent() - 1));
         this.clock = Objects.requireNonNull(clock, "clock");
         AtomicInteger n = new AtomicInteger();
         this.runner = Executors.newFixedThreadPool(RUNNING_AT_ONCE, r -> {
@@ -257,23 +265,30 @@ public final class SubmitEvaluations implements AutoCloseable {
     private void run(Evaluation queued, ProblemSet problems, List<Sample> samples) {
         try {
             Evaluation running = queued.running();
-            if (!evaluations.update(running)) {
+            if (!record(running)) {
                 return;
             }
             EvaluationReport report = new EvaluateSamples(executeCode, limits, workers).evaluate(problems.problems(), samples,
-                    (result, progress) -> evaluations.update(running.progressed(progress.done(), progress.passed())));
+                    (result, progress) -> record(running.progressed(progress.done(), progress.passed())));
             EvaluationDetails details = EvaluationDetails.of(problems, new RunBenchmark.Result(report, null, null,
                     executeCode.sandbox().tier(), samples), report.passAtK(), queued.subject());
-            evaluations.update(running.finished(EvaluationReportView.of(details), clock.instant()));
+            record(running.finished(EvaluationReportView.of(details), clock.instant()));
         } catch (ExecutionCancelledException e) {
             // forgotten while it ran: nothing to record
             log.debug("evaluation {} cancelled", queued.id());
         } catch (RuntimeException e) {
             log.warn("evaluation {} failed: {}", queued.id(), e.toString());
-            evaluations.find(queued.id()).ifPresent(now -> evaluations.update(now.failed(
+            evaluations.find(queued.id()).ifPresent(now -> record(now.failed(
                     e instanceof EvaluationException ? e.getMessage() : "the evaluation failed: " + e, clock.instant())));
         } finally {
             pending.remove(queued.id());
+        }
+    }
+
+    /** Writes a running evaluation's new state, unless the server stopped meanwhile. @return whether it was written */
+    private boolean record(Evaluation e) {
+        synchronized (writes) {
+            return !closed && evaluations.update(e);
         }
     }
 
@@ -311,12 +326,15 @@ public final class SubmitEvaluations implements AutoCloseable {
      */
     @Override
     public void close() {
-        for (String id : List.copyOf(pending.keySet())) {
-            try {
-                evaluations.find(id).filter(e -> !e.ended()).ifPresent(e -> evaluations.update(e.failed(
-                        "the server stopped before the evaluation was done; send it again", clock.instant())));
-            } catch (RuntimeException e) {
-                log.warn("cannot record evaluation {} as stopped: {}", id, e.toString());
+        synchronized (writes) {
+            closed = true;
+            for (String id : List.copyOf(pending.keySet())) {
+                try {
+                    evaluations.find(id).filter(e -> !e.ended()).ifPresent(e -> evaluations.update(e.failed(
+                            "the server stopped before the evaluation was done; send it again", clock.instant())));
+                } catch (RuntimeException e) {
+                    log.warn("cannot record evaluation {} as stopped: {}", id, e.toString());
+                }
             }
         }
         runner.shutdownNow();

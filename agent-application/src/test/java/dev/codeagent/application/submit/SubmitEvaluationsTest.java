@@ -174,6 +174,9 @@ class SubmitEvaluationsTest {
         Evaluation waiting = s.submit(ANN, request(1, 1));
         assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
         s.close();
+        // the stopped worker's sample still ends (this sandbox answers when interrupted): its progress, written after
+        // close, once put RUNNING back over FAILED
+        Thread.sleep(300);
         for (Evaluation e : List.of(running, waiting)) {
             Evaluation after = log.find(e.id()).orElseThrow();
             assertThat(after.status()).as(e.id()).isEqualTo(Evaluation.Status.FAILED);
