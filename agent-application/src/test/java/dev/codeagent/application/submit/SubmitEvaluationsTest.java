@@ -186,10 +186,9 @@ class SubmitEvaluationsTest {
                 .hasMessageContaining("stopping");
     }
 
-    @Test
-    void tooManyWaitingIsABusyRefusal() throws InterruptedException {
-        CountDownLatch release = new CountDownLatch(1);
-        SubmitEvaluations s = service(r -> {
+    /** A service whose every program waits for the latch: what it takes stays waiting or running until then. */
+    private SubmitEvaluations held(CountDownLatch release) {
+        return service(r -> {
             try {
                 release.await();
             } catch (InterruptedException e) {
@@ -197,6 +196,12 @@ class SubmitEvaluationsTest {
             }
             return python(r);
         });
+    }
+
+    @Test
+    void tooManyWaitingIsABusyRefusal() throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        SubmitEvaluations s = held(release);
         // several keys, each within its own cap, fill the queue together
         for (int i = 0; i < SubmitEvaluations.RUNNING_AT_ONCE + SubmitEvaluations.MAX_WAITING; i++) {
             s.submit(Caller.apiKey("k" + i / SubmitEvaluations.MAX_PENDING_PER_OWNER, false), request(1, 1));
@@ -210,14 +215,7 @@ class SubmitEvaluationsTest {
     @Test
     void oneKeyGetsOnlyItsShareOfTheQueueAndForgettingOneGivesItBack() throws InterruptedException {
         CountDownLatch release = new CountDownLatch(1);
-        SubmitEvaluations s = service(r -> {
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            return python(r);
-        });
+        SubmitEvaluations s = held(release);
         List<Evaluation> anns = new ArrayList<>();
         for (int i = 0; i < SubmitEvaluations.MAX_PENDING_PER_OWNER; i++) {
             anns.add(s.submit(ANN, request(1, 1)));
