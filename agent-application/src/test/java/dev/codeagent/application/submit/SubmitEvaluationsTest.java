@@ -174,6 +174,9 @@ class SubmitEvaluationsTest {
         Evaluation waiting = s.submit(ANN, request(1, 1));
         assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
         s.close();
+        // the stopped worker's sample still ends (this sandbox answers when interrupted): its progress, written after
+        // close, once put RUNNING back over FAILED
+        Thread.sleep(300);
         for (Evaluation e : List.of(running, waiting)) {
             Evaluation after = log.find(e.id()).orElseThrow();
             assertThat(after.status()).as(e.id()).isEqualTo(Evaluation.Status.FAILED);
@@ -183,10 +186,9 @@ class SubmitEvaluationsTest {
                 .hasMessageContaining("stopping");
     }
 
-    @Test
-    void tooManyWaitingIsABusyRefusal() throws InterruptedException {
-        CountDownLatch release = new CountDownLatch(1);
-        SubmitEvaluations s = service(r -> {
+    /** A service whose every program waits for the latch: what it takes stays waiting or running until then. */
+    private SubmitEvaluations held(CountDownLatch release) {
+        return service(r -> {
             try {
                 release.await();
             } catch (InterruptedException e) {
@@ -194,12 +196,75 @@ class SubmitEvaluationsTest {
             }
             return python(r);
         });
+    }
+
+    @Test
+    void tooManyWaitingIsABusyRefusal() throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        SubmitEvaluations s = held(release);
+        // several keys, each within its own cap, fill the queue together
         for (int i = 0; i < SubmitEvaluations.RUNNING_AT_ONCE + SubmitEvaluations.MAX_WAITING; i++) {
-            s.submit(ANN, request(1, 1));
+            s.submit(Caller.apiKey("k" + i / SubmitEvaluations.MAX_PENDING_PER_OWNER, false), request(1, 1));
         }
         assertThatThrownBy(() -> s.submit(BOB, request(1, 1))).isInstanceOf(EvaluationRefusedException.class)
                 .hasMessageContaining("waiting").matches(e -> ((EvaluationRefusedException) e).busy());
         release.countDown();
         assertThat(s.list(BOB)).isEmpty();
+    }
+
+    @Test
+    void oneKeyGetsOnlyItsShareOfTheQueueAndForgettingOneGivesItBack() throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        SubmitEvaluations s = held(release);
+        List<Evaluation> anns = new ArrayList<>();
+        for (int i = 0; i < SubmitEvaluations.MAX_PENDING_PER_OWNER; i++) {
+            anns.add(s.submit(ANN, request(1, 1)));
+        }
+        assertThatThrownBy(() -> s.submit(ANN, request(1, 1))).isInstanceOf(EvaluationRefusedException.class)
+                .hasMessageContaining("your key has " + SubmitEvaluations.MAX_PENDING_PER_OWNER)
+                .matches(e -> ((EvaluationRefusedException) e).busy());
+        assertThat(s.submit(BOB, request(1, 1)).status()).isEqualTo(Evaluation.Status.QUEUED);
+        assertThat(s.forget(ANN, anns.get(anns.size() - 1).id())).isTrue();
+        assertThat(s.submit(ANN, request(1, 1)).owner()).isEqualTo("key:ann");
+        release.countDown();
+    }
+
+    /**
+     * The queue was first come, first served: a key's three slow evaluations, sent first, all ran before another key's
+     * one. The next to start is the waiting one whose key started one longest ago.
+     */
+    @Test
+    void theNextEvaluationToRunIsOfTheKeyThatWaitedLongestNotTheFirstSent() throws InterruptedException {
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> order = java.util.Collections.synchronizedList(new ArrayList<>());
+        SubmitEvaluations s = service(r -> {
+            String src = r.program().source();
+            order.add(src.substring(src.indexOf("#who:") + 5, src.indexOf(":who")));
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return python(r);
+        });
+        List<Evaluation> all = new ArrayList<>();
+        all.add(s.submit(ANN, marked("ann1")));
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (order.isEmpty() && System.nanoTime() < end) {
+            Thread.sleep(10);
+        }
+        all.add(s.submit(ANN, marked("ann2")));
+        all.add(s.submit(ANN, marked("ann3")));
+        all.add(s.submit(BOB, marked("bob1")));
+        release.countDown();
+        for (Evaluation e : all) {
+            await(s, e.owner().equals("key:ann") ? ANN : BOB, e.id());
+        }
+        assertThat(order).containsExactly("ann1", "bob1", "ann2", "ann3");
+    }
+
+    private static EvaluationRequest marked(String who) {
+        return new EvaluationRequest(who, null, List.of(problem("T/0")),
+                List.of(sample("T/0", "    return x + 1  #who:" + who + ":who\n")));
     }
 }
