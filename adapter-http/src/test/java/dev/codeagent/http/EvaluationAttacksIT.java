@@ -162,7 +162,9 @@ class EvaluationAttacksIT {
             now = descendants();
         }
         now.removeAll(before);
-        assertThat(now).as("processes left running").isEmpty();
+        java.util.List<String> left = now.stream().map(pid -> pid + " " + ProcessHandle.of(pid)
+                .flatMap(h -> h.info().commandLine()).orElse("?")).toList();
+        assertThat(left).as("processes left running").isEmpty();
     }
 
     /** Waits until the evaluation runs, and a moment more so that its programs have started. */

@@ -43,6 +43,9 @@ public final class EvaluateSamples {
 
     private static final Logger log = LoggerFactory.getLogger(EvaluateSamples.class);
 
+    /** How long a stopped evaluation waits for its workers' programs to be killed. */
+    private static final Duration WORKERS_STOP = Duration.ofSeconds(10);
+
     private final ExecuteCode executeCode;
     private final ResourceLimits limits;
     private final int workers;
@@ -150,11 +153,29 @@ public final class EvaluateSamples {
             }
             throw new EvaluationException("an evaluation worker failed: " + cause, cause);
         } finally {
-            // interrupts the workers, which kills their running programs
+            // interrupts the workers, which kills their running programs; and waits for those kills, so that a caller
+            // who stops next (a server closing its sandbox) never leaves a program running
             pool.shutdownNow();
+            awaitWorkers(pool);
         }
         long wallMs = Duration.ofNanos(System.nanoTime() - start).toMillis();
         return report(samples, List.of(results), wallMs, broken);
+    }
+
+    /** Waits up to {@link #WORKERS_STOP} for the workers to end, whether or not this thread was interrupted. */
+    private static void awaitWorkers(ExecutorService pool) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            if (!pool.awaitTermination(WORKERS_STOP.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                log.warn("evaluation: a worker did not end within {} of being stopped", WORKERS_STOP);
+            }
+        } catch (InterruptedException e) {
+            interrupted = true;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     private EvaluationReport report(List<Sample> samples, List<SampleResult> results, long wallMs, Map<String, String> broken) {

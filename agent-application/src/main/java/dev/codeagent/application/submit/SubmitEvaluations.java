@@ -338,5 +338,14 @@ public final class SubmitEvaluations implements AutoCloseable {
             }
         }
         runner.shutdownNow();
+        // the interrupted evaluations kill their programs; wait for that before the sandbox behind them closes (a
+        // server stopping mid-run left a sample's sandbox running until its own backstop)
+        try {
+            if (!runner.awaitTermination(15, java.util.concurrent.TimeUnit.SECONDS)) {
+                log.warn("an evaluation did not stop within 15 s of the server's stop");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
