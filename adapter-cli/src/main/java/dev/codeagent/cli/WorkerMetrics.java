@@ -39,6 +39,7 @@ final class WorkerMetrics implements AutoCloseable {
         // Host must be a name of this machine, as the API server's with auth off (adapter-http CrossSite). Beyond
         // loopback the metrics were opened to scrapers on purpose, which may know the worker by any DNS name
         boolean loopback = address.getAddress() != null && address.getAddress().isLoopbackAddress();
+        String listening = HostNames.of(host);
         PrometheusMeterRegistry prometheus = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         server.setExecutor(Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "codeagent-worker-metrics");
@@ -52,7 +53,7 @@ final class WorkerMetrics implements AutoCloseable {
                     return;
                 }
                 String hostHeader = exchange.getRequestHeaders().getFirst("Host");
-                if (loopback && hostHeader != null && !thisMachine(hostName(hostHeader), hostName(host))) {
+                if (loopback && hostHeader != null && !HostNames.noPageControls(HostNames.of(hostHeader), listening)) {
                     refuse(exchange, hostHeader);
                     return;
                 }
@@ -82,15 +83,6 @@ final class WorkerMetrics implements AutoCloseable {
         try (OutputStream out = exchange.getResponseBody()) {
             out.write(body);
         }
-    }
-
-    /** Whether {@code name} (from {@link #hostName}) names this machine, or is the address the metrics listen on. */
-    static boolean thisMachine(String name, String listening) {
-        return HostNames.noPageControls(name, listening);
-    }
-
-    static String hostName(String host) {
-        return HostNames.of(host);
     }
 
     int port() {

@@ -31,7 +31,7 @@ final class CrossSite {
      */
     CrossSite(boolean checkHost, String configuredHost) {
         this.checkHost = checkHost;
-        this.configuredHost = hostName(configuredHost);
+        this.configuredHost = HostNames.of(configuredHost);
     }
 
     /** One request as these rules see it. {@code alwaysOrigin}: the Origin is checked whatever the method (/mcp). */
@@ -40,7 +40,7 @@ final class CrossSite {
 
     /** The refusal of a request, or empty when it may go on. */
     Optional<ProblemException> refusal(Seen r) {
-        if (checkHost && r.host() != null && !knownHost(hostName(r.host()))) {
+        if (checkHost && r.host() != null && !HostNames.noPageControls(HostNames.of(r.host()), configuredHost)) {
             return Optional.of(new ProblemException(Type.UNKNOWN_HOST, "the Host '" + abbreviate(r.host()) + "' is not a name"
                     + " of this server: with http.auth.enabled=false only localhost, an IP address or http.host ("
                     + configuredHost + ") are answered, so that no web page can reach the server by a DNS name of its own"
@@ -102,7 +102,7 @@ final class CrossSite {
             return false;
         }
         int originPort = o.getPort() >= 0 ? o.getPort() : o.getScheme().equalsIgnoreCase("https") ? 443 : 80;
-        if (!hostName(o.getHost()).equals(hostName(host))) {
+        if (!HostNames.of(o.getHost()).equals(HostNames.of(host))) {
             return false;
         }
         int hostPort = port(host);
@@ -116,18 +116,10 @@ final class CrossSite {
         }
         try {
             URI o = new URI(origin);
-            return o.getHost() != null && o.getPort() >= 0 && hostName(o.getHost()).equals(hostName(host));
+            return o.getHost() != null && o.getPort() >= 0 && HostNames.of(o.getHost()).equals(HostNames.of(host));
         } catch (URISyntaxException e) {
             return false;
         }
-    }
-
-    private boolean knownHost(String name) {
-        return HostNames.noPageControls(name, configuredHost);
-    }
-
-    static String hostName(String host) {
-        return HostNames.of(host);
     }
 
     /** The port a {@code Host} header names, or -1 when none (or not a number). */

@@ -126,7 +126,7 @@ class CrossSiteTest {
         assertThat(named.refusal(new CrossSite.Seen("GET", "build-box:8080", null, null, false, false))).isEmpty();
         assertThat(named.refusal(new CrossSite.Seen("GET", "other-box:8080", null, null, false, false))).isNotEmpty();
         CrossSite v6 = new CrossSite(true, "::1");
-        assertThat(CrossSite.hostName("::1")).isEqualTo("[::1]");
+        assertThat(dev.codeagent.application.host.HostNames.of("::1")).isEqualTo("[::1]");
         assertThat(v6.refusal(new CrossSite.Seen("GET", "[::1]:8080", null, null, false, false))).isEmpty();
     }
 }
