@@ -23,17 +23,40 @@ import org.junit.jupiter.api.Test;
 class EvaluationAttacksIT {
 
     private static TestServer server;
+    /** The shared server's work root: its sandboxes' command lines name it, which tells its processes from others'. */
+    private static final String SHARED_ROOT = freshWorkRoot();
 
     @BeforeAll
     static void start() {
-        server = TestServer.builder().set("http.auth.keys", "admin:" + ApiKeys.sha256Hex(TestServer.ADMIN_KEY)
+        server = TestServer.builder().set("sandbox.process.workRoot", SHARED_ROOT).set("http.auth.keys", "admin:" + ApiKeys.sha256Hex(TestServer.ADMIN_KEY)
                 + ",ann:" + ApiKeys.sha256Hex(EvaluationsIT.ANN_KEY) + ":evaluations,bob:"
                 + ApiKeys.sha256Hex(EvaluationsIT.BOB_KEY) + ":evaluations").start();
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws java.io.IOException {
         server.close();
+        removeTree(SHARED_ROOT);
+    }
+
+    /**
+     * A work root of its own, not yet made (the sandbox makes it 0711; a JUnit temp directory is 0700, which the
+     * sandbox's uids could not search).
+     */
+    private static String freshWorkRoot() {
+        return java.nio.file.Path.of(System.getProperty("java.io.tmpdir"), "codeagent-evalattacks-"
+                + java.util.UUID.randomUUID()).toString();
+    }
+
+    private static void removeTree(String root) throws java.io.IOException {
+        java.nio.file.Path dir = java.nio.file.Path.of(root);
+        if (java.nio.file.Files.exists(dir)) {
+            try (java.util.stream.Stream<java.nio.file.Path> all = java.nio.file.Files.walk(dir)) {
+                for (java.nio.file.Path p : all.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    java.nio.file.Files.deleteIfExists(p);
+                }
+            }
+        }
     }
 
     /** One problem whose samples each sleep until the sandbox's time limit kills them: an evaluation that lasts. */
@@ -147,19 +170,43 @@ class EvaluationAttacksIT {
         }
     }
 
-    /** The processes under this JVM (the process sandbox's programs and its warm helpers), by pid. */
-    private static java.util.Set<Long> descendants() {
-        return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).map(ProcessHandle::pid)
-                .collect(java.util.stream.Collectors.toSet());
+    /**
+     * The live processes of the server whose work root is {@code root}: this JVM's children whose command line names it
+     * (each sandbox's bubblewrap binds files from there) and theirs. Another server in this JVM (the shared one, with
+     * its pre-started sandboxes and start-up probes) has processes of its own that come and go on their own schedule.
+     */
+    private static java.util.Set<Long> processesOf(String root) {
+        java.util.Set<Long> pids = new java.util.HashSet<>();
+        ProcessHandle.current().children().filter(p -> p.info().commandLine().orElse("").contains(root)).forEach(p -> {
+            pids.add(p.pid());
+            p.descendants().map(ProcessHandle::pid).forEach(pids::add);
+        });
+        pids.removeIf(pid -> ProcessHandle.of(pid).map(h -> !h.isAlive()).orElse(true));
+        return pids;
     }
 
-    /** Waits until no process is left under this JVM but those that were there before. */
-    private static void awaitOnly(java.util.Set<Long> before) throws InterruptedException {
+    /** The server's processes once they have stayed the same for half a second (at most 5 s). */
+    private static java.util.Set<Long> settled(String root) throws InterruptedException {
+        long end = System.nanoTime() + 5_000_000_000L;
+        java.util.Set<Long> last = processesOf(root);
+        while (System.nanoTime() < end) {
+            Thread.sleep(500);
+            java.util.Set<Long> now = processesOf(root);
+            if (now.equals(last)) {
+                return now;
+            }
+            last = now;
+        }
+        return last;
+    }
+
+    /** Waits until no process of the server with work root {@code root} is left but those in {@code before}. */
+    private static void awaitOnly(String root, java.util.Set<Long> before) throws InterruptedException {
         long end = System.nanoTime() + 10_000_000_000L;
-        java.util.Set<Long> now = descendants();
+        java.util.Set<Long> now = processesOf(root);
         while (!before.containsAll(now) && System.nanoTime() < end) {
             Thread.sleep(100);
-            now = descendants();
+            now = processesOf(root);
         }
         now.removeAll(before);
         java.util.List<String> left = now.stream().map(pid -> pid + " " + ProcessHandle.of(pid)
@@ -184,14 +231,17 @@ class EvaluationAttacksIT {
     /** Attack that failed, kept: DELETE of a running evaluation kills its programs (the sandbox's own time limit is 10 s). */
     @Test
     void forgettingARunningEvaluationKillsItsPrograms() throws InterruptedException {
-        java.util.Set<Long> before = descendants();
+        // the server's start-up probes (Piston's versions, which the runtimes wait for) are over, and the sandbox the
+        // pool pre-starts after them has started
+        assertThat(server.get("/api/v2/runtimes", TestServer.ADMIN_KEY).statusCode()).isEqualTo(200);
+        java.util.Set<Long> before = settled(SHARED_ROOT);
         HttpResponse<String> posted = server.post("/v1/evaluations", EvaluationsIT.ANN_KEY, slowEvaluation().toString());
         assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
         String id = TestServer.json(posted).get("id").asText();
         awaitRunning(server, EvaluationsIT.ANN_KEY, id);
-        assertThat(before.containsAll(descendants())).as("the samples run as processes of their own").isFalse();
+        assertThat(before.containsAll(processesOf(SHARED_ROOT))).as("the samples run as processes of their own").isFalse();
         assertThat(server.delete("/v1/evaluations/" + id, EvaluationsIT.ANN_KEY).statusCode()).isEqualTo(204);
-        awaitOnly(before);
+        awaitOnly(SHARED_ROOT, before);
         assertThat(server.get("/v1/evaluations/" + id, EvaluationsIT.ANN_KEY).statusCode()).isEqualTo(404);
         assertThat(TestServer.json(server.get("/v1/evaluations", EvaluationsIT.ANN_KEY)).get("evaluations")
                 .findValuesAsText("id")).doesNotContain(id);
@@ -200,17 +250,23 @@ class EvaluationAttacksIT {
     /** Attack that failed, kept: a server stopped mid-run kills the programs and its store says FAILED, not RUNNING. */
     @Test
     void stoppingTheServerDuringARunKillsItsProgramsAndRecordsItFailed(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
-            throws InterruptedException {
+            throws InterruptedException, java.io.IOException {
         String file = dir.resolve("runs.db").toString();
         String id;
-        java.util.Set<Long> before = descendants();
-        try (TestServer first = TestServer.builder().set("store.kind", "sqlite").set("store.sqlite.path", file).start()) {
-            HttpResponse<String> posted = first.post("/v1/evaluations", TestServer.ADMIN_KEY, slowEvaluation().toString());
-            assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
-            id = TestServer.json(posted).get("id").asText();
-            awaitRunning(first, TestServer.ADMIN_KEY, id);
+        String root = freshWorkRoot();
+        try {
+            try (TestServer first = TestServer.builder().set("store.kind", "sqlite").set("store.sqlite.path", file)
+                    .set("sandbox.process.workRoot", root).start()) {
+                HttpResponse<String> posted = first.post("/v1/evaluations", TestServer.ADMIN_KEY, slowEvaluation().toString());
+                assertThat(posted.statusCode()).as(posted.body()).isEqualTo(202);
+                id = TestServer.json(posted).get("id").asText();
+                awaitRunning(first, TestServer.ADMIN_KEY, id);
+                assertThat(processesOf(root)).as("the samples run as processes of their own").isNotEmpty();
+            }
+            awaitOnly(root, java.util.Set.of());
+        } finally {
+            removeTree(root);
         }
-        awaitOnly(before);
         try (TestServer second = TestServer.builder().set("store.kind", "sqlite").set("store.sqlite.path", file).start()) {
             JsonNode again = TestServer.json(second.get("/v1/evaluations/" + id, TestServer.ADMIN_KEY));
             assertThat(again.get("status").asText()).as(again.toString()).isEqualTo("FAILED");
