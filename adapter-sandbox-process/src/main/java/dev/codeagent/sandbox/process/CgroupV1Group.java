@@ -25,6 +25,10 @@ final class CgroupV1Group implements ChildGroup {
     private final Path freezer;
     /** Distinct directories: cpu and cpuacct (or others) may share one hierarchy. */
     private final Set<Path> dirs;
+    /** Whether the kernel accounts swap (memory.memsw.*): fixed for the group's life, so asked once, not at every poll. */
+    private final boolean memsw;
+    /** The hard limit as the kernel holds it (page-rounded), or -1 until read; reset whenever the limits are set. */
+    private volatile long limitRead = -1;
 
     private CgroupV1Group(Path memory, Path pids, Path cpuacct, Path freezer) {
         this.memory = memory;
@@ -38,6 +42,7 @@ final class CgroupV1Group implements ChildGroup {
         if (freezer != null) {
             dirs.add(freezer);
         }
+        this.memsw = Files.exists(memory.resolve("memory.memsw.limit_in_bytes"));
     }
 
     /**
@@ -65,7 +70,8 @@ final class CgroupV1Group implements ChildGroup {
     private void setLimits(long memoryBytes, int maxProcesses) throws IOException {
         Path limit = memory.resolve("memory.limit_in_bytes");
         Path memsw = memory.resolve("memory.memsw.limit_in_bytes");
-        if (Files.exists(memsw)) {
+        limitRead = -1;
+        if (this.memsw) {
             // memory + swap = memory: the group can never use swap. The kernel keeps memsw >= memory at every
             // step, so a raise moves memsw first and a cut moves memory first.
             boolean raise = memoryBytes > CgroupFiles.readLong(limit);
@@ -118,6 +124,21 @@ final class CgroupV1Group implements ChildGroup {
     }
 
     @Override
+    public long memoryUsage() {
+        return CgroupFiles.readLong(memory.resolve("memory.usage_in_bytes"));
+    }
+
+    @Override
+    public long memoryLimit() {
+        long l = limitRead;
+        if (l < 0) {
+            l = CgroupFiles.readLong(memory.resolve("memory.limit_in_bytes"));
+            limitRead = l;
+        }
+        return l;
+    }
+
+    @Override
     public boolean outOfMemory() {
         return CgroupFiles.keyed(memory.resolve("memory.oom_control"), "under_oom").orElse(0) > 0;
     }
@@ -134,10 +155,10 @@ final class CgroupV1Group implements ChildGroup {
         // count in memsw's failcnt only; and kernels of the 6.x series keep neither count for v1 groups (both stay 0
         // while the OOM killer strikes). So a group found at its limit when asked counts as one more hit: charges
         // come in batches and reclaim keeps a held group within a few of them of the limit.
-        Path memsw = memory.resolve("memory.memsw.failcnt");
-        long counted = CgroupFiles.readLong(memory.resolve("memory.failcnt")) + (Files.exists(memsw) ? CgroupFiles.readLong(memsw) : 0);
-        long limit = CgroupFiles.readLong(memory.resolve("memory.limit_in_bytes"));
-        long usage = CgroupFiles.readLong(memory.resolve("memory.usage_in_bytes"));
+        long counted = CgroupFiles.readLong(memory.resolve("memory.failcnt"))
+                + (memsw ? CgroupFiles.readLong(memory.resolve("memory.memsw.failcnt")) : 0);
+        long limit = memoryLimit();
+        long usage = memoryUsage();
         if (limit - usage <= Math.max(AT_LIMIT_SLACK_BYTES, limit / 64)) {
             atLimitSeen++;
         }

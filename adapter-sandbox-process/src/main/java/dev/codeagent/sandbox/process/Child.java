@@ -286,6 +286,17 @@ final class Child {
      */
     private boolean memoryUsedUp() {
         if (!memoryUsedUp) {
+            try {
+                if (memoryWatch == null) {
+                    memoryWatch = new MemoryWatch(request.limits().memoryBytes(), 0, group.memoryLimit());
+                }
+                // most polls of most runs: the charge alone says there is room, and memory.stat is not read
+                if (memoryWatch.plainlyUnder(group.memoryUsage())) {
+                    return false;
+                }
+            } catch (RuntimeException unreadable) {
+                // the full reading below decides, or tells nothing
+            }
             group.memory().ifPresent(r -> {
                 if (memoryWatch == null) {
                     memoryWatch = new MemoryWatch(request.limits().memoryBytes(), 0, r.limit());

@@ -81,6 +81,23 @@ public final class MemoryWatch {
         return false;
     }
 
+    /**
+     * Whether the group's whole charge ({@code usage}, one small file to read) already settles that the run has not
+     * used up its memory: what reclaim cannot give back is part of the charge, so a charge under the threshold is not
+     * exhausted, and, the threshold lying at least {@link #slack} under the hard limit, not at the limit, so not
+     * thrashing. The full reading ({@link #read}: the charge, the limit and memory.stat's forty lines) then waits for
+     * a poll where it may matter. Such a poll starts the thrash count over, so a run that thrashes after one is found
+     * a reading later than by full readings alone.
+     */
+    public boolean plainlyUnder(long usage) {
+        if (usage < threshold) {
+            thrashing = 0;
+            last = null;
+            return true;
+        }
+        return false;
+    }
+
     /** How the run used up its memory ("exhausted" or "thrashing"), or null while it has not. */
     public String reason() {
         return reason;

@@ -100,4 +100,37 @@ class MemoryWatchTest {
     void aGroupThatIsGoneReadsAsNothing(@TempDir Path dir) {
         assertThat(MemoryWatch.read(dir.resolve("gone"))).isEmpty();
     }
+
+    @Test
+    void theChargeAloneSettlesOnlyARunUnderTheThreshold() {
+        MemoryWatch w = new MemoryWatch(256 * MIB, 0, GROUP);
+        assertThat(w.plainlyUnder(40 * MIB)).as("a small run").isTrue();
+        assertThat(w.plainlyUnder(256 * MIB)).as("at the threshold the file cache must be read").isFalse();
+        // a group with no headroom over the run's limit: the threshold sits a slack under the hard limit, so a charge
+        // near that limit, where only memory.stat tells thrashing, is never settled by the charge alone
+        MemoryWatch tight = new MemoryWatch(104 * MIB, 0, 104 * MIB);
+        assertThat(tight.plainlyUnder(103 * MIB)).isFalse();
+        assertThat(tight.plainlyUnder(104 * MIB - MemoryWatch.slack(104 * MIB) - 1)).isTrue();
+    }
+
+    @Test
+    void aPlainlyUnderReadingStartsTheThrashCountOver() {
+        MemoryWatch w = new MemoryWatch(256 * MIB, 0, GROUP);
+        long refaults = 0;
+        assertThat(w.exhausted(reading(271, 24, refaults))).isFalse();
+        for (int i = 1; i < MemoryWatch.THRASH_READINGS; i++) {
+            refaults += 1024;
+            assertThat(w.exhausted(reading(271, 24, refaults))).isFalse();
+        }
+        assertThat(w.plainlyUnder(100 * MIB)).isTrue();
+        // back at the limit: the reading before the drop is no baseline, so it takes the full count again
+        refaults += 1024;
+        assertThat(w.exhausted(reading(271, 24, refaults))).isFalse();
+        for (int i = 1; i < MemoryWatch.THRASH_READINGS; i++) {
+            refaults += 1024;
+            assertThat(w.exhausted(reading(271, 24, refaults))).isFalse();
+        }
+        refaults += 1024;
+        assertThat(w.exhausted(reading(271, 24, refaults))).isTrue();
+    }
 }
