@@ -9,6 +9,7 @@ import dev.codeagent.application.config.CodeAgentConfig;
 import dev.codeagent.domain.solving.Attempt;
 import dev.codeagent.domain.solving.Run;
 import dev.codeagent.domain.solving.RunLog;
+import dev.codeagent.domain.solving.RunStatus;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.ZoneId;
@@ -16,6 +17,7 @@ import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.function.Function;
 import picocli.CommandLine.Command;
@@ -55,6 +57,11 @@ final class RunsCommand implements Callable<Integer> {
             + " read it all: its file or database permissions are the boundary, not this flag).")
     boolean all;
 
+    @Option(names = "--status", paramLabel = "STATUS[,STATUS...]", description = "List only runs of these statuses: RUNNING,"
+            + " SOLVED, FAILED, ERROR, CANCELLED (any case, several separated by commas); the store filters, so --limit"
+            + " counts only those.")
+    String status;
+
     /** Who asks: the local user, or, with --all, as an operator. */
     static Caller caller(boolean all) {
         Caller me = Caller.localUser();
@@ -66,11 +73,17 @@ final class RunsCommand implements Callable<Integer> {
         if (limit < 1 || limit > 1000) {
             throw new UsageException("--limit must be between 1 and 1000, was " + limit);
         }
+        Set<RunStatus> statuses;
+        try {
+            statuses = RunStatus.parseList(status);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--status: " + e.getMessage());
+        }
         // with none of yours, whether the store has others' says which hint helps (the store is readable to you anyway)
         boolean[] othersExist = new boolean[1];
         List<Run> runs = withRunLog(cli, log -> {
-            List<Run> page = new VisibleRuns(log).recent(caller(all), limit, null);
-            othersExist[0] = page.isEmpty() && !all && !log.recent(1, null).isEmpty();
+            List<Run> page = new VisibleRuns(log).recent(caller(all), statuses, limit, null);
+            othersExist[0] = page.isEmpty() && statuses.isEmpty() && !all && !log.recent(1, null).isEmpty();
             return page;
         });
         PrintWriter out = spec.commandLine().getOut();
@@ -78,6 +91,9 @@ final class RunsCommand implements Callable<Integer> {
             ArrayNode array = JsonNodeFactory.instance.arrayNode();
             runs.forEach(r -> array.add(Json.runSummary(r)));
             out.println(Json.write(array));
+        } else if (runs.isEmpty() && !statuses.isEmpty()) {
+            spec.commandLine().getErr().println("codeagent: no runs" + (all ? "" : " of yours") + " with status "
+                    + statuses.stream().map(RunStatus::name).collect(java.util.stream.Collectors.joining(" or ")));
         } else if (runs.isEmpty()) {
             spec.commandLine().getErr().println(!othersExist[0] ? "codeagent: no runs yet (codeagent solve … starts one)"
                     : "codeagent: no runs of yours (" + caller(false).owner() + ") yet; 'codeagent runs --all' lists"

@@ -120,4 +120,28 @@ class RunsCommandTest {
         assertThat(r.err()).isEqualTo("codeagent: no runs yet (codeagent solve … starts one)\n");
         assertThat(cli.run("runs", "--limit", "0").status()).isEqualTo(2);
     }
+
+    @Test
+    void listsOnlyTheStatusesAskedForAndNamesAWrongOne() {
+        try (SqliteRunLog log = SqliteRunLog.open(db)) {
+            String me = "local:" + System.getProperty("user.name");
+            log.started(Run.started("stillrunning", Task.of("running one"), Instant.now(), me));
+            log.started(Run.started("cancelledone", Task.of("cancelled one"), Instant.now(), me));
+            log.ended("cancelledone", dev.codeagent.domain.solving.RunStatus.CANCELLED, Instant.now(), "by its owner");
+        }
+        CliRunner.Result running = cli.run("runs", "--status", "running");
+        assertThat(running.status()).as(running.toString()).isZero();
+        assertThat(running.out()).contains("stillrunning").doesNotContain("cancelledone");
+        assertThat(cli.run("runs", "--status", "CANCELLED,solved").out()).contains("cancelledone").doesNotContain("stillrunning");
+
+        CliRunner.Result none = cli.run("runs", "--status", "solved");
+        assertThat(none.status()).isZero();
+        assertThat(none.out()).isEmpty();
+        assertThat(none.err()).isEqualTo("codeagent: no runs of yours with status SOLVED\n");
+
+        CliRunner.Result wrong = cli.run("runs", "--status", "done");
+        assertThat(wrong.status()).isEqualTo(2);
+        assertThat(wrong.err()).contains("--status: no status 'done'; use RUNNING, SOLVED, FAILED, ERROR, CANCELLED")
+                .doesNotContain("Exception", "\tat ");
+    }
 }

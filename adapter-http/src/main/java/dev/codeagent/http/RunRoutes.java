@@ -12,10 +12,7 @@ import dev.codeagent.http.ProblemException.Type;
 import io.javalin.http.Context;
 import io.javalin.http.HandlerType;
 import java.time.Duration;
-import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -98,29 +95,13 @@ final class RunRoutes {
         Router.json(ctx, 200, body);
     }
 
-    /**
-     * {@code status=SOLVED,FAILED}: a comma list of statuses, any case; absent or empty is every status. An unknown
-     * name is refused, naming it and the ones there are.
-     */
+    /** {@code status=SOLVED,FAILED}, read as every door reads it ({@link RunStatus#parseList}); a wrong name is a 400. */
     private static Set<RunStatus> statuses(String raw) {
-        if (raw == null || raw.isBlank()) {
-            return Set.of();
+        try {
+            return RunStatus.parseList(raw);
+        } catch (IllegalArgumentException e) {
+            throw ProblemException.invalid("status", e.getMessage());
         }
-        Set<RunStatus> statuses = EnumSet.noneOf(RunStatus.class);
-        for (String part : raw.split(",", -1)) {
-            String name = part.trim();
-            if (name.isEmpty()) {
-                continue; // "SOLVED," as a form may send it
-            }
-            try {
-                statuses.add(RunStatus.valueOf(name.toUpperCase(Locale.ROOT)));
-            } catch (IllegalArgumentException e) {
-                throw ProblemException.invalid("status", "no status '" + JsonBodies.abbreviate(name, 40) + "'; use "
-                        + String.join(", ", Arrays.stream(RunStatus.values()).map(RunStatus::name).toList())
-                        + ", several separated by commas");
-            }
-        }
-        return statuses;
     }
 
     private static String runId(Context ctx) {

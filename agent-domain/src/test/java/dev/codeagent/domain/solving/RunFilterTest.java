@@ -38,4 +38,16 @@ class RunFilterTest {
         assertThatThrownBy(() -> new RunFilter("key:a", null)).isInstanceOf(NullPointerException.class);
         assertThatThrownBy(() -> RunFilter.ownedBy(null)).isInstanceOf(NullPointerException.class);
     }
+
+    @Test
+    void aTypedListOfStatusesIsReadInAnyCaseAndAWrongNameIsNamed() {
+        assertThat(RunStatus.parseList(null)).isEmpty();
+        assertThat(RunStatus.parseList("  ")).isEmpty();
+        assertThat(RunStatus.parseList("solved, FAILED,")).containsExactly(RunStatus.SOLVED, RunStatus.FAILED);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> RunStatus.parseList("solved,DONE"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("no status 'DONE'; use RUNNING, SOLVED, FAILED, ERROR, CANCELLED, several separated by commas");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> RunStatus.parseList("\u001b[2J" + "x".repeat(50)))
+                .hasMessageStartingWith("no status '?[2J" + "x".repeat(36) + "…'");
+    }
 }
