@@ -158,19 +158,44 @@ final class Bootstrap {
      *     engine's profile does not reach the program
      */
     static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, byte[] programFilter) {
-        return payload(request, fileSizeCap, nonce, programFilter, false);
+        return payload(request, fileSizeCap, nonce, programFilter, 0);
     }
 
     /**
-     * @param cpuHeldByGroup whether the caller holds the CPU-time limit itself over the container's group, read exactly
-     *     and often (runc, a local cgroupfs): RLIMIT_CPU is then only a backstop a second past the limit, as on the
-     *     process tier. The kernel checks RLIMIT_CPU against tick-sampled time, which on a loaded host runs ahead of the
-     *     group's exact figure (SIGXCPU came at 0.87 s of a 1 s limit with load 20 on 2 cores), and a SIGXCPU short of
-     *     the measured limit must read as the program's own signal, never as the limit
+     * @param cpuBackstop how many whole seconds past the CPU-time limit RLIMIT_CPU's soft limit sits ({@link
+     *     #cpuBackstop}): 0 where RLIMIT_CPU is the limit, more where the caller holds the limit itself over the
+     *     container's group
      */
     static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, byte[] programFilter,
-            boolean cpuHeldByGroup) {
-        return payload(request, fileSizeCap, nonce, backstop(request), programFilter, false, cpuHeldByGroup);
+            long cpuBackstop) {
+        return payload(request, fileSizeCap, nonce, backstop(request), programFilter, false, cpuBackstop);
+    }
+
+    /**
+     * How far past the CPU-time limit RLIMIT_CPU goes, in whole seconds. Where the caller holds the limit over the
+     * container's group, read exactly and often ({@code exactGroup}: a local cgroupfs), RLIMIT_CPU is only a backstop,
+     * as on the process tier, because the clocks it is checked against run ahead of the CPU really used on a loaded
+     * host, and a SIGXCPU short of the measured limit must never read as the limit:
+     * <ul>
+     *   <li>runc: the kernel checks it against tick-sampled time (SIGXCPU came at 0.87 s of a 1 s limit with load 20
+     *       on 2 cores): a second behind is enough;</li>
+     *   <li>gVisor: its own kernel counts a task's time from the host's clock while the task is in the program, host
+     *       preemption included (SIGXCPU came when the host group had counted 0.87 s of a 2 s limit on a loaded host):
+     *       the backstop is the limit again plus a second, and the host group, which also counts the time gVisor's
+     *       kernel spends on the program's behalf (its system calls and page faults), holds the limit.</li>
+     * </ul>
+     * Without an exact group, RLIMIT_CPU is the limit (0).
+     */
+    static long cpuBackstop(ResourceLimits limits, boolean exactGroup, boolean gvisor) {
+        if (!exactGroup) {
+            return 0;
+        }
+        return gvisor ? cpuSeconds(limits) + 1 : 1;
+    }
+
+    /** The CPU-time limit in the whole seconds RLIMIT_CPU counts, rounded up so a 500 ms limit still lets the program start. */
+    private static long cpuSeconds(ResourceLimits limits) {
+        return Math.max(1L, (limits.cpuTime().toMillis() + 999) / 1000);
     }
 
     /**
@@ -178,8 +203,8 @@ final class Bootstrap {
      * the payload on its own stdin (the request's stdin first), rather than a file holding all of it.
      */
     static byte[] livePayload(ExecutionRequest request, long fileSizeCap, String nonce, byte[] programFilter,
-            boolean cpuHeldByGroup) {
-        return payload(request, fileSizeCap, nonce, backstop(request), programFilter, true, cpuHeldByGroup);
+            long cpuBackstop) {
+        return payload(request, fileSizeCap, nonce, backstop(request), programFilter, true, cpuBackstop);
     }
 
     private static long backstop(ExecutionRequest request) {
@@ -188,11 +213,11 @@ final class Bootstrap {
 
     /** The payload with an explicit backstop: seconds after the program's start at which its supervisor ends the run. */
     static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, long backstopSeconds) {
-        return payload(request, fileSizeCap, nonce, backstopSeconds, null, false, false);
+        return payload(request, fileSizeCap, nonce, backstopSeconds, null, false, 0);
     }
 
     private static byte[] payload(ExecutionRequest request, long fileSizeCap, String nonce, long backstopSeconds,
-            byte[] programFilter, boolean live, boolean cpuHeldByGroup) {
+            byte[] programFilter, boolean live, long cpuBackstop) {
         ResourceLimits limits = request.limits();
         Map<String, String> files = new LinkedHashMap<>(request.program().files());
         files.put(request.program().mainFileName(), request.program().source());
@@ -203,8 +228,7 @@ final class Bootstrap {
         }
         argv.add(request.program().mainFileName());
         argv.addAll(request.args());
-        // RLIMIT_CPU counts whole seconds; round up so a 500 ms limit still lets the program start
-        long cpu = Math.max(1L, (limits.cpuTime().toMillis() + 999) / 1000) + (cpuHeldByGroup ? 1 : 0);
+        long cpu = cpuSeconds(limits) + cpuBackstop;
         long fsize = Math.min(limits.maxFileBytes(), fileSizeCap);
         return new SupervisorJob(files, request.program().binaryFiles(), argv, ENV)
                 .rlimit("RLIMIT_CPU", cpu, cpu + 1)

@@ -94,14 +94,14 @@ final class DockerExecutions {
             // read before the program starts: what the idle supervisor holds is not the program's
             GroupMemory memory = GroupMemory.of(id, limits.memoryBytes()).orElse(null);
             long start = System.nanoTime();
-            // under gVisor its own kernel's accounting is the program's CPU time (the host's group trails it): RLIMIT_CPU
-            // stays the limit there; under runc the group's exact figure, read every 50 ms, holds it
-            boolean cpuHeldByGroup = !gvisor && meter.exact();
+            // the group's exact figure, read every 50 ms, holds the CPU limit where there is one (runc and gVisor alike);
+            // RLIMIT_CPU, checked against clocks that run ahead on a loaded host, is a backstop behind it
+            long cpuBackstop = Bootstrap.cpuBackstop(limits, meter.exact(), gvisor);
             if (live == null) {
-                engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce, programFilter, cpuHeldByGroup), session);
+                engine.attach(id, Bootstrap.payload(request, tmpfsBytes, nonce, programFilter, cpuBackstop), session);
             } else {
                 session.tap(live);
-                live.payload(Bootstrap.livePayload(request, tmpfsBytes, nonce, programFilter, cpuHeldByGroup));
+                live.payload(Bootstrap.livePayload(request, tmpfsBytes, nonce, programFilter, cpuBackstop));
                 engine.attach(id, live.containerStdin(), session);
             }
             Watch watch = watch(session, meter, cpuBefore, memory, limits, start);

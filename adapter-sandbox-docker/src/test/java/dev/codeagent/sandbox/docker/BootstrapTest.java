@@ -45,16 +45,19 @@ class BootstrapTest {
         assertThat(n.path("env").path("PATH").asText()).isNotBlank();
     }
 
-    /** Where the group's exact figure holds the limit, the kernel's tick-sampled RLIMIT_CPU is a backstop behind it. */
+    /** Where the group's exact figure holds the limit, RLIMIT_CPU (checked against clocks that run ahead) is a backstop behind it. */
     @Test
-    void aGroupHeldCpuLimitLeavesRlimitCpuASecondBehind() throws IOException {
-        ExecutionRequest r = new ExecutionRequest(new Program(Language.PYTHON, "pass", Map.of()), "", List.of(),
-                ResourceLimits.defaults().withCpuTime(Duration.ofMillis(1000)));
-        JsonNode held = json(Bootstrap.payload(r, 64L << 20, "n", null, true));
-        JsonNode kernels = json(Bootstrap.payload(r, 64L << 20, "n", null, false));
-        assertThat(held.path("rlimits").path("RLIMIT_CPU").toString()).isEqualTo("[2,3]");
-        assertThat(kernels.path("rlimits").path("RLIMIT_CPU").toString()).as("gVisor's own accounting: the limit itself")
-                .isEqualTo("[1,2]");
+    void aGroupHeldCpuLimitLeavesRlimitCpuBehind() throws IOException {
+        ResourceLimits twoSeconds = ResourceLimits.defaults().withCpuTime(Duration.ofMillis(2000));
+        ExecutionRequest r = new ExecutionRequest(new Program(Language.PYTHON, "pass", Map.of()), "", List.of(), twoSeconds);
+        JsonNode runc = json(Bootstrap.payload(r, 64L << 20, "n", null, Bootstrap.cpuBackstop(twoSeconds, true, false)));
+        JsonNode runsc = json(Bootstrap.payload(r, 64L << 20, "n", null, Bootstrap.cpuBackstop(twoSeconds, true, true)));
+        JsonNode noGroup = json(Bootstrap.payload(r, 64L << 20, "n", null, Bootstrap.cpuBackstop(twoSeconds, false, true)));
+        assertThat(runc.path("rlimits").path("RLIMIT_CPU").toString()).as("the kernel's ticks: a second behind").isEqualTo("[3,4]");
+        assertThat(runsc.path("rlimits").path("RLIMIT_CPU").toString())
+                .as("gVisor's clock counts host preemption: the limit again and a second").isEqualTo("[5,6]");
+        assertThat(noGroup.path("rlimits").path("RLIMIT_CPU").toString()).as("nothing else holds it: the limit itself")
+                .isEqualTo("[2,3]");
     }
 
     private static JsonNode json(byte[] p) throws IOException {
