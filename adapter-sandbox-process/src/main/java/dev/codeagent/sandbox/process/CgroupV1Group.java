@@ -27,7 +27,10 @@ final class CgroupV1Group implements ChildGroup {
     private final Set<Path> dirs;
     /** Whether the kernel accounts swap (memory.memsw.*): fixed for the group's life, so asked once, not at every poll. */
     private final boolean memsw;
-    /** The hard limit as the kernel holds it (page-rounded), or -1 until read; reset whenever the limits are set. */
+    /**
+     * The hard limit as the kernel holds it (page-rounded), or -1 until read; reset whenever the limits are set. Kept
+     * because {@link #memoryLimitHits} compares the charge with it at every poll.
+     */
     private volatile long limitRead = -1;
 
     private CgroupV1Group(Path memory, Path pids, Path cpuacct, Path freezer) {
@@ -69,14 +72,14 @@ final class CgroupV1Group implements ChildGroup {
 
     private void setLimits(long memoryBytes, int maxProcesses) throws IOException {
         Path limit = memory.resolve("memory.limit_in_bytes");
-        Path memsw = memory.resolve("memory.memsw.limit_in_bytes");
+        Path memswLimit = memory.resolve("memory.memsw.limit_in_bytes");
         limitRead = -1;
-        if (this.memsw) {
+        if (memsw) {
             // memory + swap = memory: the group can never use swap. The kernel keeps memsw >= memory at every
             // step, so a raise moves memsw first and a cut moves memory first.
             boolean raise = memoryBytes > CgroupFiles.readLong(limit);
-            CgroupFiles.write(raise ? memsw : limit, Long.toString(memoryBytes));
-            CgroupFiles.write(raise ? limit : memsw, Long.toString(memoryBytes));
+            CgroupFiles.write(raise ? memswLimit : limit, Long.toString(memoryBytes));
+            CgroupFiles.write(raise ? limit : memswLimit, Long.toString(memoryBytes));
         } else {
             CgroupFiles.write(limit, Long.toString(memoryBytes));
             // no swap accounting in this kernel: at least never choose swap when reclaiming for this group

@@ -18,8 +18,6 @@ final class CgroupV2Group implements ChildGroup {
     private final Path dir;
     /** The highest memory.current seen, for kernels without memory.peak (before 5.19). */
     private long seenPeak;
-    /** memory.max as the kernel holds it, or -1 until read; reset whenever the limits are set. */
-    private volatile long limitRead = -1;
 
     private CgroupV2Group(Path dir) {
         this.dir = dir;
@@ -49,7 +47,6 @@ final class CgroupV2Group implements ChildGroup {
 
     @Override
     public void limit(long memoryBytes, int maxProcesses) throws IOException {
-        limitRead = -1;
         CgroupFiles.write(dir.resolve("memory.max"), Long.toString(memoryBytes));
         CgroupFiles.write(dir.resolve("pids.max"), Integer.toString(maxProcesses));
     }
@@ -95,14 +92,10 @@ final class CgroupV2Group implements ChildGroup {
         return CgroupFiles.readLong(dir.resolve("memory.current"));
     }
 
+    /** Read as asked: a run asks once (v2's limit hits are the kernel's own count, not a comparison at each poll). */
     @Override
     public long memoryLimit() {
-        long l = limitRead;
-        if (l < 0) {
-            l = CgroupFiles.readLong(dir.resolve("memory.max"));
-            limitRead = l;
-        }
-        return l;
+        return CgroupFiles.readLong(dir.resolve("memory.max"));
     }
 
     @Override

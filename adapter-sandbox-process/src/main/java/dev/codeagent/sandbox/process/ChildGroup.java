@@ -28,7 +28,7 @@ sealed interface ChildGroup extends AutoCloseable permits CgroupV1Group, CgroupV
     /** The group's whole memory charge now, in bytes: one file, read at every poll of a run (see {@link MemoryWatch#plainlyUnder}). */
     long memoryUsage();
 
-    /** The group's hard memory limit, in bytes (read once and kept until {@link #limit} sets it anew). */
+    /** The group's hard memory limit, in bytes, as the kernel holds it (page-rounded). */
     long memoryLimit();
 
     /** Whether the kernel's OOM killer has killed a process of the group because the group hit its limit. */
