@@ -287,3 +287,64 @@ def test_a_tuple_sharing_its_parts_as_a_set_item_is_refused_before_it_is_hashed(
     assert verdict["outcome"] == "protocol", (verdict, err)
     assert "cap" in verdict["message"], verdict
     assert time.monotonic() - start < 20
+
+
+# ---------------------------------------------------------------- the tests passing the code's values back
+
+DEEP = "def deep(n):\n    v = 1\n    for _ in range(n):\n        v = [v]\n    return v\ndef size(x):\n    return 1\n"
+
+
+def test_the_codes_value_at_the_depth_cap_wrapped_by_the_tests_crosses_back(tmp_path):
+    # a sample's 100-deep value in the tests' [r, r] was unsendable, blamed on the problem: every other sample of
+    # it went unjudged in an evaluation
+    verdict, err = judge(tmp_path, DEEP, "r = deep(100)\nassert size([r, r]) == 1\nassert size([[[[[r]]]]]) == 1\n")
+    assert verdict["outcome"] == "passed", (verdict, err)
+
+
+def test_the_tests_own_value_past_the_call_depth_cannot_judge_this_sample_only(tmp_path):
+    tests = "v = 1\nfor _ in range(250):\n    v = [v]\nassert size(v) == 1\n"
+    verdict, err = judge(tmp_path, DEEP, tests)
+    assert verdict["outcome"] == "unjudgeable", (verdict, err)
+    assert "deeper than 200 levels" in verdict["message"] and "their own part alone" in verdict["message"]
+
+
+def test_deep_stand_ins_of_the_tests_cross_to_the_code(tmp_path):
+    # seven JSON levels a level: 190 namedtuples deep is ~1,300 levels of JSON, past the interpreter's recursion limit
+    tests = ("import collections\nP = collections.namedtuple('P', 'x')\nv = 1\nfor _ in range(190):\n    v = P(v)\n"
+             "def again():\n    return size(v)\n"
+             "def nest(n):\n    return again() if n == 0 else nest(n - 1)\n"
+             "assert nest(900) == 1\n")
+    verdict, err = judge(tmp_path, DEEP, tests)
+    assert verdict["outcome"] == "passed", (verdict, err)
+
+
+def test_the_codes_values_sent_back_past_the_item_cap_are_the_samples_failure(tmp_path):
+    code = "def big():\n    return list(range(600_000))\ndef size(x):\n    return 1\n"
+    verdict, err = judge(tmp_path, code, "a = big()\nb = big()\nassert size([a, b]) == 1\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+    assert "more than 1000000 items (the cap), made with the code's own values" in verdict["message"]
+
+
+def test_the_tests_own_value_past_the_item_cap_is_not_the_samples_failure(tmp_path):
+    code = "def small():\n    return [1, 2]\ndef size(x):\n    return 1\n"
+    verdict, err = judge(tmp_path, code, "a = small()\nassert size([a, list(range(1_200_000))]) == 1\n")
+    assert verdict["outcome"] == "unjudgeable", (verdict, err)
+
+
+def test_the_codes_values_sent_back_past_the_byte_cap_are_the_samples_failure(tmp_path):
+    code = "def big():\n    return 'x' * 5_000_000\ndef size(x):\n    return 1\n"
+    verdict, err = judge(tmp_path, code, "a = big()\nb = big()\nassert size([a, b]) == 1\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+    assert "byte cap, made with the code's own values" in verdict["message"]
+
+
+def test_a_function_the_tests_pass_cannot_judge_this_sample_only(tmp_path):
+    verdict, err = judge(tmp_path, DEEP, "assert size(lambda: 1) == 1\n")
+    assert verdict["outcome"] == "unjudgeable", (verdict, err)
+
+
+def test_a_missing_module_is_the_problems_before_any_call_and_this_samples_after_one(tmp_path):
+    before, err = judge(tmp_path, DEEP, "import no_such_module_for_tests\nassert size(1) == 1\n")
+    assert before["outcome"] == "tests", (before, err)
+    after, err = judge(tmp_path, DEEP, "if size(1) == 1:\n    import no_such_module_for_tests\n")
+    assert after["outcome"] == "unjudgeable", (after, err)

@@ -73,6 +73,41 @@ class ProblemErrorsIT {
                 .containsExactlyInAnyOrder("ACCEPTED", "WRONG_ANSWER", "SYNTAX_ERROR");
     }
 
+    @Test
+    void aSampleCannotMakeItsProblemsTestsLookBrokenForTheOtherSamples() throws IOException {
+        // the attack, from the source: which call the tests reach, and with what, is the code's doing. A sample
+        // that returned a value at the depth cap made the tests' add([r, r], 0) unsendable, reported as the
+        // problem's tests failing to load: every other sample of the problem went unjudged, pass@k read 0
+        String test = "def check(candidate):\n    r = candidate(2, 3)\n    assert candidate([r, r], []) is not None\n"
+                + "    if r == 'lambda':\n        candidate(lambda: 0, 1)\n"
+                + "    if r == 'import':\n        import codeagent_no_such_module\n    assert r == 5\n";
+        Path problems = Files.write(dir.resolve("problems.jsonl"), List.of(problem("Add/0", test)));
+        String deep = "    if a == 2:\n        v = 1\n        for _ in range(100):\n            v = [v]\n        return v\n"
+                + "    return a + b\n";
+        Path samples = Files.write(dir.resolve("samples.jsonl"), List.of(
+                sample("Add/0", deep),
+                sample("Add/0", "    return 'lambda' if a == 2 else a + b\n"),
+                sample("Add/0", "    return 'import' if a == 2 else a + b\n"),
+                sample("Add/0", "    return a + b\n")));
+
+        EvalCli.Result r = new EvalCli(dir).run("--problems", problems.toString(), "--samples", samples.toString(),
+                "--sandbox", "process", "--timeout", "5s", "--workers", "1", "--json", "--out", dir.resolve("o.jsonl").toString());
+
+        JsonNode summary = EvalJson.read(r.out());
+        assertThat(summary.get("notJudged").asInt()).as(r.toString()).isZero();
+        assertThat(summary.has("problemErrors") && summary.get("problemErrors").size() > 0).as(summary.toString()).isFalse();
+        List<String> verdicts = EvalJson.readLines(dir.resolve("o.jsonl")).stream()
+                .map(n -> n.get("verdict").asText() + " " + n.path("message").asText()).toList();
+        // the deep value crosses back as it would in one process, then fails the last assert; the other two are
+        // this sample's own INTERNAL_ERROR, and the honest sample is judged as usual
+        assertThat(verdicts).as(r.toString()).hasSize(4);
+        assertThat(verdicts.get(0)).startsWith("WRONG_ANSWER");
+        assertThat(verdicts.get(1)).startsWith("INTERNAL_ERROR the tests cannot judge this program");
+        assertThat(verdicts.get(2)).startsWith("INTERNAL_ERROR the tests cannot judge this program")
+                .contains("codeagent_no_such_module");
+        assertThat(verdicts.get(3)).isEqualTo("ACCEPTED ");
+    }
+
     private static String problem(String task, String test) {
         ObjectNode p = EvalJson.object();
         p.put("task_id", task);

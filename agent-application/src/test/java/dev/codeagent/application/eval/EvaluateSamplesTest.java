@@ -105,6 +105,28 @@ class EvaluateSamplesTest {
     }
 
     @Test
+    void aSampleTheTestsCannotJudgeIsThatSamplesInternalErrorAndNeverMarksTheProblemBroken() {
+        // which call the tests reach, and with what, is the code's doing: a sample whose values made the tests'
+        // call unsendable once marked the problem's tests broken, and every other sample of it went unjudged
+        ScriptedSandbox sandbox = new ScriptedSandbox(r -> r.program().source().contains("return x + 1")
+                ? python(r)
+                : ScriptedSandbox.exited(0, "", "").withJudgement(ScriptedSandbox.judged(JudgeReport.Outcome.UNJUDGEABLE,
+                        "the tests passed inc([...]) a value nested deeper than 200 levels (the cap), their own part alone")));
+        List<Sample> samples = List.of(
+                new Sample("HumanEval/0", 0, "    return [x]\n"),
+                new Sample("HumanEval/0", 1, "    return x + 1\n"),
+                new Sample("HumanEval/0", 2, "    return x + 1\n"));
+        EvaluationReport report = evaluator(sandbox, 1).evaluate(List.of(INC), samples, EvaluationListener.NONE);
+
+        assertThat(report.problemErrors()).isEmpty();
+        assertThat(report.notJudged()).isZero();
+        assertThat(report.results()).extracting(r -> r.verdict())
+                .containsExactly(Verdict.Kind.INTERNAL_ERROR, Verdict.Kind.ACCEPTED, Verdict.Kind.ACCEPTED);
+        assertThat(report.results().get(0).message()).startsWith("the tests cannot judge this program: ");
+        assertThat(sandbox.requests()).as("every sample ran").hasSize(3);
+    }
+
+    @Test
     void runsTheDatasetsProgramForEachSample() {
         ScriptedSandbox sandbox = new ScriptedSandbox(EvaluateSamplesTest::python);
         ResourceLimits limits = ResourceLimits.defaults().withWallTime(Duration.ofSeconds(3));

@@ -31,14 +31,26 @@ public record JudgeReport(
         NOT_DATA("not-data"),
         /** the program ended (exit, signal, crash) before the tests finished */
         ENDED("ended"),
-        /** the program broke the judging protocol */
+        /**
+         * the program broke the judging protocol, or its own values, passed back by the tests, cannot cross to it
+         * again within the wire's caps
+         */
         PROTOCOL("protocol"),
         /** the code does not compile */
         SYNTAX("syntax"),
         /** the tests raised an error of their own that is the code's doing (a missing name) */
         TESTS_ERROR("tests-error"),
-        /** the tests cannot run as written: not the code's fault */
-        TESTS("tests");
+        /**
+         * the tests cannot load as written (they do not compile, or cannot import what they need before calling
+         * the code): not the code's fault, and the same for every sample of the problem
+         */
+        TESTS("tests"),
+        /**
+         * the tests cannot go on with this sample: a call they make cannot cross to the code (a value that is not
+         * data, or their own part of it past a cap), or an import they reach after calling the code fails; not the
+         * code's fault, but which call the tests reach depends on the code, so it is this sample's alone
+         */
+        UNJUDGEABLE("unjudgeable");
 
         private final String wire;
 

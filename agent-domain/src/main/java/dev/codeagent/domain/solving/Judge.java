@@ -263,6 +263,8 @@ public final class Judge {
             }
             case TESTS:
                 return Verdict.of(Verdict.Kind.INTERNAL_ERROR, oneLine("the tests cannot be judged: " + r.message()));
+            case UNJUDGEABLE:
+                return Verdict.of(Verdict.Kind.INTERNAL_ERROR, oneLine("the tests cannot judge this program: " + r.message()));
             case PROTOCOL:
             default:
                 return Verdict.of(Verdict.Kind.RUNTIME_ERROR, oneLine(r.message()));

@@ -148,6 +148,10 @@ class JudgeTest {
                 + "defined")).message()).isEqualTo("the tests failed: NameError: name 'add' is not defined");
         assertThat(judged(Outcome.OK, 0, null, report(JudgeReport.Outcome.TESTS, "a lambda cannot be sent")).kind())
                 .as("the task's fault, not the code's").isEqualTo(Verdict.Kind.INTERNAL_ERROR);
+        Verdict unjudgeable = judged(Outcome.OK, 0, null, report(JudgeReport.Outcome.UNJUDGEABLE,
+                "the tests passed f(<lambda>) a function, which cannot cross to the code under test as data"));
+        assertThat(unjudgeable.kind()).isEqualTo(Verdict.Kind.INTERNAL_ERROR);
+        assertThat(unjudgeable.message()).startsWith("the tests cannot judge this program: the tests passed f(");
         JudgeReport syntax = new JudgeReport(JudgeReport.Outcome.SYNTAX, "SyntaxError: expected ':'", null, null, List.of(),
                 new JudgeReport.RaisedError("SyntaxError", "expected ':'",
                         List.of(new JudgeReport.ReportedFrame("main.py", 1, "<module>", "def add(a, b)"))));

@@ -75,7 +75,7 @@ class Candidate:
         self.send(["ready", self.inventory(module.__dict__)])
         while True:
             try:
-                message = wire.loads(wire.read_frame(self.rfd))
+                message = wire.loads(wire.read_frame(self.rfd), wire.CALL_DEPTH)
             except wire.Closed:
                 return 0
             if not isinstance(message, list) or not message or message[0] == "bye":
@@ -147,18 +147,20 @@ class Candidate:
         """The reply to a request: the value (or the exception), then the state of each argument the call
         changed in place, then the globals it changed."""
         decoder = wire.Decoder(dict((n, v) for n, v in self.globals.items() if isinstance(v, _SHARED)),
-                               remote=lambda ref, _: self.refs[ref], builtins=_BUILTIN_NAMES, standin=wire.standin)
+                               remote=lambda ref, _: self.refs[ref], builtins=_BUILTIN_NAMES, standin=wire.standin,
+                               max_depth=wire.CALL_DEPTH)
         try:
             kind, target = message[0], message[1]
             obj = namespace[target[1]] if target[0] == "g" else self.refs[target[1]]
-            if kind == "call":
-                attr = message[2]
-                args = [decoder.decode(a) for a in message[3]]
-                kwargs = {k: decoder.decode(v) for k, v in message[4].items()}
-            elif kind == "set":
-                attr, args, kwargs = message[2], [decoder.decode(message[3])], {}
-            else:
-                attr, args, kwargs = message[2], [], {}
+            with wire.Room():
+                if kind == "call":
+                    attr = message[2]
+                    args = [decoder.decode(a) for a in message[3]]
+                    kwargs = {k: decoder.decode(v) for k, v in message[4].items()}
+                elif kind == "set":
+                    attr, args, kwargs = message[2], [decoder.decode(message[3])], {}
+                else:
+                    attr, args, kwargs = message[2], [], {}
         except (wire.WireError, LookupError, TypeError, ValueError) as e:
             return ["protocol", "a request the program could not read: " + _text(e)]
         known = decoder.aliases

@@ -25,11 +25,16 @@ import operator
 import os
 import re
 import stat
+import sys
 
 #: the largest frame either side accepts (bytes of JSON)
 MAX_FRAME = 8 * 1024 * 1024
 #: how deeply containers may nest in a value (the value's own levels: a message's envelope does not count)
 MAX_DEPTH = 100
+#: how deeply the tests' arguments may nest: a value of the code's (at most MAX_DEPTH) inside at most MAX_DEPTH
+#: levels of the tests' own, so that a send past it is the tests' doing alone and never the code's (a sample that
+#: returned a value 100 deep made the tests' `f([r])` unsendable, blamed on the problem for every sample)
+CALL_DEPTH = 2 * MAX_DEPTH
 #: how many items (containers and scalars together) one message may hold
 MAX_NODES = 1_000_000
 #: Python's default cap on decimal integer text (3.11): the judge keeps it, as a plain interpreter does, so
@@ -45,12 +50,25 @@ class WireError(Exception):
     """A frame or a value that breaks the protocol; its text says what was wrong, in one line."""
 
 
+class TooLarge(WireError):
+    """A message over MAX_FRAME bytes, not sent; size is its length."""
+
+    def __init__(self, message, size):
+        super().__init__(message)
+        self.size = size
+
+
 class Closed(WireError):
     """The other side closed its end (it exited, or was killed)."""
 
 
 class NotData(Exception):
-    """A value the encoder cannot send as data (and may not send as a remote object); the text says why."""
+    """A value the encoder cannot send as data (and may not send as a remote object); the text says why, and cap
+    which of the caps it is over ("depth", "nodes"), or None for a value that is not data."""
+
+    def __init__(self, message, cap=None):
+        super().__init__(message)
+        self.cap = cap
 
 
 # ---------------------------------------------------------------- frames
@@ -90,7 +108,7 @@ def write_frame(fd, message):
     """Writes one message (JSON-ready) as a frame to fd."""
     body = dumps(message).encode("ascii")
     if len(body) > MAX_FRAME:
-        raise WireError("a message of %d bytes is over the %d-byte cap" % (len(body), MAX_FRAME))
+        raise TooLarge("a message of %d bytes is over the %d-byte cap" % (len(body), MAX_FRAME), len(body))
     data = memoryview(b"%d\n" % len(body) + body)
     while data:
         data = data[os.write(fd, data):]
@@ -144,7 +162,7 @@ def read_frame(fd):
 _STRINGS = re.compile(rb'"[^"]*"')
 
 
-def loads(body):
+def loads(body, max_depth=MAX_DEPTH):
     """The JSON of a frame, as lists, dicts, str, int, float, bool, None: linear in its size and bounded in
     memory (items are counted before any is built: 8 MiB of "[]," would be 2.7 million lists)."""
     if not isinstance(body, bytes) or not body.isascii():
@@ -157,13 +175,33 @@ def loads(body):
         if bare.count(b",") + bare.count(b"[") + bare.count(b"{") > 2 * MAX_NODES:
             raise WireError("a message of more than %d items (the cap)" % MAX_NODES)
     try:
-        return json.loads(body)
+        with Room(max_depth):
+            return json.loads(body)
     except RecursionError:
-        raise WireError("a message nested deeper than %d levels (the cap)" % MAX_DEPTH) from None
+        raise WireError("a message nested deeper than %d levels (the cap)" % max_depth) from None
     except ValueError as e:
         if "digits" in str(e):
             raise WireError("an integer of more than %d decimal digits (the cap)" % INT_DIGITS) from None
         raise WireError("a frame that is not JSON") from None
+
+
+class Room:
+    """Room above the interpreter's recursion limit for the wire's own recursion (encoding, JSON text, decoding) of a
+    value depth levels deep, wherever in its stack the caller is: a test calling the code 900 calls deep works in
+    one process, and the crossing must not make it a RecursionError. A level is up to seven JSON levels
+    ({"N": [k, {"T": [.., {"u": [..]}]}]}). Never around the code's own run: its limit is the interpreter's."""
+
+    def __init__(self, depth=CALL_DEPTH):
+        self.extra = 8 * depth + 50
+        self.limit = None
+
+    def __enter__(self):
+        self.limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(self.limit + self.extra)
+        return self
+
+    def __exit__(self, *exc):
+        sys.setrecursionlimit(self.limit)
 
 
 # ---------------------------------------------------------------- values out
@@ -187,10 +225,12 @@ class Encoder:
     can name it in its reply; remote(obj): the JSON part of a value that is not data, or raise NotData.
     Counts nodes and depth exactly as Decoder does, so a value one side sends the other accepts."""
 
-    def __init__(self, known=None, share=False, remote=None):
+    def __init__(self, known=None, share=False, remote=None, max_depth=MAX_DEPTH, max_nodes=MAX_NODES):
         self.known = known or {}
         self.share = share
         self.remote = remote
+        self.max_depth = max_depth
+        self.max_nodes = max_nodes
         self.nodes = 0
         self.keys = {}  # id -> key of each container sent in this message
         self.objects = {}  # key -> the container itself (kept alive: ids stay unique)
@@ -204,10 +244,10 @@ class Encoder:
 
     def _enc(self, v, depth, holder, index, contents=False):
         self.nodes += 1
-        if self.nodes > MAX_NODES:
-            raise NotData("a value of more than %d items (the cap)" % MAX_NODES)
-        if depth > MAX_DEPTH:
-            raise NotData("a value nested deeper than %d levels (the cap)" % MAX_DEPTH)
+        if self.nodes > self.max_nodes:
+            raise NotData("a value of more than %d items (the cap)" % MAX_NODES, "nodes")
+        if depth > self.max_depth:
+            raise NotData("a value nested deeper than %d levels (the cap)" % self.max_depth, "depth")
         t = type(v)
         if t is str or t is bool or v is None or t is float:
             return v
@@ -321,8 +361,9 @@ class Decoder:
     by raising (integers that all hash alike make a set or a dict quadratic to build: a few thousand of them cost a
     C call seconds, so sets and dicts are filled an item at a time and the cost is looked at as it goes)."""
 
-    def __init__(self, known=None, remote=None, builtins=None, standin=None, check=None):
+    def __init__(self, known=None, remote=None, builtins=None, standin=None, check=None, max_depth=MAX_DEPTH):
         self.known = known or {}
+        self.max_depth = max_depth
         self.remote = remote
         self.builtins = builtins or {}
         self.standin = standin
@@ -344,8 +385,8 @@ class Decoder:
         if self.nodes > MAX_NODES:
             raise WireError("a message of more than %d items (the cap)" % MAX_NODES)
         self._tick()
-        if depth > MAX_DEPTH:
-            raise WireError("a value nested deeper than %d levels (the cap)" % MAX_DEPTH)
+        if depth > self.max_depth:
+            raise WireError("a value nested deeper than %d levels (the cap)" % self.max_depth)
         t = type(j)
         if t in _SCALARS:
             return j

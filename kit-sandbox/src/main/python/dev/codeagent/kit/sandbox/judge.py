@@ -68,6 +68,10 @@ class Judge:
         self.shadowing = set()  # names the code's globals may not take in the tests' namespace
         self.globals = {}  # name -> the tests' copy of a data global of the code, kept as the code changes it
         self.cpu = 0.0  # CPU seconds this judge spent reading the candidate's replies
+        # how much the code has sent: a call of the tests past a cap of items or bytes is the sample's when its
+        # values could make up the excess, and the tests' own when their part alone is past the cap
+        self.received_nodes = 0
+        self.received_bytes = 0
         self.cpu_limit = _cpu_limit() if cpu_limit is None else cpu_limit
 
     # ------------------------------------------------------------ the channel
@@ -77,6 +81,16 @@ class Judge:
             raise self.failure
         try:
             wire.write_frame(self.wfd, message)
+        except wire.TooLarge as e:
+            self.unsendable(what, "bytes", "a value of %d bytes, over the %d-byte cap" % (e.size, wire.MAX_FRAME),
+                            e.size - wire.MAX_FRAME <= self.received_bytes)
+        except (wire.Closed, BrokenPipeError):
+            self.fail("ended", "the program ended while the tests were calling " + what
+                      + ": does the code call sys.exit(), exit() or os._exit(), or kill itself?")
+        except (wire.WireError, OSError) as e:
+            self.fail("protocol", "the program broke the judging protocol while the tests were calling "
+                      + what + ": " + str(e))
+        try:
             reply = self.read()
         except (wire.Closed, BrokenPipeError):
             self.fail("ended", "the program ended while the tests were calling " + what
@@ -92,6 +106,7 @@ class Judge:
         """The next message from the candidate, parsed; the CPU it costs this judge is the sample's, counted
         against its time limit (a reply is parsed in time linear in its size, but replies are many)."""
         body = wire.read_frame(self.rfd)
+        self.received_bytes += len(body)
         start = time.process_time()
         try:
             return wire.loads(body)
@@ -156,7 +171,10 @@ class Judge:
         objects = dict(sent.objects) if sent is not None else {}
         objects.update(self.shared_globals())
         decoder = self.decoder(objects)
-        value = decoder.decode(reply[1]) if reply[0] == "ok" else None
+        try:
+            value = decoder.decode(reply[1]) if reply[0] == "ok" else None
+        finally:
+            self.received_nodes += decoder.nodes
         states = []
         for item in reply[2]:
             if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int and sent is not None
@@ -248,8 +266,9 @@ class Judge:
         e.remote_frames = tuple(kept)
         return e
 
-    def encoder(self):
-        return wire.Encoder({id(v): n for n, v in self.shared_globals().items()}, share=True, remote=self.remote_out)
+    def encoder(self, max_nodes=wire.MAX_NODES):
+        return wire.Encoder({id(v): n for n, v in self.shared_globals().items()}, share=True, remote=self.remote_out,
+                            max_depth=wire.CALL_DEPTH, max_nodes=max_nodes)
 
     def remote_out(self, value):
         """An argument that is not data: a remote object of this judge's candidate goes back by reference, a
@@ -262,22 +281,39 @@ class Judge:
         raise wire.NotData("a " + wire.describe(value) + ", which cannot cross to the code under test as data")
 
     def encode_args(self, what, args, kwargs=None):
-        enc = self.encoder()
+        # items past the cap are counted on as far as the code's values could reach, to tell whose the excess is
+        enc = self.encoder(wire.MAX_NODES + self.received_nodes)
         try:
             a = [enc.encode(x) for x in args]
             k = {n: enc.encode(x) for n, x in (kwargs or {}).items()}
         except wire.NotData as e:
-            self.fail("tests", "the tests passed " + what + " " + str(e))
+            # past CALL_DEPTH, or past the item cap by more than the code ever sent: the tests' own part alone is
+            # over the cap (the code's values are at most MAX_DEPTH deep), as is a value that is not data
+            self.unsendable(what, e.cap, str(e), False)
+        if enc.nodes > wire.MAX_NODES:
+            self.unsendable(what, "nodes", "a value of more than %d items (the cap)" % wire.MAX_NODES, True)
         return enc, a, k
+
+    def unsendable(self, what, cap, why, the_codes):
+        """The tests' call cannot cross: the sample's failure when the code's own values (sent back by the tests)
+        can account for the excess, else the tests' (for this sample only: which call the tests reach, and with
+        what, depends on the code, so a failure here never marks the problem's tests broken)."""
+        if the_codes:
+            self.fail("protocol", "the tests passed %s %s, made with the code's own values: a program whose values "
+                      "are this large cannot be judged" % (what, why))
+        self.fail("unjudgeable", "the tests passed " + what + " " + why
+                  + ("" if cap is None else ", their own part alone"))
 
     def call(self, target, attr, label, args, kwargs):
         what = label + "(" + _short(", ".join([_shown(a) for a in args]
                                            + ["%s=%s" % (k, _shown(v)) for k, v in kwargs.items()]), 120) + ")"
-        sent, a, k = self.encode_args(what, args, kwargs)
-        message = ["call", ["g" if target[0] == "g" else "r", target[1]], attr, a, k]
         line = _test_line()
         try:
-            value = self.result(self.request(message, what), what, sent)
+            # the crossing's own recursion gets room above the limit: the tests' stack is where it is in one process
+            with wire.Room():
+                sent, a, k = self.encode_args(what, args, kwargs)
+                message = ["call", ["g" if target[0] == "g" else "r", target[1]], attr, a, k]
+                value = self.result(self.request(message, what), what, sent)
         except CandidateRaised as e:
             self.calls.append((line, what, "raised " + e.remote_type))
             raise
@@ -370,8 +406,11 @@ class Judge:
                           calls=self.calls_on(_failure_line(e)))
         except ImportError as e:
             if _raised_by_tests(e):
-                # an import in the tests themselves (or the prelude) that this judge cannot satisfy: the problem's
-                return report("tests", "the tests cannot import what they need (the problem's fault, not the code's): "
+                # an import in the tests themselves (or the prelude) that this judge cannot satisfy: the problem's,
+                # and the same for every sample when the tests had not called the code yet (after a call, which
+                # import the tests reach may be the code's doing: this sample's alone)
+                return report("tests" if not self.calls else "unjudgeable",
+                              "the tests cannot import what they need (the problem's fault, not the code's): "
                               "%s: %s" % (type(e).__name__, _short(_str(e))), test_line=_failure_line(e))
             return self.tests_error(e)
         except AssertionError as e:
