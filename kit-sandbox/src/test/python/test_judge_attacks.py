@@ -305,7 +305,7 @@ def test_the_tests_own_value_past_the_call_depth_cannot_judge_this_sample_only(t
     tests = "v = 1\nfor _ in range(250):\n    v = [v]\nassert size(v) == 1\n"
     verdict, err = judge(tmp_path, DEEP, tests)
     assert verdict["outcome"] == "unjudgeable", (verdict, err)
-    assert "deeper than 200 levels" in verdict["message"] and "their own part alone" in verdict["message"]
+    assert "deeper than 200 levels" in verdict["message"] and "before the code had sent" in verdict["message"]
 
 
 def test_deep_stand_ins_of_the_tests_cross_to_the_code(tmp_path):
@@ -322,20 +322,86 @@ def test_the_codes_values_sent_back_past_the_item_cap_are_the_samples_failure(tm
     code = "def big():\n    return list(range(600_000))\ndef size(x):\n    return 1\n"
     verdict, err = judge(tmp_path, code, "a = big()\nb = big()\nassert size([a, b]) == 1\n")
     assert verdict["outcome"] == "protocol", (verdict, err)
-    assert "more than 1000000 items (the cap), made with the code's own values" in verdict["message"]
+    assert "more than 1000000 items (the cap), a value that holds or is made from the code's own" in verdict["message"]
 
 
 def test_the_tests_own_value_past_the_item_cap_is_not_the_samples_failure(tmp_path):
-    code = "def small():\n    return [1, 2]\ndef size(x):\n    return 1\n"
+    code = "def small():\n    return 2\ndef size(x):\n    return 1\n"
     verdict, err = judge(tmp_path, code, "a = small()\nassert size([a, list(range(1_200_000))]) == 1\n")
     assert verdict["outcome"] == "unjudgeable", (verdict, err)
+
+
+def test_once_the_code_has_sent_a_container_a_value_past_a_cap_is_the_samples(tmp_path):
+    # whose part is over the cap cannot be told once the code's values may be in it (the reviewer's attacks below):
+    # the sample's failure, never its INTERNAL_ERROR
+    code = "def small():\n    return [1, 2]\ndef size(x):\n    return 1\n"
+    verdict, err = judge(tmp_path, code, "a = small()\nassert size([a, list(range(1_200_000))]) == 1\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+
+
+# The code's values the judge holds whole, past what any one message of the code's carried: a reviewer with the
+# source made each of these an INTERNAL_ERROR ("unjudgeable", the tests' part alone) under a rule that tallied what
+# had crossed; in one process each is the code's own pass or failure.
+
+def test_values_chained_through_globals_the_code_rebound_are_the_samples(tmp_path):
+    code = ("def nest(n, inner):\n    for _ in range(n):\n        inner = [inner]\n    return inner\n"
+            "A = nest(90, 0)\nB = nest(90, A)\nC = nest(90, B)\n"
+            "def f(x):\n    global A, B, C\n    r = C\n    A = B = C = None\n    return r\n")
+    verdict, err = judge(tmp_path, code, "assert f(f(1)) == 1\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+
+
+def test_globals_the_code_rebound_sent_back_past_the_item_cap_are_the_samples(tmp_path):
+    code = "A = [0] * 700_000\nB = [0] * 700_000\ndef f(x):\n    global A, B\n    r = [A, B]\n    A = B = None\n    return r\n"
+    verdict, err = judge(tmp_path, code, "assert f(f(1)) == 1\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+
+
+def test_items_the_code_put_into_the_tests_arguments_are_the_samples(tmp_path):
+    code = "def fill(a):\n    a.extend([0] * 600_000)\n\ndef size(x):\n    return len(x)\n"
+    verdict, err = judge(tmp_path, code, "a, b = [], []\nfill(a)\nfill(b)\nassert size([a, b]) == 2\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+
+
+def test_depth_the_code_chained_through_the_tests_arguments_is_the_samples(tmp_path):
+    code = ("def link(a, b, c):\n"
+            "    for outer, inner in ((c, 0), (b, c), (a, b)):\n"
+            "        x = outer\n        for _ in range(94):\n            x.append([])\n            x = x[-1]\n"
+            "        x.append(inner)\n"
+            "def size(x):\n    return 1\n")
+    verdict, err = judge(tmp_path, code, "a, b, c = [], [], []\nlink(a, b, c)\nassert size(a) == 1\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+
+
+def test_the_codes_value_passed_straight_back_past_the_byte_cap_is_the_samples(tmp_path):
+    # the tests' encoding wraps each container ({"N": [k, []]}): five times the bytes the code sent
+    code = "def f(x):\n    return [[] for _ in range(900_000)]\n"
+    verdict, err = judge(tmp_path, code, "assert f(f(1)) == 1\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+
+
+def test_a_cycle_through_a_tuple_the_code_built_is_the_samples(tmp_path):
+    code = ("G = []\nT = (G,)\nn = 0\n"
+            "def f(x):\n    global G, T, n\n    n += 1\n"
+            "    if n == 1:\n        G.append(T)\n        return 0\n"
+            "    r = T\n    G = T = None\n    return r\n")
+    verdict, err = judge(tmp_path, code, "f(0)\nr = f(0)\nassert f(r) == 1\n")
+    assert verdict["outcome"] == "protocol", (verdict, err)
+
+
+def test_an_argument_within_the_caps_reaches_the_candidate_whatever_its_wrapping(tmp_path):
+    # 450,001 items within the cap, but the judge's wrapping broke the candidate's raw count: the candidate died and a
+    # right program was RUNTIME_ERROR
+    verdict, err = judge(tmp_path, "def size(x):\n    return len(x)\n",
+                         "v = [[] for _ in range(450_000)]\nassert size(v) == 450_000\n")
+    assert verdict["outcome"] == "passed", (verdict, err)
 
 
 def test_the_codes_values_sent_back_past_the_byte_cap_are_the_samples_failure(tmp_path):
     code = "def big():\n    return 'x' * 5_000_000\ndef size(x):\n    return 1\n"
     verdict, err = judge(tmp_path, code, "a = big()\nb = big()\nassert size([a, b]) == 1\n")
     assert verdict["outcome"] == "protocol", (verdict, err)
-    assert "byte cap, made with the code's own values" in verdict["message"]
+    assert "byte cap, a value that holds or is made from the code's own" in verdict["message"]
 
 
 def test_a_function_the_tests_pass_cannot_judge_this_sample_only(tmp_path):

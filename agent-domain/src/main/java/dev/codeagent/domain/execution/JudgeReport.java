@@ -47,8 +47,9 @@ public record JudgeReport(
         TESTS("tests"),
         /**
          * the tests cannot go on with this sample: a call they make cannot cross to the code (a value that is not
-         * data, or their own part of it past a cap), or an import they reach after calling the code fails; not the
-         * code's fault, but which call the tests reach depends on the code, so it is this sample's alone
+         * data, or a value past a cap before the code has sent them any: past that, it is the program's
+         * {@link #PROTOCOL}), or an import they reach after calling the code fails; not the code's fault, but which
+         * call the tests reach depends on the code, so it is this sample's alone
          */
         UNJUDGEABLE("unjudgeable");
 

@@ -75,7 +75,7 @@ class Candidate:
         self.send(["ready", self.inventory(module.__dict__)])
         while True:
             try:
-                message = wire.loads(wire.read_frame(self.rfd), wire.CALL_DEPTH)
+                message = wire.loads(wire.read_frame(self.rfd), wire.CALL_DEPTH, raw_count=False)
             except wire.Closed:
                 return 0
             if not isinstance(message, list) or not message or message[0] == "bye":

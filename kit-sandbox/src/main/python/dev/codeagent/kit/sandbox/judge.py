@@ -68,10 +68,9 @@ class Judge:
         self.shadowing = set()  # names the code's globals may not take in the tests' namespace
         self.globals = {}  # name -> the tests' copy of a data global of the code, kept as the code changes it
         self.cpu = 0.0  # CPU seconds this judge spent reading the candidate's replies
-        # how much the code has sent: a call of the tests past a cap of items or bytes is the sample's when its
-        # values could make up the excess, and the tests' own when their part alone is past the cap
-        self.received_nodes = 0
-        self.received_bytes = 0
+        # how many values the code has sent that could weigh in a value sent back to it (containers, longer scalars;
+        # in replies, argument states, globals): a call of the tests past a cap is the sample's once there is one
+        self.code_values = [0]
         self.cpu_limit = _cpu_limit() if cpu_limit is None else cpu_limit
 
     # ------------------------------------------------------------ the channel
@@ -82,8 +81,7 @@ class Judge:
         try:
             wire.write_frame(self.wfd, message)
         except wire.TooLarge as e:
-            self.unsendable(what, "bytes", "a value of %d bytes, over the %d-byte cap" % (e.size, wire.MAX_FRAME),
-                            e.size - wire.MAX_FRAME <= self.received_bytes)
+            self.unsendable(what, "bytes", "a value of %d bytes, over the %d-byte cap" % (e.size, wire.MAX_FRAME))
         except (wire.Closed, BrokenPipeError):
             self.fail("ended", "the program ended while the tests were calling " + what
                       + ": does the code call sys.exit(), exit() or os._exit(), or kill itself?")
@@ -106,7 +104,6 @@ class Judge:
         """The next message from the candidate, parsed; the CPU it costs this judge is the sample's, counted
         against its time limit (a reply is parsed in time linear in its size, but replies are many)."""
         body = wire.read_frame(self.rfd)
-        self.received_bytes += len(body)
         start = time.process_time()
         try:
             return wire.loads(body)
@@ -171,10 +168,7 @@ class Judge:
         objects = dict(sent.objects) if sent is not None else {}
         objects.update(self.shared_globals())
         decoder = self.decoder(objects)
-        try:
-            value = decoder.decode(reply[1]) if reply[0] == "ok" else None
-        finally:
-            self.received_nodes += decoder.nodes
+        value = decoder.decode(reply[1]) if reply[0] == "ok" else None
         states = []
         for item in reply[2]:
             if not (isinstance(item, list) and len(item) == 2 and type(item[0]) is int and sent is not None
@@ -198,7 +192,7 @@ class Judge:
                 self.over_cpu()
 
         return wire.Decoder(known, remote=lambda ref, type_name: Remote(self, ref, type_name), standin=wire.standin,
-                            check=check)
+                            check=check, tally=self.code_values)
 
     def shared_globals(self):
         return {n: v for n, v in self.globals.items() if isinstance(v, _SHARED)}
@@ -266,9 +260,9 @@ class Judge:
         e.remote_frames = tuple(kept)
         return e
 
-    def encoder(self, max_nodes=wire.MAX_NODES):
+    def encoder(self):
         return wire.Encoder({id(v): n for n, v in self.shared_globals().items()}, share=True, remote=self.remote_out,
-                            max_depth=wire.CALL_DEPTH, max_nodes=max_nodes)
+                            max_depth=wire.CALL_DEPTH)
 
     def remote_out(self, value):
         """An argument that is not data: a remote object of this judge's candidate goes back by reference, a
@@ -281,28 +275,28 @@ class Judge:
         raise wire.NotData("a " + wire.describe(value) + ", which cannot cross to the code under test as data")
 
     def encode_args(self, what, args, kwargs=None):
-        # items past the cap are counted on as far as the code's values could reach, to tell whose the excess is
-        enc = self.encoder(wire.MAX_NODES + self.received_nodes)
+        enc = self.encoder()
         try:
             a = [enc.encode(x) for x in args]
             k = {n: enc.encode(x) for n, x in (kwargs or {}).items()}
         except wire.NotData as e:
-            # past CALL_DEPTH, or past the item cap by more than the code ever sent: the tests' own part alone is
-            # over the cap (the code's values are at most MAX_DEPTH deep), as is a value that is not data
-            self.unsendable(what, e.cap, str(e), False)
-        if enc.nodes > wire.MAX_NODES:
-            self.unsendable(what, "nodes", "a value of more than %d items (the cap)" % wire.MAX_NODES, True)
+            self.unsendable(what, e.cap, str(e))
         return enc, a, k
 
-    def unsendable(self, what, cap, why, the_codes):
-        """The tests' call cannot cross: the sample's failure when the code's own values (sent back by the tests)
-        can account for the excess, else the tests' (for this sample only: which call the tests reach, and with
-        what, depends on the code, so a failure here never marks the problem's tests broken)."""
-        if the_codes:
-            self.fail("protocol", "the tests passed %s %s, made with the code's own values: a program whose values "
-                      "are this large cannot be judged" % (what, why))
+    def unsendable(self, what, cap, why):
+        """The tests' call cannot cross. Whose part of the value is over a cap cannot be told: a value of the code's
+        is at most MAX_DEPTH deep and MAX_NODES items as it crosses, but the judge holds it whole (an argument the
+        code filled in place, a global it rebound and the tests kept, chains of such values through references
+        the code named), and the tests may nest it or repeat it. So once the code has sent any value that could
+        weigh in it, the failure is the sample's (a sample never makes its own failure an INTERNAL_ERROR); before,
+        the tests' value is theirs alone: the tests cannot judge this sample (which call they reach, and with
+        what, depends on the code: it never marks the problem's tests broken). A value that is not data (a
+        lambda) is the tests' own: the code's values that are not data come back to it by reference."""
+        if cap is not None and self.code_values[0]:
+            self.fail("protocol", "the tests passed %s %s, a value that holds or is made from the code's own values: "
+                      "a program whose values grow this large cannot be judged" % (what, why))
         self.fail("unjudgeable", "the tests passed " + what + " " + why
-                  + ("" if cap is None else ", their own part alone"))
+                  + ("" if cap is None else ", before the code had sent them any value"))
 
     def call(self, target, attr, label, args, kwargs):
         what = label + "(" + _short(", ".join([_shown(a) for a in args]
