@@ -24,6 +24,18 @@ final class Datasets {
         return find("mbpp.jsonl");
     }
 
+    /** The repository's root: the working directory or the nearest directory above it holding agent-domain. */
+    static Path repositoryRoot() {
+        Path root = Path.of("").toAbsolutePath();
+        while (root != null && !Files.isDirectory(root.resolve("agent-domain"))) {
+            root = root.getParent();
+        }
+        if (root == null) {
+            fail("no repository root (a directory holding agent-domain) at or above " + Path.of("").toAbsolutePath());
+        }
+        return root;
+    }
+
     private static Path find(String name) {
         String root = System.getenv("CODEAGENT_REPO_ROOT");
         if (root != null && !root.isBlank()) {

@@ -51,7 +51,7 @@ class DifferentialIT {
     @BeforeAll
     static void oneProcessVerdicts() throws Exception {
         Path humanEval = Datasets.humanEval();
-        repo = repoRoot();
+        repo = Datasets.repositoryRoot();
         Path check = repo.resolve("kit-sandbox/src/test/resources/judge-check");
         Path emitted = shared.resolve("corpus.jsonl");
         Process p = new ProcessBuilder("/usr/bin/python3", check.resolve("differential.py").toString(), "--scripts",
@@ -72,8 +72,8 @@ class DifferentialIT {
     @ValueSource(strings = {"process", "docker", "gvisor"})
     void theTierAgreesWithOneProcess(String tier) throws IOException {
         Map<String, String> split = new TreeMap<>();
-        split.putAll(judge(tier, "HumanEval", humanEvalProblems()));
-        split.putAll(judge(tier, "MBPP", mbppProblems()));
+        split.putAll(judge(tier, "HumanEval", EvalJson.byTaskId(Datasets.humanEval())));
+        split.putAll(judge(tier, "MBPP", EvalJson.byTaskId(Datasets.mbpp())));
 
         int compared = 0;
         int timedOut = 0;
@@ -144,30 +144,5 @@ class DifferentialIT {
         }
         assertThat(verdicts).as(r.toString()).hasSize(sampleLines.size());
         return verdicts;
-    }
-
-    private static Map<String, JsonNode> humanEvalProblems() throws IOException {
-        Map<String, JsonNode> problems = new LinkedHashMap<>();
-        for (JsonNode p : EvalJson.readLines(Datasets.humanEval())) {
-            problems.put(p.get("task_id").asText(), p);
-        }
-        return problems;
-    }
-
-    private static Map<String, JsonNode> mbppProblems() throws IOException {
-        Map<String, JsonNode> problems = new LinkedHashMap<>();
-        for (JsonNode p : EvalJson.readLines(Datasets.mbpp())) {
-            problems.put(p.get("task_id").asText(), p);
-        }
-        return problems;
-    }
-
-    private static Path repoRoot() {
-        Path root = Path.of("").toAbsolutePath();
-        while (root != null && !Files.isDirectory(root.resolve("agent-domain"))) {
-            root = root.getParent();
-        }
-        assertThat(root).as("the repository root").isNotNull();
-        return root;
     }
 }

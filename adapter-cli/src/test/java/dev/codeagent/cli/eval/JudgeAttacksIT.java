@@ -35,7 +35,7 @@ class JudgeAttacksIT {
     @ParameterizedTest(name = "{0} tier")
     @ValueSource(strings = {"process", "docker"})
     void evalRefusesEveryAttackAndAcceptsTheCanonicalSolutions(String tier) throws IOException {
-        Map<String, JsonNode> problems = problems();
+        Map<String, JsonNode> problems = EvalJson.byTaskId(Datasets.humanEval());
         Map<String, String> attacks = attacks();
         List<String> lines = new ArrayList<>();
         // a result names its sample by task and index within the task
@@ -86,7 +86,7 @@ class JudgeAttacksIT {
     @ParameterizedTest(name = "{0} tier")
     @ValueSource(strings = {"process", "docker"})
     void solveRefusesEveryAttack(String tier) throws IOException {
-        Map<String, JsonNode> problems = problems();
+        Map<String, JsonNode> problems = EvalJson.byTaskId(Datasets.humanEval());
         Map<String, List<String>> byTask = new LinkedHashMap<>();
         attacks().values().forEach(a -> byTask.computeIfAbsent(taskOf(a), t -> new ArrayList<>()).add(a));
         int runs = 0;
@@ -134,21 +134,9 @@ class JudgeAttacksIT {
         return attack.lines().findFirst().orElseThrow().split("task:")[1].strip();
     }
 
-    private static Map<String, JsonNode> problems() throws IOException {
-        Map<String, JsonNode> problems = new LinkedHashMap<>();
-        for (JsonNode p : EvalJson.readLines(Datasets.humanEval())) {
-            problems.put(p.get("task_id").asText(), p);
-        }
-        return problems;
-    }
-
-    /** The corpus, by file name: the repository's root is found by walking up to agent-domain. */
+    /** The corpus, by file name. */
     private static Map<String, String> attacks() throws IOException {
-        Path root = Path.of("").toAbsolutePath();
-        while (root != null && !Files.isDirectory(root.resolve("agent-domain"))) {
-            root = root.getParent();
-        }
-        assertThat(root).as("the repository root").isNotNull();
+        Path root = Datasets.repositoryRoot();
         Map<String, String> attacks = new TreeMap<>();
         try (Stream<Path> files = Files.list(root.resolve("kit-sandbox/src/test/resources/judge-attacks"))) {
             for (Path f : files.filter(f -> f.toString().endsWith(".py")).toList()) {

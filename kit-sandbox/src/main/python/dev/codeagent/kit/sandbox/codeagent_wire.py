@@ -227,12 +227,11 @@ class Encoder:
     can name it in its reply; remote(obj): the JSON part of a value that is not data, or raise NotData.
     Counts nodes and depth exactly as Decoder does, so a value one side sends the other accepts."""
 
-    def __init__(self, known=None, share=False, remote=None, max_depth=MAX_DEPTH, max_nodes=MAX_NODES):
+    def __init__(self, known=None, share=False, remote=None, max_depth=MAX_DEPTH):
         self.known = known or {}
         self.share = share
         self.remote = remote
         self.max_depth = max_depth
-        self.max_nodes = max_nodes
         self.nodes = 0
         self.keys = {}  # id -> key of each container sent in this message
         self.objects = {}  # key -> the container itself (kept alive: ids stay unique)
@@ -246,7 +245,7 @@ class Encoder:
 
     def _enc(self, v, depth, holder, index, contents=False):
         self.nodes += 1
-        if self.nodes > self.max_nodes:
+        if self.nodes > MAX_NODES:
             raise NotData("a value of more than %d items (the cap)" % MAX_NODES, "nodes")
         if depth > self.max_depth:
             raise NotData("a value nested deeper than %d levels (the cap)" % self.max_depth, "depth")

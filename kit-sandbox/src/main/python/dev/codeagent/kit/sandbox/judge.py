@@ -80,16 +80,10 @@ class Judge:
             raise self.failure
         try:
             wire.write_frame(self.wfd, message)
-        except wire.TooLarge as e:
-            self.unsendable(what, "bytes", "a value of %d bytes, over the %d-byte cap" % (e.size, wire.MAX_FRAME))
-        except (wire.Closed, BrokenPipeError):
-            self.fail("ended", "the program ended while the tests were calling " + what
-                      + ": does the code call sys.exit(), exit() or os._exit(), or kill itself?")
-        except (wire.WireError, OSError) as e:
-            self.fail("protocol", "the program broke the judging protocol while the tests were calling "
-                      + what + ": " + str(e))
-        try:
             reply = self.read()
+        except wire.TooLarge as e:
+            # only writing raises it: the tests' call, over the frame cap
+            self.unsendable(what, "bytes", "a value of %d bytes, over the %d-byte cap" % (e.size, wire.MAX_FRAME))
         except (wire.Closed, BrokenPipeError):
             self.fail("ended", "the program ended while the tests were calling " + what
                       + ": does the code call sys.exit(), exit() or os._exit(), or kill itself?")
