@@ -414,3 +414,27 @@ def test_a_missing_module_is_the_problems_before_any_call_and_this_samples_after
     assert before["outcome"] == "tests", (before, err)
     after, err = judge(tmp_path, DEEP, "if size(1) == 1:\n    import no_such_module_for_tests\n")
     assert after["outcome"] == "unjudgeable", (after, err)
+
+
+def test_tests_that_catch_the_codes_failure_and_then_miss_an_import_get_the_codes_failure(tmp_path):
+    # the call ended in a Failure (the program exited): with a bare except the tests go on to an import this judge
+    # cannot satisfy; before, that was "tests" (every sample of the problem blamed on its tests) by this sample's doing
+    code = "import os\ndef f():\n    os._exit(3)\n"
+    tests = "try:\n    f()\nexcept:\n    pass\nimport codeagent_no_such_module\n"
+    verdict, err = judge(tmp_path, code, tests)
+    assert verdict["outcome"] == "ended", (verdict, err)
+
+
+def test_running_out_of_memory_while_reading_a_frame_is_the_replys_not_the_tests(monkeypatch):
+    # a MemoryError in the frame's read itself, left to the tests, would be theirs: `except Exception` in them passes
+    def out_of_memory(fd):
+        raise MemoryError()
+    monkeypatch.setattr(wire, "read_frame", out_of_memory)
+    j = judge_module.Judge(-1, -1, cpu_limit=10)
+    try:
+        j.read()
+    except judge_module.Failure as f:
+        assert f.outcome == "protocol" and "memory" in f.message, f.message
+    else:
+        raise AssertionError("no failure")
+    assert j.failure is not None

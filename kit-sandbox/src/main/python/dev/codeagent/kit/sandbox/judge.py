@@ -97,14 +97,17 @@ class Judge:
     def read(self):
         """The next message from the candidate, parsed; the CPU it costs this judge is the sample's, counted
         against its time limit (a reply is parsed in time linear in its size, but replies are many)."""
-        body = wire.read_frame(self.rfd)
-        start = time.process_time()
+        start = None
         try:
+            # reading a frame builds up to MAX_FRAME bytes: out of memory there is the reply's as much as parsing it
+            body = wire.read_frame(self.rfd)
+            start = time.process_time()
             return wire.loads(body)
         except MemoryError:
             pass
         finally:
-            self.charge(start)
+            if start is not None:
+                self.charge(start)
         # outside the handler: the MemoryError's frames (what was built) are not kept as the failure's context
         body = None
         self.over_memory()
@@ -393,6 +396,9 @@ class Judge:
                           error=(e.remote_type, e.remote_message, list(e.remote_frames)),
                           calls=self.calls_on(_failure_line(e)))
         except ImportError as e:
+            if self.failure is not None:
+                # the tests caught the code's failure (a bare except) and went on to an import: the failure decides
+                return self.failed(self.failure)
             if _raised_by_tests(e):
                 # an import in the tests themselves (or the prelude) that this judge cannot satisfy: the problem's,
                 # and the same for every sample when the tests had not called the code yet (after a call, which
