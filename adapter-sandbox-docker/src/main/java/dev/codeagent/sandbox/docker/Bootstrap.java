@@ -60,6 +60,8 @@ final class Bootstrap {
 
     /** Environment variable of the container: seconds a pooled bootstrap waits for its payload before it exits. */
     static final String IDLE_ENV = "CODEAGENT_IDLE_SECONDS";
+    /** Set to 1 in a reusable container ({@link DockerContainers.Spec#forBatches()}): its supervisor takes job after job. */
+    static final String REUSE_ENV = "CODEAGENT_REUSE";
 
     /** How long past the wall-clock limit a run's supervisor ends the run itself (when its host is gone). */
     static final Duration BACKSTOP_GRACE = Duration.ofSeconds(30);
@@ -109,10 +111,12 @@ final class Bootstrap {
      * @param signal the signal, or null
      * @param cpuSeconds user + system CPU time of the program and the children it waited for
      * @param maxRssBytes the program's peak resident memory
-     * @param oomKills the container's OOM-kill count, or -1 when the cgroup could not be read
+     * @param oomKills the OOM kills in the container during this job, or -1 when the cgroup could not be read
      * @param judge for a judged run, the judge's verdict line as it wrote it to the supervisor's own pipe, or null
+     * @param again whether the container (a reusable one) holds nothing of this job and waits for another
      */
-    record Report(Integer exitCode, Integer signal, double cpuSeconds, long maxRssBytes, int oomKills, String judge) {
+    record Report(Integer exitCode, Integer signal, double cpuSeconds, long maxRssBytes, int oomKills, String judge,
+            boolean again) {
 
         static Report parse(byte[] line) {
             try {
@@ -120,7 +124,8 @@ final class Bootstrap {
                 return new Report(n.path("exit").isNumber() ? n.path("exit").asInt() : null,
                         n.path("signal").isNumber() ? n.path("signal").asInt() : null,
                         n.path("cpu").asDouble(), n.path("maxrss").asLong(), n.path("oom").asInt(-1),
-                        n.path("judge").isTextual() ? n.path("judge").asText() : null);
+                        n.path("judge").isTextual() ? n.path("judge").asText() : null,
+                        n.path("again").asBoolean(false));
             } catch (java.io.IOException e) {
                 return null;
             }

@@ -44,6 +44,15 @@ final class ContainerKeeper implements AutoCloseable {
     private final Map<String, Long> startedAt = new ConcurrentHashMap<>();
     private final long maxWarmNanos;
     private final LinkedBlockingQueue<String> doomed = new LinkedBlockingQueue<>();
+    /**
+     * Reusable containers between two jobs of a batch, by batch and container key, most recently used first; each
+     * one's time of return is in {@link #startedAt}, so one idle too long is retired as a pooled one is.
+     */
+    private final Map<String, LinkedBlockingDeque<String>> batchIdle = new ConcurrentHashMap<>();
+    /** How many reusable containers may wait between jobs, over all batches; past it one is removed instead. */
+    static final int MAX_BATCH_IDLE = 8;
+    /** How long a reusable container waits for its batch's next job before it is removed (a batch's jobs come back to back). */
+    static final Duration BATCH_IDLE = Duration.ofSeconds(30);
     private final AtomicBoolean troubled = new AtomicBoolean();
     private final Object kick = new Object();
     private boolean kicked;
@@ -101,6 +110,29 @@ final class ContainerKeeper implements AutoCloseable {
         return null;
     }
 
+    /** A reusable container that served a job of batch {@code batchKey} and is fit for another, or null. */
+    String takeForBatch(String batchKey) {
+        LinkedBlockingDeque<String> idle = batchIdle.get(batchKey);
+        return idle == null ? null : take(idle);
+    }
+
+    /**
+     * Gives back a reusable container whose supervisor said it holds nothing of the job it ran and waits for
+     * another: kept for the batch's next job, or removed when too many wait already.
+     */
+    void keepForBatch(String batchKey, String id) {
+        if (closed || batchIdle.values().stream().mapToInt(LinkedBlockingDeque::size).sum() >= MAX_BATCH_IDLE) {
+            release(id, false);
+            return;
+        }
+        // stale (see retireStale) BATCH_IDLE after its return; close() removes by owner label what it did not find
+        // here, so a return racing it leaks nothing
+        startedAt.put(id, System.nanoTime() - maxWarmNanos + BATCH_IDLE.toNanos());
+        batchIdle.computeIfAbsent(batchKey, k -> new LinkedBlockingDeque<>()).addFirst(id);
+        inUse.remove(id);
+        wake();
+    }
+
     private boolean stale(String id) {
         Long t = startedAt.get(id);
         return t != null && System.nanoTime() - t > maxWarmNanos;
@@ -113,7 +145,9 @@ final class ContainerKeeper implements AutoCloseable {
 
     /** Pooled containers near their bootstrap's idle exit go, and are replaced. */
     private void retireStale() {
-        for (LinkedBlockingDeque<String> pool : List.of(ready, compileReady)) {
+        List<LinkedBlockingDeque<String>> pools = new ArrayList<>(List.of(ready, compileReady));
+        pools.addAll(batchIdle.values());
+        for (LinkedBlockingDeque<String> pool : pools) {
             for (String id : pool) {
                 if (stale(id) && pool.remove(id)) {
                     retire(id);
@@ -265,12 +299,13 @@ final class ContainerKeeper implements AutoCloseable {
         List<String> stale = new ArrayList<>();
         ready.drainTo(stale);
         compileReady.drainTo(stale);
+        batchIdle.values().forEach(idle -> idle.drainTo(stale));
         stale.forEach(startedAt::remove);
         doomed.addAll(stale);
         engine.ping();
         for (Container c : engine.listByLabels(Map.of(DockerContainers.LABEL_OWNER, ownerId))) {
             if (!inUse.contains(c.getId()) && !ready.contains(c.getId()) && !compileReady.contains(c.getId())
-                    && !doomed.contains(c.getId())) {
+                    && !doomed.contains(c.getId()) && batchIdle.values().stream().noneMatch(idle -> idle.contains(c.getId()))) {
                 live.add(c.getId());
                 doomed.add(c.getId());
             }
@@ -337,6 +372,7 @@ final class ContainerKeeper implements AutoCloseable {
         Set<String> all = new java.util.HashSet<>(live);
         all.addAll(ready);
         all.addAll(compileReady);
+        batchIdle.values().forEach(all::addAll);
         all.addAll(doomed);
         all.addAll(inUse);
         try {
@@ -360,6 +396,7 @@ final class ContainerKeeper implements AutoCloseable {
         live.clear();
         ready.clear();
         compileReady.clear();
+        batchIdle.clear();
         startedAt.clear();
         doomed.clear();
         inUse.clear();

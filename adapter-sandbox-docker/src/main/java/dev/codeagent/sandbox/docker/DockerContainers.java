@@ -56,7 +56,7 @@ final class DockerContainers {
      * at creation, so a pooled container serves only requests with the same {@link #key()}.
      */
     record Spec(String image, long memoryBytes, int maxProcesses, double cpus, long tmpfsBytes, Map<String, String> labels,
-            Duration idle, String runtime, boolean seccomp) {
+            Duration idle, String runtime, boolean seccomp, boolean reusable) {
 
         Spec {
             Objects.requireNonNull(image, "image");
@@ -65,6 +65,11 @@ final class DockerContainers {
             if (idle.toSeconds() < 1) {
                 throw new IllegalArgumentException("idle must be at least a second: " + idle);
             }
+        }
+
+        Spec(String image, long memoryBytes, int maxProcesses, double cpus, long tmpfsBytes, Map<String, String> labels,
+                Duration idle, String runtime, boolean seccomp) {
+            this(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp, false);
         }
 
         /**
@@ -79,7 +84,17 @@ final class DockerContainers {
 
         /** The same shape with another idle time (after which an unclaimed container ends itself). */
         Spec withIdle(Duration idle) {
-            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp);
+            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp, reusable);
+        }
+
+        /**
+         * The same shape for a batch's judged jobs, one after another: its stdin stays open between attaches and its
+         * supervisor, after each job, kills what is left, removes every file the job's uids could write and checks
+         * the IPC namespace is empty, saying in its report whether the container is fit for another job
+         * ({@link Bootstrap.Report#again()}); one that is not ends as a single-use container does.
+         */
+        Spec forBatches() {
+            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp, true);
         }
 
         /**
@@ -87,12 +102,12 @@ final class DockerContainers {
          * seccomp profile ({@link SeccompProfile}; without, the engine's default applies).
          */
         Spec on(String runtime, boolean seccomp) {
-            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp);
+            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp, reusable);
         }
 
         /** The container-level limits; requests whose limits give the same key can use this container. */
         String key() {
-            return memoryBytes + "/" + maxProcesses;
+            return memoryBytes + "/" + maxProcesses + (reusable ? "/reusable" : "");
         }
 
         private boolean gvisor() {
@@ -148,6 +163,9 @@ final class DockerContainers {
         private List<String> environment() {
             List<String> env = new java.util.ArrayList<>(List.of("PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8",
                     "HOME=" + WORK_DIR, Bootstrap.IDLE_ENV + "=" + idle.toSeconds()));
+            if (reusable) {
+                env.add(Bootstrap.REUSE_ENV + "=1");
+            }
             if (gvisor()) {
                 env.add(PIDS_MAX_ENV + "=" + Math.max(1, maxProcesses - SUPERVISOR_PROCESSES));
             }
@@ -195,7 +213,8 @@ final class DockerContainers {
                     .withAttachStdout(true)
                     .withAttachStderr(true)
                     .withStdinOpen(true)
-                    .withStdInOnce(true)
+                    // a reusable container takes a job per attach: its stdin must outlive each
+                    .withStdInOnce(!reusable)
                     .withTty(false)
                     // nothing in here deserves a graceful stop; an engine shutting down should not wait for it
                     .withStopSignal("SIGKILL")

@@ -70,7 +70,7 @@ final class DockerExecutions {
 
     /** Runs the request's program in container {@code id}, taken for it; the container is given back or removed. */
     Execution run(String id, ExecutionRequest request, long t0) {
-        return run(id, request, t0, null);
+        return run(id, request, t0, null, null);
     }
 
     /**
@@ -78,6 +78,15 @@ final class DockerExecutions {
      * its frames and hands it the program's output as it comes.
      */
     Execution run(String id, ExecutionRequest request, long t0, LiveDocker live) {
+        return run(id, request, t0, live, null);
+    }
+
+    /**
+     * As {@link #run(String, ExecutionRequest, long, LiveDocker)}; {@code batchKey} not null for a reusable container
+     * ({@link DockerContainers.Spec#forBatches()}), which goes back to the keeper for that batch's next job when its
+     * supervisor reports the job's end and says the container holds nothing of it, and is removed otherwise.
+     */
+    Execution run(String id, ExecutionRequest request, long t0, LiveDocker live, String batchKey) {
         ResourceLimits limits = request.limits();
         Language language = request.program().language();
         String nonce = Bootstrap.newNonce();
@@ -86,6 +95,7 @@ final class DockerExecutions {
         // program reported its end (then nothing of it runs any more and removal may trail)
         boolean removed = false;
         boolean removeNow = true;
+        boolean keep = false;
         try {
             // the group's CPU time before the program: a pooled container's idle bootstrap (and under gVisor,
             // its kernel's boot) is not the program's
@@ -173,8 +183,10 @@ final class DockerExecutions {
                 // otherwise the engine stopped the container (if it is in trouble, the next call to it says so)
                 return sandboxError("the container ended without its supervisor reporting how the program ended", out, t0);
             }
-            // the bootstrap killed all the program left behind before reporting and exits now: removal can trail
+            // the bootstrap killed all the program left behind before reporting and exits now: removal can trail;
+            // or, reusable, it also removed all the job could leave and waits for the batch's next job
             removeNow = false;
+            keep = batchKey != null && report.again();
             Duration reported = Duration.ofNanos((long) (report.cpuSeconds() * 1e9));
             Duration cpu = groupCpu(meter, cpuBefore).orElse(reported);
             // a SIGXCPU is the limit's when CPU time measured outside the program reaches it; gVisor checks RLIMIT_CPU
@@ -209,6 +221,8 @@ final class DockerExecutions {
             session.close();
             if (removed) {
                 keeper.forget(id);
+            } else if (keep) {
+                keeper.keepForBatch(batchKey, id);
             } else {
                 keeper.release(id, removeNow);
             }

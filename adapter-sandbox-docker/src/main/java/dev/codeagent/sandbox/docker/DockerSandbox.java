@@ -283,7 +283,17 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         }
         ResourceLimits limits = request.limits();
         DockerContainers.Spec spec = spec(limits);
-        String id = keeper.takeWarm(spec.key());
+        // a batch's judged jobs (an evaluation's samples) share a few containers that clean up after each job: a
+        // container's creation costs several times a sample's judging
+        String batchKey = null;
+        String id;
+        if (live == null && request.judged() && request.judging().batch() != null) {
+            spec = spec.forBatches();
+            batchKey = request.judging().batch() + "|" + spec.key();
+            id = keeper.takeForBatch(batchKey);
+        } else {
+            id = keeper.takeWarm(spec.key());
+        }
         if (id == null) {
             try {
                 id = keeper.createAndStart(spec);
@@ -297,7 +307,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
             Thread.currentThread().interrupt();
             throw new ExecutionCancelledException("the execution was cancelled before it started");
         }
-        return executions.run(id, request, t0, live);
+        return executions.run(id, request, t0, live, batchKey);
     }
 
     /** The image label that says whether the image has a kernel for sessions. */

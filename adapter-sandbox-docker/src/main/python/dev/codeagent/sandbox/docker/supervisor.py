@@ -12,7 +12,7 @@
 # program's stdin (a pipe this process feeds), its end, and signals (see the wait loop).
 # Exit statuses of its own: 121 it could not start the program (Bootstrap.FAILED), 122 it ended the run at
 # its backstop (Bootstrap.BACKSTOP). CODEAGENT_IDLE_SECONDS (Bootstrap.IDLE_ENV): how long a pooled one waits.
-import os,sys,json,resource,signal,select,time
+import os,sys,json,resource,signal,select,time,stat
 # the supervisor must be pid 1 and non-dumpable before any secret reaches it. As the pid
 # namespace's init it cannot be killed or stopped from inside, kill(-1) reaches every other
 # process, and its end ends them all; non-dumpable, the program (same uid) cannot ptrace it,
@@ -64,204 +64,255 @@ def sweep():
     except OSError:pass
     try:os.wait()
     except ChildProcessError:return
-# a pooled container that nobody claims ends itself: its maker may have died
-if not select.select([0],[],[],int(os.environ.get('CODEAGENT_IDLE_SECONDS','900')))[0]:os._exit(0)
-h=b''
-while not h.endswith(b'\n'):
-  c=os.read(0,1)
-  if not c:os._exit(0)
-  h+=c
-  if len(h)>24:fail('bad payload header')
-if E:fail(E)
-try:
-  r=json.loads(rd(int(h)))
-  jg=r.get('judge')
-  if jg and not R:fail('a judged run needs the container to start as root with CAP_SETUID and CAP_SETGID')
-  euid(U)
-  for k,v in r['files'].items():put(os.path.join('/work',k),v)
-  import binascii
-  for k,v in r.get('binary',{}).items():put(os.path.join('/work',k),binascii.a2b_base64(v))
-  if jg:
-    lib='/tmp/.codeagent-candidate'
-    for k in ('candidate.py','codeagent_wire.py'):put(lib+'/'+k,jg['scripts'][k])
-  euid(0)
-  if jg:
-    # the tests where only the judge's uid can read them
-    euid(J);jd='/tmp/.codeagent-judge';os.mkdir(jd,0o700)
-    for k in ('judge.py','codeagent_wire.py'):put(jd+'/'+k,jg['scripts'][k],0o600)
-    put(jd+'/main.py',jg['code'],0o600);put(jd+'/tests.py',jg['tests'],0o600)
-    if jg.get('prelude') is not None:put(jd+'/prelude.py',jg['prelude'],0o600)
-    euid(0)
-  s=r['stdin'].encode('utf-8','replace');lv=bool(r.get('live'));sw=None
-  if lv:
-    # a live run: the program's stdin is a pipe this process feeds from the host's frames (see the loop below)
-    fd,sw=os.pipe();os.set_blocking(sw,False)
-  elif s:
-    try:fd=os.memfd_create('stdin',0)
-    except (AttributeError,OSError):
-      fd=os.open('/tmp/.stdin',os.O_RDWR|os.O_CREAT|os.O_EXCL,0o600);os.unlink('/tmp/.stdin')
-    m=memoryview(s)
-    while m:m=m[os.write(fd,m):]
-    os.lseek(fd,0,0)
-  else:fd=os.open('/dev/null',os.O_RDONLY)
-  os.chdir('/work')
-  # an empty interpreter name means the bootstrap's own Python; others are looked up on the PATH
-  a=r['argv'];e=r['env'];k=r['nonce'].encode();x=a[0] or sys.executable;B=r.get('backstop',3600)
-  if not x:fail('the interpreter does not know its own path')
-  if '/' not in x:
-    x=next((d+'/'+x for d in e['PATH'].split(':') if os.access(d+'/'+x,os.X_OK)),None)
-    if not x:fail('no '+a[0]+' in the image')
-  a[0]=x
-except Exception as e:fail(repr(e))
-# Under gVisor the host's pids cgroup sees gVisor's threads, not the program's processes, and RLIMIT_NPROC does
-# not stop a fork bomb: gVisor's own pids controller does. The container (runsc only) gets CAP_SYS_ADMIN, which
-# there is gVisor's, and CODEAGENT_PIDS_MAX; the controller is mounted where only root can look, and the program
-# joins a group of its own before it becomes 65534 (which then has no capability).
-PG=None;P=int(os.environ.get('CODEAGENT_PIDS_MAX','0') or 0)
-if P>0:
+# A container for a batch's judged jobs (CODEAGENT_REUSE=1, DockerContainers.Spec.reusable) takes one job after
+# another: after each, once sweep() has killed every process but this one, clean() removes every file a job's uid
+# could write, checks that the IPC namespace holds no System V object, and says in the report whether the container
+# is fit for another job ("again"); if not, it ends as a single-use container does. Under gVisor, where neither the
+# message queues nor (always) the System V objects can be listed, the program and the judge each get an IPC
+# namespace of their own (the supervisor has gVisor's CAP_SYS_ADMIN there), which ends with their processes.
+RU=os.environ.get('CODEAGENT_REUSE')=='1'
+SPOT=('/work','/tmp','/dev/shm','/dev/mqueue');KEEP={'/tmp/.codeagent-pids'}
+def wipe(d,u,until):
+  for n in os.listdir(d):
+    f=d+'/'+n
+    if f in KEEP or time.monotonic()>until:continue
+    try:
+      st=os.lstat(f)
+      if st.st_uid!=u:continue
+      if stat.S_ISDIR(st.st_mode):os.chmod(f,0o700);wipe(f,u,until);os.rmdir(f)
+      else:os.unlink(f)
+    except (OSError,RecursionError):pass
+def ipcs():
+  # shm segments, message queues and semaphore sets in this IPC namespace (SHM_INFO, MSG_INFO, SEM_INFO); -1 unknown
+  b=ctypes.create_string_buffer(512);n=0
+  for c,i in ((lambda:L.shmctl(0,14,b),0),(lambda:L.msgctl(0,12,b),0),(lambda:L.semctl(0,0,19,b),7)):
+    ctypes.memset(b,0,512)
+    if c()<0:return -1
+    n+=ctypes.c_int.from_buffer(b,4*i).value
+  return n
+def clean():
+  # each uid removes its own (root has no CAP_DAC_OVERRIDE or CAP_FOWNER, and /tmp is sticky); whatever is left,
+  # or a job whose mess takes more than 2 s to clear, retires the container
+  until=time.monotonic()+2
   try:
-    d='/tmp/.codeagent-pids';os.mkdir(d,0o700)
-    if L.mount(b'none',d.encode(),b'cgroup',2|4|8,b'pids')!=0:raise OSError(ctypes.get_errno(),'mount pids')
-    # its root is r-x for all; root owns it but has no CAP_DAC_OVERRIDE, so makes it its own to write first
-    os.chmod(d,0o700);PG=d+'/run';os.mkdir(PG)
-    with open(PG+'/pids.max','w') as f:f.write(str(P))
-  except Exception as x:fail('cannot make the pids group (%r)'%(x,))
-# SIGCHLD blocked, so that sigtimedwait below hears of every child's end (pid 1 would drop it otherwise)
-signal.pthread_sigmask(signal.SIG_BLOCK,[signal.SIGCHLD])
-os.write(1,b'\x00codeagent:go\n')
-jp=None;vr=None
-if jg:
-  j2c=os.pipe();c2j=os.pipe();vp=os.pipe()
-  jp=os.fork()
-  if jp==0:
+    for u in (U,J):
+      euid(u)
+      for d in SPOT:
+        if os.path.isdir(d):wipe(d,u,until)
+      euid(0)
+    for d in SPOT:
+      if os.path.isdir(d) and any(d+'/'+n not in KEEP for n in os.listdir(d)):return False
+    return ipcs()==0 and time.monotonic()<=until
+  except Exception:return False
+  finally:euid(0)
+PG=None
+while True:
+  # a pooled container that nobody claims ends itself: its maker may have died
+  if not select.select([0],[],[],int(os.environ.get('CODEAGENT_IDLE_SECONDS','900')))[0]:os._exit(0)
+  h=b''
+  while not h.endswith(b'\n'):
+    c=os.read(0,1)
+    if not c:os._exit(0)
+    h+=c
+    if len(h)>24:fail('bad payload header')
+  if E:fail(E)
+  O0=oom()
+  try:
+    r=json.loads(rd(int(h)))
+    jg=r.get('judge')
+    if jg and not R:fail('a judged run needs the container to start as root with CAP_SETUID and CAP_SETGID')
+    euid(U)
+    for k,v in r['files'].items():put(os.path.join('/work',k),v)
+    import binascii
+    for k,v in r.get('binary',{}).items():put(os.path.join('/work',k),binascii.a2b_base64(v))
+    if jg:
+      lib='/tmp/.codeagent-candidate'
+      for k in ('candidate.py','codeagent_wire.py'):put(lib+'/'+k,jg['scripts'][k])
+    euid(0)
+    if jg:
+      # the tests where only the judge's uid can read them
+      euid(J);jd='/tmp/.codeagent-judge';os.mkdir(jd,0o700)
+      for k in ('judge.py','codeagent_wire.py'):put(jd+'/'+k,jg['scripts'][k],0o600)
+      put(jd+'/main.py',jg['code'],0o600);put(jd+'/tests.py',jg['tests'],0o600)
+      if jg.get('prelude') is not None:put(jd+'/prelude.py',jg['prelude'],0o600)
+      euid(0)
+    s=r['stdin'].encode('utf-8','replace');lv=bool(r.get('live'));sw=None
+    if lv:
+      # a live run: the program's stdin is a pipe this process feeds from the host's frames (see the loop below)
+      fd,sw=os.pipe();os.set_blocking(sw,False)
+    elif s:
+      try:fd=os.memfd_create('stdin',0)
+      except (AttributeError,OSError):
+        fd=os.open('/tmp/.stdin',os.O_RDWR|os.O_CREAT|os.O_EXCL,0o600);os.unlink('/tmp/.stdin')
+      m=memoryview(s)
+      while m:m=m[os.write(fd,m):]
+      os.lseek(fd,0,0)
+    else:fd=os.open('/dev/null',os.O_RDONLY)
+    os.chdir('/work')
+    # an empty interpreter name means the bootstrap's own Python; others are looked up on the PATH
+    a=r['argv'];e=r['env'];k=r['nonce'].encode();x=a[0] or sys.executable;B=r.get('backstop',3600)
+    if not x:fail('the interpreter does not know its own path')
+    if '/' not in x:
+      x=next((d+'/'+x for d in e['PATH'].split(':') if os.access(d+'/'+x,os.X_OK)),None)
+      if not x:fail('no '+a[0]+' in the image')
+    a[0]=x
+  except Exception as e:fail(repr(e))
+  # Under gVisor the host's pids cgroup sees gVisor's threads, not the program's processes, and RLIMIT_NPROC does
+  # not stop a fork bomb: gVisor's own pids controller does. The container (runsc only) gets CAP_SYS_ADMIN, which
+  # there is gVisor's, and CODEAGENT_PIDS_MAX; the controller is mounted where only root can look, and the program
+  # joins a group of its own before it becomes 65534 (which then has no capability).
+  P=int(os.environ.get('CODEAGENT_PIDS_MAX','0') or 0)
+  if P>0 and PG is None:
+    try:
+      d='/tmp/.codeagent-pids';os.mkdir(d,0o700)
+      if L.mount(b'none',d.encode(),b'cgroup',2|4|8,b'pids')!=0:raise OSError(ctypes.get_errno(),'mount pids')
+      # its root is r-x for all; root owns it but has no CAP_DAC_OVERRIDE, so makes it its own to write first
+      os.chmod(d,0o700);PG=d+'/run';os.mkdir(PG)
+      with open(PG+'/pids.max','w') as f:f.write(str(P))
+    except Exception as x:fail('cannot make the pids group (%r)'%(x,))
+  # SIGCHLD blocked, so that sigtimedwait below hears of every child's end (pid 1 would drop it otherwise)
+  signal.pthread_sigmask(signal.SIG_BLOCK,[signal.SIGCHLD])
+  os.write(1,b'\x00codeagent:go\n')
+  jp=None;vr=None
+  if jg:
+    j2c=os.pipe();c2j=os.pipe();vp=os.pipe()
+    jp=os.fork()
+    if jp==0:
+      try:
+        signal.pthread_sigmask(signal.SIG_SETMASK,[])
+        if RU and P>0 and L.unshare(0x08000000)!=0:raise OSError(ctypes.get_errno(),'unshare(CLONE_NEWIPC)')
+        become(J)
+        try:L.prctl(4,0,0,0,0)
+        except Exception:pass
+        n=os.open('/dev/null',os.O_RDWR);os.dup2(n,0);os.dup2(vp[1],1);os.dup2(n,2)
+        for f in (c2j[0],j2c[1]):os.set_inheritable(f,True)
+        os.chdir(jd)
+        for g in (signal.SIGPIPE,signal.SIGXFSZ):signal.signal(g,signal.SIG_DFL)
+        # the judge counts its CPU on the sample's replies against the sample's limit itself (and says so in its
+        # verdict); its RLIMIT_CPU is a backstop past that, so a flood ends with a verdict, not a judge killed mute
+        for n0,(s0,h0) in r['rlimits'].items():
+          if n0=='RLIMIT_CPU':s0,h0=s0+3,h0+3
+          if n0!='RLIMIT_FSIZE':resource.setrlimit(getattr(resource,n0),(s0,h0))
+        os.execve(sys.executable,[sys.executable,'-I',jd+'/judge.py',str(c2j[0]),str(j2c[1]),'main.py','tests.py',
+          'prelude.py' if jg.get('prelude') is not None else '-',','.join(jg['entries'])],
+          {'PATH':e['PATH'],'LANG':'C.UTF-8','CODEAGENT_JUDGE_CPU':str(jg.get('cpu',10))})
+      except BaseException:pass
+      os._exit(127)
+    vr=vp[0];os.close(vp[1]);os.close(c2j[0]);os.close(j2c[1])
+    ci,co=j2c[0],c2j[1]
+    a=[{'\x00candidate':lib+'/candidate.py','\x00in':str(ci),'\x00out':str(co)}.get(w,w) for w in a]
+  p=os.fork()
+  if p==0:
     try:
       signal.pthread_sigmask(signal.SIG_SETMASK,[])
-      become(J)
-      try:L.prctl(4,0,0,0,0)
-      except Exception:pass
-      n=os.open('/dev/null',os.O_RDWR);os.dup2(n,0);os.dup2(vp[1],1);os.dup2(n,2)
-      for f in (c2j[0],j2c[1]):os.set_inheritable(f,True)
-      os.chdir(jd)
+      if jg:
+        os.close(vr)
+        for f in (ci,co):os.set_inheritable(f,True)
+      if PG:
+        with open(PG+'/cgroup.procs','w') as f:f.write(str(os.getpid()))
+      if RU and P>0 and L.unshare(0x08000000)!=0:raise OSError(ctypes.get_errno(),'unshare(CLONE_NEWIPC)')
+      become(U)
+      # ignored signals stay ignored across execve: the program gets the defaults, not the Python runtime's
       for g in (signal.SIGPIPE,signal.SIGXFSZ):signal.signal(g,signal.SIG_DFL)
-      # the judge counts its CPU on the sample's replies against the sample's limit itself (and says so in its
-      # verdict); its RLIMIT_CPU is a backstop past that, so a flood ends with a verdict, not a judge killed mute
-      for n0,(s0,h0) in r['rlimits'].items():
-        if n0=='RLIMIT_CPU':s0,h0=s0+3,h0+3
-        if n0!='RLIMIT_FSIZE':resource.setrlimit(getattr(resource,n0),(s0,h0))
-      os.execve(sys.executable,[sys.executable,'-I',jd+'/judge.py',str(c2j[0]),str(j2c[1]),'main.py','tests.py',
-        'prelude.py' if jg.get('prelude') is not None else '-',','.join(jg['entries'])],
-        {'PATH':e['PATH'],'LANG':'C.UTF-8','CODEAGENT_JUDGE_CPU':str(jg.get('cpu',10))})
-    except BaseException:pass
+      os.dup2(fd,0);os.close(fd)
+      # the program, not its supervisor, is the OOM killer's first choice (unless it lowers this back)
+      try:
+        with open('/proc/self/oom_score_adj','w') as f:f.write('1000')
+      except OSError:pass
+      for n,(s0,h0) in r['rlimits'].items():resource.setrlimit(getattr(resource,n),(s0,h0))
+      if r.get('seccomp'):
+        # codeagent's own filter where the engine's profile does not reach (gVisor): the last thing before execve
+        import base64;F=base64.b64decode(r['seccomp']);FB=ctypes.create_string_buffer(F,len(F))
+        class FP(ctypes.Structure):_fields_=[('len',ctypes.c_ushort),('filter',ctypes.c_void_p)]
+        fp=FP(len(F)//8,ctypes.addressof(FB))
+        if L.prctl(38,1,0,0,0)!=0 or L.prctl(22,2,ctypes.byref(fp),0,0)!=0:raise OSError(ctypes.get_errno(),'seccomp filter')
+      os.execve(x,a,e)
+    except BaseException as b:os.write(2,('codeagent-bootstrap: cannot start the program: %r\n'%(b,)).encode())
     os._exit(127)
-  vr=vp[0];os.close(vp[1]);os.close(c2j[0]);os.close(j2c[1])
-  ci,co=j2c[0],c2j[1]
-  a=[{'\x00candidate':lib+'/candidate.py','\x00in':str(ci),'\x00out':str(co)}.get(w,w) for w in a]
-p=os.fork()
-if p==0:
-  try:
-    signal.pthread_sigmask(signal.SIG_SETMASK,[])
-    if jg:
-      os.close(vr)
-      for f in (ci,co):os.set_inheritable(f,True)
-    if PG:
-      with open(PG+'/cgroup.procs','w') as f:f.write(str(os.getpid()))
-    become(U)
-    # ignored signals stay ignored across execve: the program gets the defaults, not the Python runtime's
-    for g in (signal.SIGPIPE,signal.SIGXFSZ):signal.signal(g,signal.SIG_DFL)
-    os.dup2(fd,0);os.close(fd)
-    # the program, not its supervisor, is the OOM killer's first choice (unless it lowers this back)
-    try:
-      with open('/proc/self/oom_score_adj','w') as f:f.write('1000')
-    except OSError:pass
-    for n,(s0,h0) in r['rlimits'].items():resource.setrlimit(getattr(resource,n),(s0,h0))
-    if r.get('seccomp'):
-      # codeagent's own filter where the engine's profile does not reach (gVisor): the last thing before execve
-      import base64;F=base64.b64decode(r['seccomp']);FB=ctypes.create_string_buffer(F,len(F))
-      class FP(ctypes.Structure):_fields_=[('len',ctypes.c_ushort),('filter',ctypes.c_void_p)]
-      fp=FP(len(F)//8,ctypes.addressof(FB))
-      if L.prctl(38,1,0,0,0)!=0 or L.prctl(22,2,ctypes.byref(fp),0,0)!=0:raise OSError(ctypes.get_errno(),'seccomp filter')
-    os.execve(x,a,e)
-  except BaseException as b:os.write(2,('codeagent-bootstrap: cannot start the program: %r\n'%(b,)).encode())
-  os._exit(127)
-for g in (signal.SIGINT,signal.SIGTERM,signal.SIGHUP,signal.SIGQUIT,signal.SIGUSR1,signal.SIGUSR2,signal.SIGALRM,signal.SIGPIPE):
-  signal.signal(g,signal.SIG_IGN)
-os.close(fd)
-if jg:os.close(ci);os.close(co)
-# wait for the program, reaping the orphans that come to pid 1 meanwhile; past the backstop
-# (the host kills at the wall-clock limit, so only a host that is gone lets it come) end it all
-D=time.monotonic()+B;st=None
-if lv:
-  # A live run (LiveDocker.java): after the payload the host sends frames on this process's stdin, which the program
-  # never sees: "d<n>\n<n bytes>" for the program's stdin, "c\n" to close it, "s<signal>\n" for a signal to every
-  # process but this one. SIGCHLD wakes the select through a pipe, so the end is seen at once.
-  wr,ww=os.pipe();os.set_blocking(wr,False);os.set_blocking(ww,False)
-  signal.set_wakeup_fd(ww);signal.signal(signal.SIGCHLD,lambda *_:None)
-  signal.pthread_sigmask(signal.SIG_UNBLOCK,[signal.SIGCHLD])
-  po=bytearray(s);hb=bytearray();hin=True;pc=False
-  while True:
+  for g in (signal.SIGINT,signal.SIGTERM,signal.SIGHUP,signal.SIGQUIT,signal.SIGUSR1,signal.SIGUSR2,signal.SIGALRM,signal.SIGPIPE):
+    signal.signal(g,signal.SIG_IGN)
+  os.close(fd)
+  if jg:os.close(ci);os.close(co)
+  # wait for the program, reaping the orphans that come to pid 1 meanwhile; past the backstop
+  # (the host kills at the wall-clock limit, so only a host that is gone lets it come) end it all
+  D=time.monotonic()+B;st=None
+  if lv:
+    # A live run (LiveDocker.java): after the payload the host sends frames on this process's stdin, which the program
+    # never sees: "d<n>\n<n bytes>" for the program's stdin, "c\n" to close it, "s<signal>\n" for a signal to every
+    # process but this one. SIGCHLD wakes the select through a pipe, so the end is seen at once.
+    wr,ww=os.pipe();os.set_blocking(wr,False);os.set_blocking(ww,False)
+    signal.set_wakeup_fd(ww);signal.signal(signal.SIGCHLD,lambda *_:None)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK,[signal.SIGCHLD])
+    po=bytearray(s);hb=bytearray();hin=True;pc=False
+    while True:
+      while True:
+        q,t,u=os.wait4(-1,os.WNOHANG)
+        if q==p:st=(t,u);break
+        if q==0:break
+      if st is not None:break
+      w=D-time.monotonic()
+      if w<=0:
+        sweep();os.write(2,b'codeagent-bootstrap: ended at the backstop\n');os._exit(122)
+      # what the program has not read yet is held here up to 1 MiB; past that the host waits
+      rl=[wr]+([0] if hin and len(po)<1<<20 else [])
+      try:rr,wl,_=select.select(rl,[sw] if sw is not None and po else [],[],min(w,60))
+      except InterruptedError:continue
+      if wr in rr:
+        try:os.read(wr,4096)
+        except BlockingIOError:pass
+      if 0 in rr:
+        c=os.read(0,1<<16)
+        if c:hb+=c
+        else:hin=False;pc=True
+        while True:
+          i=hb.find(b'\n')
+          if i<0:break
+          if hb[:1]==b'd':
+            n=int(hb[1:i])
+            if len(hb)<i+1+n:break
+            po+=hb[i+1:i+1+n];del hb[:i+1+n];continue
+          if hb[:1]==b'c':pc=True
+          elif hb[:1]==b's':
+            try:os.kill(-1,int(hb[1:i]))
+            except (OSError,ValueError):pass
+          del hb[:i+1]
+      if sw is not None and po:
+        try:del po[:os.write(sw,po)]
+        except BlockingIOError:pass
+        except OSError:po.clear();pc=True
+      if sw is not None and pc and not po:os.close(sw);sw=None
+    if sw is not None:os.close(sw)
+  while st is None:
     while True:
       q,t,u=os.wait4(-1,os.WNOHANG)
       if q==p:st=(t,u);break
       if q==0:break
-    if st is not None:break
-    w=D-time.monotonic()
-    if w<=0:
-      sweep();os.write(2,b'codeagent-bootstrap: ended at the backstop\n');os._exit(122)
-    # what the program has not read yet is held here up to 1 MiB; past that the host waits
-    rl=[wr]+([0] if hin and len(po)<1<<20 else [])
-    try:rr,wl,_=select.select(rl,[sw] if sw is not None and po else [],[],min(w,60))
-    except InterruptedError:continue
-    if wr in rr:
-      try:os.read(wr,4096)
-      except BlockingIOError:pass
-    if 0 in rr:
-      c=os.read(0,1<<16)
-      if c:hb+=c
-      else:hin=False;pc=True
-      while True:
-        i=hb.find(b'\n')
-        if i<0:break
-        if hb[:1]==b'd':
-          n=int(hb[1:i])
-          if len(hb)<i+1+n:break
-          po+=hb[i+1:i+1+n];del hb[:i+1+n];continue
-        if hb[:1]==b'c':pc=True
-        elif hb[:1]==b's':
-          try:os.kill(-1,int(hb[1:i]))
-          except (OSError,ValueError):pass
-        del hb[:i+1]
-    if sw is not None and po:
-      try:del po[:os.write(sw,po)]
-      except BlockingIOError:pass
-      except OSError:po.clear();pc=True
-    if sw is not None and pc and not po:os.close(sw);sw=None
-  if sw is not None:os.close(sw)
-while st is None:
-  while True:
-    q,t,u=os.wait4(-1,os.WNOHANG)
-    if q==p:st=(t,u);break
-    if q==0:break
-  if st is None:
-    w=D-time.monotonic()
-    if w<=0:
-      sweep();os.write(2,b'codeagent-bootstrap: ended at the backstop\n');os._exit(122)
-    signal.sigtimedwait([signal.SIGCHLD],min(w,60))
-t,u=st
-# the judge sees the program's end at once (its pipes close) and says what it found; past a grace it is killed
-V=None
-if vr is not None:
-  b=b'';G=time.monotonic()+3
-  while len(b)<1<<18:
-    w=G-time.monotonic()
-    if w<=0 or not select.select([vr],[],[],w)[0]:break
-    c=os.read(vr,1<<16)
-    if not c:break
-    b+=c
-  V=b.decode('utf-8','replace').strip() or None
-# whatever the program left running dies and is reaped before its result is reported
-sweep()
-z=os.WTERMSIG(t) if os.WIFSIGNALED(t) else None
-q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':oom(),'judge':V})
-os.write(2,b'\x00codeagent:'+k+b':\n')
-os.write(1,b'\x00codeagent:'+k+b':'+q.encode()+b'\n')
-os._exit(0)
+    if st is None:
+      w=D-time.monotonic()
+      if w<=0:
+        sweep();os.write(2,b'codeagent-bootstrap: ended at the backstop\n');os._exit(122)
+      signal.sigtimedwait([signal.SIGCHLD],min(w,60))
+  t,u=st
+  # the judge sees the program's end at once (its pipes close) and says what it found; past a grace it is killed
+  V=None
+  if vr is not None:
+    b=b'';G=time.monotonic()+3
+    while len(b)<1<<18:
+      w=G-time.monotonic()
+      if w<=0 or not select.select([vr],[],[],w)[0]:break
+      c=os.read(vr,1<<16)
+      if not c:break
+      b+=c
+    V=b.decode('utf-8','replace').strip() or None
+    os.close(vr)
+  # whatever the program left running dies and is reaped before its result is reported
+  sweep()
+  # cleaned before the report: the host reads the next job's CPU from after it, so a job's mess is its own cost
+  A=RU and not lv and clean()
+  z=os.WTERMSIG(t) if os.WIFSIGNALED(t) else None
+  o=oom();o=o-O0 if o>=0 and O0>=0 else o
+  q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':o,'judge':V,'again':A})
+  os.write(2,b'\x00codeagent:'+k+b':\n')
+  os.write(1,b'\x00codeagent:'+k+b':'+q.encode()+b'\n')
+  if not A:os._exit(0)
+  del r,jg,s,a,e,V,q

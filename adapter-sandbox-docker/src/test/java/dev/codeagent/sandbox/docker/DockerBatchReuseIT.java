@@ -1,0 +1,219 @@
+package dev.codeagent.sandbox.docker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.codeagent.application.sandbox.JudgedSandboxContractTest;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.JudgeReport;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.domain.execution.Sandbox;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A batch's judged jobs share reusable containers (DockerContainers.Spec#forBatches): attacks by one job on the next
+ * one run in the same container, on runc and on gVisor. Each attack plants what a job can leave (files where its uid
+ * can write, a directory it locked, a message queue, a process that outlives it, a System V segment) and the next job
+ * of the batch looks for it; the container's hostname (its id) shows whether the two ran in the same one, so a test
+ * cannot pass by never reusing. The judged contract runs again with every job in one batch.
+ */
+@Tag("docker")
+class DockerBatchReuseIT {
+
+    @Nested
+    class Runc extends ReuseAttacks {
+        @RegisterExtension
+        static final DockerFixture tier = DockerFixture.runc(1);
+
+        @Override
+        DockerSandbox sandbox() {
+            return tier.sandbox();
+        }
+    }
+
+    @Nested
+    class Runsc extends ReuseAttacks {
+        @RegisterExtension
+        static final DockerFixture tier = DockerFixture.runsc(1);
+
+        @Override
+        DockerSandbox sandbox() {
+            return tier.sandbox();
+        }
+
+        @Override
+        boolean gvisor() {
+            return true;
+        }
+    }
+
+    /** The judged contract (attack corpus, references, bounds) with every job in one batch, so in reused containers. */
+    @Nested
+    class JudgedInOneBatchOnRunc extends JudgedSandboxContractTest {
+        @RegisterExtension
+        static final DockerFixture tier = DockerFixture.runc(1);
+
+        @Override
+        protected Sandbox sandbox() {
+            return tier.sandbox();
+        }
+
+        @Override
+        protected Execution judge(String code, JudgeJob job) {
+            return super.judge(code, job.inBatch("contract"));
+        }
+    }
+
+    /** What a job plants: each path, queue and process is named with the batch's marker. */
+    private static final String PLANT = """
+            import ctypes, os, socket, sys
+            M = '%1$s'
+            for d in ('/tmp', '/work', '/dev/shm'):
+                open(d + '/' + M, 'w').write('secret')
+            os.makedirs('/tmp/%1$s-dir/deep/deeper', exist_ok=True)
+            open('/tmp/%1$s-dir/deep/deeper/f', 'w').write('secret')
+            os.chmod('/tmp/%1$s-dir/deep', 0)
+            os.chmod('/tmp/%1$s-dir', 0)
+            os.symlink('/tmp', '/work/%1$s-link')
+            L = ctypes.CDLL(None, use_errno=True)
+            L.mq_open.restype = ctypes.c_int
+            mq = L.mq_open(b'/%1$s', os.O_CREAT | os.O_RDWR, 0o666, None)
+            if os.fork() == 0:
+                os.setsid()
+                if os.fork() == 0:
+                    os.execv('/bin/sleep', ['%1$s-sleeper', '60'])
+                os._exit(0)
+            os.wait()
+            print('host', socket.gethostname(), 'mq', mq)
+            def f():
+                return 1
+            """;
+
+    /** What the next job looks for: prints what it found, or nothing. */
+    private static final String LOOK = """
+            import ctypes, os, socket
+            M = '%1$s'
+            found = []
+            for d in ('/tmp', '/work', '/dev/shm', '/dev/mqueue'):
+                if os.path.isdir(d):
+                    found += [d + '/' + n for n in os.listdir(d) if M in n]
+            L = ctypes.CDLL(None, use_errno=True)
+            L.mq_open.restype = ctypes.c_int
+            if L.mq_open(b'/' + M.encode(), os.O_RDONLY, 0, None) >= 0:
+                found.append('mq')
+            for p in os.listdir('/proc'):
+                try:
+                    if p.isdigit() and M in open('/proc/%%s/cmdline' %% p).read():
+                        found.append('process ' + p)
+                except OSError:
+                    pass
+            if L.shmget(0x5eed, 0, 0) >= 0:
+                found.append('shm')
+            print('host', socket.gethostname(), 'found', found)
+            def f():
+                return 1
+            """;
+
+    abstract static class ReuseAttacks {
+
+        abstract DockerSandbox sandbox();
+
+        boolean gvisor() {
+            return false;
+        }
+
+        private final String marker = "planted" + UUID.randomUUID().toString().substring(0, 8);
+
+        private Execution judged(String code, String batch, ResourceLimits limits) {
+            JudgeJob job = new JudgeJob("assert f() == 1\n", null, List.of("f"), batch);
+            return sandbox().execute(new ExecutionRequest(new Program(Language.PYTHON, code), "", List.of(), limits, job));
+        }
+
+        private Execution judged(String code, String batch) {
+            return judged(code, batch, ResourceLimits.defaults().withWallTime(Duration.ofSeconds(20)));
+        }
+
+        private static void assertPassed(Execution e) {
+            String why = e.outcome() + " " + e.detail() + " " + e.judgement() + " " + e.stderr().text();
+            assertThat(e.outcome()).as(why).isEqualTo(Outcome.OK);
+            assertThat(e.judgement()).as(why).isNotNull();
+            assertThat(e.judgement().outcome()).as(why).isEqualTo(JudgeReport.Outcome.PASSED);
+        }
+
+        private static String host(Execution e) {
+            String out = e.stdout().text();
+            assertThat(out).as("stdout of %s: %s", e.outcome(), e.stderr().text()).contains("host ");
+            return out.substring(out.indexOf("host ") + 5).split(" ")[0];
+        }
+
+        @Test
+        void theNextJobOfTheBatchFindsNothingTheLastOneLeftInTheContainerTheyShared() {
+            String batch = "b" + marker;
+            Execution planted = judged(PLANT.formatted(marker), batch);
+            assertPassed(planted);
+            assertThat(planted.stdout().text()).as("the queue was made").doesNotContain("mq -1");
+            Execution look = judged(LOOK.formatted(marker), batch);
+            assertPassed(look);
+            assertThat(host(look)).as("the second job ran in the first one's container").isEqualTo(host(planted));
+            assertThat(look.stdout().text()).contains("found []");
+        }
+
+        @Test
+        void aSystemVSegmentNeverReachesTheNextJob() {
+            String batch = "s" + marker;
+            String shm = """
+                    import ctypes, socket
+                    L = ctypes.CDLL(None, use_errno=True)
+                    print('host', socket.gethostname(), 'shm', L.shmget(0x5eed, 4096, 0o1666))
+                    def f():
+                        return 1
+                    """;
+            Execution planted = judged(shm, batch);
+            assertThat(planted.stdout().text()).as("the segment was made").doesNotContain("shm -1");
+            Execution look = judged(LOOK.formatted(marker), batch);
+            assertThat(look.stdout().text()).contains("found []");
+            if (!gvisor()) {
+                // runc: the supervisor counts the namespace's objects, cannot remove another uid's, so retires the container
+                assertThat(host(look)).as("a container holding a segment is not reused").isNotEqualTo(host(planted));
+            } else {
+                // gVisor: the job had an IPC namespace of its own, gone with its processes; the container is reused
+                assertThat(host(look)).isEqualTo(host(planted));
+            }
+        }
+
+        @Test
+        void aJobKilledAtItsWallClockLimitLeavesNoContainerForTheNext() {
+            String batch = "w" + marker;
+            String hang = """
+                    import socket, sys, time
+                    print('host', socket.gethostname(), flush=True)
+                    def f():
+                        time.sleep(60)
+                    """;
+            Execution killed = judged(hang, batch, ResourceLimits.defaults().withWallTime(Duration.ofSeconds(3)));
+            assertThat(killed.outcome()).isEqualTo(Outcome.TIME_LIMIT);
+            Execution next = judged(LOOK.formatted(marker), batch);
+            assertPassed(next);
+            assertThat(host(next)).isNotEqualTo(host(killed));
+        }
+
+        @Test
+        void anotherBatchNeverGetsTheContainer() {
+            Execution first = judged(LOOK.formatted(marker), "x" + marker);
+            Execution other = judged(LOOK.formatted(marker), "y" + marker);
+            Execution again = judged(LOOK.formatted(marker), "x" + marker);
+            assertThat(host(other)).isNotEqualTo(host(first));
+            assertThat(host(again)).as("the first batch's container is reused").isEqualTo(host(first));
+        }
+    }
+}
