@@ -72,6 +72,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
     private final ContainerKeeper keeper;
     private final DockerExecutions executions;
     private final DockerSessions sessions;
+    private final boolean reuseForBatches;
     private volatile boolean closed;
 
     private DockerSandbox(DockerEngine engine, DockerSandboxConfig config, ResourceLimits poolLimits, ResourceLimits compileLimits,
@@ -104,6 +105,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         this.languages = languagesOf(imageLabels.get());
         boolean kernel = "ipykernel".equals(imageLabels.get().get(LABEL_KERNEL));
         this.runtime = config.runtime();
+        this.reuseForBatches = config.reusesForBatches();
         Optional<List<String>> runtimeArgs = IsolationProbe.runtimeArgs(info.getRawValues(), runtime);
         if (runtimeArgs.isEmpty()) {
             throw new SandboxUnavailableException("sandbox.docker.runtime is " + runtime + " but the Docker engine at "
@@ -287,7 +289,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         // container's creation costs several times a sample's judging
         String batchKey = null;
         String id;
-        if (live == null && request.judged() && request.judging().batch() != null) {
+        if (reuseForBatches && live == null && request.judged() && request.judging().batch() != null) {
             spec = spec.forBatches();
             batchKey = request.judging().batch() + "|" + spec.key();
             id = keeper.takeForBatch(batchKey);

@@ -14,8 +14,16 @@ import java.util.Objects;
  * @param tmpfsSize size cap of the container's writable work dir and /tmp
  * @param runtime the engine's OCI runtime for sandbox containers: {@code runc} (the default) or {@code runsc}
  *     (gVisor: the program talks to a user-space kernel, never to the host's)
+ * @param reuse {@code batch} (the default): a batch's judged jobs (an evaluation's samples) run one after another in
+ *     containers that clean up after each job (docs/security-model.md); {@code off}: a container per job, always
  */
-public record DockerSandboxConfig(String host, String image, int poolSize, double cpus, ByteSize tmpfsSize, String runtime) {
+public record DockerSandboxConfig(String host, String image, int poolSize, double cpus, ByteSize tmpfsSize, String runtime,
+        String reuse) {
+
+    /** A batch's judged jobs share reusable containers. */
+    public static final String REUSE_BATCH = "batch";
+    /** Every job gets a container of its own. */
+    public static final String REUSE_OFF = "off";
 
     /** The engine's own runtime. */
     public static final String RUNC = "runc";
@@ -41,6 +49,15 @@ public record DockerSandboxConfig(String host, String image, int poolSize, doubl
         if (!runtime.equals(RUNC) && !runtime.equals(RUNSC)) {
             throw new IllegalArgumentException("sandbox.docker.runtime must be runc or runsc, was " + runtime);
         }
+        reuse = reuse == null || reuse.isBlank() ? REUSE_BATCH : reuse.trim();
+        if (!reuse.equals(REUSE_BATCH) && !reuse.equals(REUSE_OFF)) {
+            throw new IllegalArgumentException("sandbox.docker.reuse must be batch or off, was " + reuse);
+        }
+    }
+
+    /** Settings with containers reused for batches, as by default. */
+    public DockerSandboxConfig(String host, String image, int poolSize, double cpus, ByteSize tmpfsSize, String runtime) {
+        this(host, image, poolSize, cpus, tmpfsSize, runtime, REUSE_BATCH);
     }
 
     /** Settings on the engine's own runtime, runc. */
@@ -50,7 +67,12 @@ public record DockerSandboxConfig(String host, String image, int poolSize, doubl
 
     /** The same settings on another runtime. */
     public DockerSandboxConfig withRuntime(String runtime) {
-        return new DockerSandboxConfig(host, image, poolSize, cpus, tmpfsSize, runtime);
+        return new DockerSandboxConfig(host, image, poolSize, cpus, tmpfsSize, runtime, reuse);
+    }
+
+    /** Whether a batch's judged jobs share reusable containers. */
+    public boolean reusesForBatches() {
+        return REUSE_BATCH.equals(reuse);
     }
 
     /** Whether the program runs under gVisor. */

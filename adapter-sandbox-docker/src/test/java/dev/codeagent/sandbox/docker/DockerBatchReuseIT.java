@@ -74,6 +74,31 @@ class DockerBatchReuseIT {
         }
     }
 
+    /** With {@code sandbox.docker.reuse: off} every job of a batch gets a container of its own, as before. */
+    @Nested
+    class ReuseOff {
+        @Test
+        void everyJobOfABatchGetsAContainerOfItsOwn() {
+            DockerTestSupport.assumeDocker();
+            DockerSandboxConfig off = new DockerSandboxConfig(null, DockerTestSupport.IMAGE, 0, 1.0,
+                    dev.codeagent.application.config.ByteSize.ofMiB(64), DockerSandboxConfig.RUNC, DockerSandboxConfig.REUSE_OFF);
+            try (DockerSandbox sandbox = DockerSandbox.create(off, ResourceLimits.defaults(),
+                    dev.codeagent.application.spi.IsolationMode.BEST_EFFORT)) {
+                ReuseAttacks jobs = new ReuseAttacks() {
+                    @Override
+                    DockerSandbox sandbox() {
+                        return sandbox;
+                    }
+                };
+                Execution first = jobs.judged(LOOK.formatted("off"), "off");
+                Execution second = jobs.judged(LOOK.formatted("off"), "off");
+                ReuseAttacks.assertPassed(second);
+                assertThat(ReuseAttacks.host(second)).isNotEqualTo(ReuseAttacks.host(first));
+            }
+            assertThat(DockerTestSupport.leftovers()).as("containers left behind").isEmpty();
+        }
+    }
+
     /** What a job plants: each path, queue and process is named with the batch's marker. */
     private static final String PLANT = """
             import ctypes, os, socket, sys
