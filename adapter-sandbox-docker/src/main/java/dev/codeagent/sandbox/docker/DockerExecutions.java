@@ -16,7 +16,10 @@ import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.kit.sandbox.JudgeReportJson;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +60,18 @@ final class DockerExecutions {
      */
     private final byte[] programFilter;
     private final boolean gvisor;
+    /**
+     * A reusable container's group memory before its first job (its idle supervisor, under gVisor its kernel): a job
+     * can leave memory charged there that no clean-up inside frees (kernel caches, gVisor's heap), and the watch takes
+     * what the group holds at a job's start as not the job's, so the next job's room would shrink by it.
+     */
+    private final Map<String, Long> firstBase = new ConcurrentHashMap<>();
+    /**
+     * How much less memory than its first job the next job of a reusable container may get, under gVisor only: its
+     * kernel's heap grows by about 8 MiB with the first job and stays (measured), which under runc the supervisor's
+     * 16 MiB of headroom absorbs whole; a job may leave at most the rest.
+     */
+    static final long GVISOR_REUSE_MEMORY_SLACK = 12L << 20;
 
     DockerExecutions(DockerEngine engine, ContainerKeeper keeper, Isolation isolation, long tmpfsBytes, byte[] programFilter,
             boolean gvisor) {
@@ -186,7 +201,7 @@ final class DockerExecutions {
             // the bootstrap killed all the program left behind before reporting and exits now: removal can trail;
             // or, reusable, it also removed all the job could leave and waits for the batch's next job
             removeNow = false;
-            keep = batchKey != null && report.again();
+            keep = batchKey != null && report.again() && memoryGaveBack(id, memory);
             Duration reported = Duration.ofNanos((long) (report.cpuSeconds() * 1e9));
             Duration cpu = groupCpu(meter, cpuBefore).orElse(reported);
             // a SIGXCPU is the limit's when CPU time measured outside the program reaches it; gVisor checks RLIMIT_CPU
@@ -219,6 +234,9 @@ final class DockerExecutions {
             return sandboxError(e.getMessage(), session.snapshot(), t0);
         } finally {
             session.close();
+            if (!keep) {
+                firstBase.remove(id);
+            }
             if (removed) {
                 keeper.forget(id);
             } else if (keep) {
@@ -227,6 +245,28 @@ final class DockerExecutions {
                 keeper.release(id, removeNow);
             }
         }
+    }
+
+    /**
+     * Whether the next job of a reusable container would get as much memory as its first job did (under gVisor, at
+     * most {@link #GVISOR_REUSE_MEMORY_SLACK} less), given what its group holds now: memory a job left charged there
+     * (kernel caches no clean-up inside frees) would otherwise come off the next job's limit. Unknown (the group's
+     * files not local) is no.
+     */
+    private boolean memoryGaveBack(String id, GroupMemory memory) {
+        if (memory == null) {
+            return false;
+        }
+        long first = firstBase.computeIfAbsent(id, k -> memory.base());
+        OptionalLong now = memory.unreclaimable();
+        boolean gaveBack = now.isPresent()
+                && memory.roomAt(now.getAsLong()) >= memory.roomAt(first) - (gvisor ? GVISOR_REUSE_MEMORY_SLACK : 0);
+        if (!gaveBack) {
+            firstBase.remove(id);
+            log.debug("docker sandbox: container {} not reused: its group holds {} bytes, {} before its first job", id,
+                    now.isPresent() ? now.getAsLong() : -1, first);
+        }
+        return gaveBack;
     }
 
     /**

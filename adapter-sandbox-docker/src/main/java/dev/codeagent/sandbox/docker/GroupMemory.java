@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * The memory of one container's whole control group, read from the host's cgroupfs where the program cannot write,
@@ -16,10 +17,16 @@ final class GroupMemory {
 
     private final Path dir;
     private final MemoryWatch watch;
+    private final long base;
+    private final long requested;
+    private final long groupLimit;
 
-    private GroupMemory(Path dir, MemoryWatch watch) {
+    private GroupMemory(Path dir, MemoryWatch watch, long base, long requested, long groupLimit) {
         this.dir = dir;
         this.watch = watch;
+        this.base = base;
+        this.requested = requested;
+        this.groupLimit = groupLimit;
     }
 
     /**
@@ -30,7 +37,9 @@ final class GroupMemory {
         for (Path dir : candidates(id, cgroupRoot)) {
             Optional<MemoryWatch.Reading> now = MemoryWatch.read(dir);
             if (now.isPresent()) {
-                return Optional.of(new GroupMemory(dir, new MemoryWatch(requested, now.get().unreclaimable(), now.get().limit())));
+                long base = now.get().unreclaimable();
+                return Optional.of(new GroupMemory(dir, new MemoryWatch(requested, base, now.get().limit()), base, requested,
+                        now.get().limit()));
             }
         }
         return Optional.empty();
@@ -47,6 +56,21 @@ final class GroupMemory {
                 root.resolve("system.slice").resolve("docker-" + id + ".scope"),
                 root.resolve("docker").resolve(id))
                 .stream().filter(Files::isDirectory).toList();
+    }
+
+    /** What the group held that was not the run's when it started (its unreclaimable bytes then). */
+    long base() {
+        return base;
+    }
+
+    /** The group's unreclaimable bytes now; empty when the group cannot be read. */
+    OptionalLong unreclaimable() {
+        return MemoryWatch.read(dir).map(r -> OptionalLong.of(r.unreclaimable())).orElse(OptionalLong.empty());
+    }
+
+    /** The memory a run starting with the group holding {@code base} would get ({@link MemoryWatch#room}). */
+    long roomAt(long base) {
+        return MemoryWatch.room(requested, base, groupLimit);
     }
 
     /** Whether the run's memory is used up now; false when the group cannot be read (it is gone). */

@@ -71,7 +71,7 @@ def sweep():
 # message queues nor (always) the System V objects can be listed, the program and the judge each get an IPC
 # namespace of their own (the supervisor has gVisor's CAP_SYS_ADMIN there), which ends with their processes.
 RU=os.environ.get('CODEAGENT_REUSE')=='1'
-SPOT=('/work','/tmp','/dev/shm','/dev/mqueue');KEEP={'/tmp/.codeagent-pids'}
+SPOT=('/work','/tmp','/dev/shm','/dev/mqueue');KEEP=set()
 def wipe(d,u,until):
   for n in os.listdir(d):
     f=d+'/'+n
@@ -90,6 +90,16 @@ def ipcs():
     if c()<0:return -1
     n+=ctypes.c_int.from_buffer(b,4*i).value
   return n
+def sockets():
+  # sockets of the container's network namespace still in its tables once every process is gone (a TCP connection in
+  # TIME_WAIT holds its port for a minute: the next job could not bind it, or could read it as a message); gVisor's
+  # tables show none (a residual there)
+  n=0
+  for f in ('tcp','tcp6','udp','udp6','raw','raw6'):
+    try:
+      with open('/proc/net/'+f) as h:n+=len(h.read().splitlines()[1:])
+    except OSError:pass
+  return n
 def clean():
   # each uid removes its own (root has no CAP_DAC_OVERRIDE or CAP_FOWNER, and /tmp is sticky); whatever is left,
   # or a job whose mess takes more than 2 s to clear, retires the container
@@ -102,7 +112,7 @@ def clean():
       euid(0)
     for d in SPOT:
       if os.path.isdir(d) and any(d+'/'+n not in KEEP for n in os.listdir(d)):return False
-    return ipcs()==0 and time.monotonic()<=until
+    return ipcs()==0 and sockets()==0 and time.monotonic()<=until
   except Exception:return False
   finally:euid(0)
 PG=None
@@ -169,6 +179,7 @@ while True:
       # its root is r-x for all; root owns it but has no CAP_DAC_OVERRIDE, so makes it its own to write first
       os.chmod(d,0o700);PG=d+'/run';os.mkdir(PG)
       with open(PG+'/pids.max','w') as f:f.write(str(P))
+      KEEP.add(d)
     except Exception as x:fail('cannot make the pids group (%r)'%(x,))
   # SIGCHLD blocked, so that sigtimedwait below hears of every child's end (pid 1 would drop it otherwise)
   signal.pthread_sigmask(signal.SIG_BLOCK,[signal.SIGCHLD])
@@ -308,9 +319,11 @@ while True:
   # whatever the program left running dies and is reaped before its result is reported
   sweep()
   # cleaned before the report: the host reads the next job's CPU from after it, so a job's mess is its own cost
-  A=RU and not lv and clean()
-  z=os.WTERMSIG(t) if os.WIFSIGNALED(t) else None
+  # an OOM kill marks the container in the engine for good (State.OOMKilled): such a container serves no other job
+  # (-1: no count; under gVisor the host's OOM killer ends the whole container)
   o=oom();o=o-O0 if o>=0 and O0>=0 else o
+  A=RU and not lv and o<=0 and clean()
+  z=os.WTERMSIG(t) if os.WIFSIGNALED(t) else None
   q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':o,'judge':V,'again':A})
   os.write(2,b'\x00codeagent:'+k+b':\n')
   os.write(1,b'\x00codeagent:'+k+b':'+q.encode()+b'\n')

@@ -1,6 +1,7 @@
 package dev.codeagent.sandbox.docker;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.codeagent.application.sandbox.JudgedSandboxContractTest;
 import dev.codeagent.domain.execution.Execution;
@@ -149,6 +150,16 @@ class DockerBatchReuseIT {
                 return 1
             """;
 
+    /** Allocates 8 MiB at a time up to %1$d MiB, saying how far it got (its memory limit ends it first). */
+    private static final String FILL = """
+            keep = []
+            for i in range(%1$d // 8):
+                keep.append(b'y' * (8 << 20))
+                print('MiB', 8 * len(keep), flush=True)
+            def f():
+                return 1
+            """;
+
     abstract static class ReuseAttacks {
 
         abstract DockerSandbox sandbox();
@@ -166,6 +177,13 @@ class DockerBatchReuseIT {
 
         private Execution judged(String code, String batch) {
             return judged(code, batch, ResourceLimits.defaults().withWallTime(Duration.ofSeconds(20)));
+        }
+
+        /** How many MiB the FILL program reached before its limit ended it. */
+        private static long reached(Execution e) {
+            String out = e.stdout().text();
+            int i = out.lastIndexOf("MiB ");
+            return i < 0 ? 0 : Long.parseLong(out.substring(i + 4).split("[ \n]")[0]);
         }
 
         private static void assertPassed(Execution e) {
@@ -230,6 +248,109 @@ class DockerBatchReuseIT {
             Execution next = judged(LOOK.formatted(marker), batch);
             assertPassed(next);
             assertThat(host(next)).isNotEqualTo(host(killed));
+        }
+
+        @Test
+        void thePathTheSupervisorKeepsOnGvisorIsWipedWhereItDoesNotMakeIt() {
+            // (a review's attack) the supervisor's pids directory was kept on every runtime; on runc it never makes
+            // it, so a job could, and what it left there crossed to the next job
+            String batch = "k" + marker;
+            Execution planted = judged("""
+                    import os, socket
+                    try:
+                        os.makedirs('/tmp/.codeagent-pids/deep', exist_ok=True)
+                        open('/tmp/.codeagent-pids/deep/secret', 'w').write('%1$s')
+                    except OSError as e:
+                        print('refused', e)
+                    print('host', socket.gethostname())
+                    def f():
+                        return 1
+                    """.formatted(marker), batch);
+            Execution look = judged("""
+                    import socket
+                    try:
+                        print('got', open('/tmp/.codeagent-pids/deep/secret').read())
+                    except OSError as e:
+                        print('nothing', e)
+                    print('host', socket.gethostname())
+                    def f():
+                        return 1
+                    """, batch);
+            assertPassed(look);
+            assertThat(look.stdout().text()).doesNotContain(marker);
+            assertThat(host(look)).as("the container was reused").isEqualTo(host(planted));
+        }
+
+        @Test
+        void aJobsMemoryLeftChargedToTheGroupNeverShrinksTheNextJobsLimit() {
+            // (a review's attack) negative dentries are kernel memory charged to the container's group that no clean-up
+            // inside frees; the next job's watch took them as not its own, so it got 80 of its 256 MiB
+            int mib = 400;
+            Execution fresh = judged(FILL.formatted(mib), "f" + marker);
+            String batch = "m" + marker;
+            Execution planted = judged("""
+                    import os, socket, time
+                    def u():
+                        try:
+                            return int(open('/sys/fs/cgroup/memory/memory.usage_in_bytes').read()) >> 20
+                        except OSError:
+                            return -1
+                    kids = []
+                    for k in range(2):
+                        p = os.fork()
+                        if p == 0:
+                            t = time.time(); i = 0
+                            while time.time() - t < 3.5 and u() < 190:
+                                for j in range(1000):
+                                    i += 1
+                                    try:
+                                        os.stat('/usr/lib/%%d-%%d-%%s' %% (k, i, 'a' * 240))
+                                    except OSError:
+                                        pass
+                            os._exit(0)
+                        kids.append(p)
+                    for p in kids:
+                        os.waitpid(p, 0)
+                    print('host', socket.gethostname(), 'usage', u())
+                    def f():
+                        return 1
+                    """, batch);
+            Execution look = judged(FILL.formatted(mib), batch);
+            assertThat(reached(look)).as("MiB reached after the plant (%s) against a fresh container's (%s)", look.stdout().text(),
+                    fresh.stdout().text()).isGreaterThanOrEqualTo(reached(fresh) - 16);
+        }
+
+        @Test
+        void aJobsSocketLeftInTimeWaitNeverHoldsTheNextJobsPort() {
+            // (a review's attack) a loopback connection the job closed first stays in TIME_WAIT for a minute in the
+            // container's network namespace: the next job could not bind the port. runc shows it in /proc/net/tcp and
+            // the container is retired; gVisor's tables show nothing (a residual, docs/security-model.md)
+            assumeTrue(!gvisor(), "gVisor shows no TIME_WAIT socket in /proc/net/tcp");
+            int port = 20000 + java.util.concurrent.ThreadLocalRandom.current().nextInt(20000);
+            String batch = "t" + marker;
+            Execution planted = judged("""
+                    import socket, time
+                    s = socket.socket(); s.bind(('127.0.0.1', %1$d)); s.listen(1)
+                    c = socket.create_connection(('127.0.0.1', %1$d))
+                    a, _ = s.accept()
+                    a.close(); time.sleep(0.1); c.close(); time.sleep(0.1); s.close()
+                    print('host', socket.gethostname())
+                    def f():
+                        return 1
+                    """.formatted(port), batch);
+            Execution look = judged("""
+                    import socket
+                    try:
+                        b = socket.socket(); b.bind(('127.0.0.1', %1$d)); print('bound')
+                    except OSError as e:
+                        print('refused', e)
+                    print('host', socket.gethostname())
+                    def f():
+                        return 1
+                    """.formatted(port), batch);
+            assertPassed(planted);
+            assertThat(look.stdout().text()).contains("bound");
+            assertThat(host(look)).as("a container with a socket left is not reused").isNotEqualTo(host(planted));
         }
 
         @Test

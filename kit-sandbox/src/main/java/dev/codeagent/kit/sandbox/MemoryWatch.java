@@ -56,7 +56,15 @@ public final class MemoryWatch {
      * @param groupLimit the group's hard limit
      */
     public MemoryWatch(long requested, long base, long groupLimit) {
-        this.threshold = Math.min(requested + Math.max(0, base), groupLimit - slack(groupLimit));
+        this.threshold = Math.max(0, base) + room(requested, base, groupLimit);
+    }
+
+    /**
+     * How much memory a run gets above {@code base} (what the group held that is not the run's) before it is used up:
+     * its request, less what of it the group's hard limit cannot hold beside the base.
+     */
+    public static long room(long requested, long base, long groupLimit) {
+        return Math.min(requested + Math.max(0, base), groupLimit - slack(groupLimit)) - Math.max(0, base);
     }
 
     /** How close to its limit a group's usage is when reclaim holds it there: a few charge batches, 1/64 of large limits. */
