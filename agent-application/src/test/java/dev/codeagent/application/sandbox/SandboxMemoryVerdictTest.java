@@ -55,4 +55,31 @@ public abstract class SandboxMemoryVerdictTest {
                 .isLessThanOrEqualTo((int) (limits().memoryBytes() / MemoryHogs.STEP_BYTES) + 2);
         assertThat(e.detail()).doesNotContain("time limit");
     }
+
+    /**
+     * A program that only looks up missing files for 3 s: each lookup leaves a negative dentry, kernel memory charged
+     * to the run's group that reclaim gives back at its limit (about 300 MiB of them in the time here). The run's own
+     * memory stays a few MiB, so it ends OK, never MEMORY_LIMIT (it did on both tiers, read as memory used up).
+     */
+    @org.junit.jupiter.api.Test
+    void fillingTheKernelsCacheOfMissingNamesIsNotTheRunsMemory() {
+        String lookups = """
+                import os, time
+                t = time.time(); i = 0
+                while time.time() - t < 3:
+                    for j in range(1000):
+                        i += 1
+                        try:
+                            os.stat('/usr/lib/%d-%s' % (i, 'a' * 240))
+                        except OSError:
+                            pass
+                print('lookups', i)
+                """;
+        ResourceLimits small = ResourceLimits.defaults().withMemoryBytes(64 * ResourceLimits.MIB)
+                .withWallTime(Duration.ofSeconds(20)).withCpuTime(Duration.ofSeconds(10));
+        Execution e = sandbox().execute(new ExecutionRequest(new dev.codeagent.domain.execution.Program(Language.PYTHON,
+                lookups), "", small));
+        assertThat(e.outcome()).as(SandboxAttackTest.why(e)).isEqualTo(Outcome.OK);
+        assertThat(e.stdout().text()).startsWith("lookups ");
+    }
 }

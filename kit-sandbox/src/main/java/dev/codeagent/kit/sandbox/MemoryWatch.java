@@ -30,12 +30,23 @@ public final class MemoryWatch {
     static final int THRASH_READINGS = 3;
     private static final long PAGE = 4096;
 
-    /** One reading of a memory group. */
-    public record Reading(long usage, long limit, long fileBytes, long refaultedFilePages) {
+    /**
+     * One reading of a memory group.
+     *
+     * @param reclaimableKernel kernel memory charged to the group that reclaim gives back at the limit (v2: reclaimable
+     *     slab; v1, which does not split it: all kernel memory), never the run's memory: a loop of {@code stat()} on
+     *     missing names fills hundreds of MiB with negative dentries, and was ended as MEMORY_LIMIT using next to
+     *     nothing. Kernel memory that is not reclaimable stays bounded by the group's hard limit (the kernel's OOM kill).
+     */
+    public record Reading(long usage, long limit, long fileBytes, long refaultedFilePages, long reclaimableKernel) {
 
-        /** What reclaim cannot give back without swap: all but file cache. */
+        public Reading(long usage, long limit, long fileBytes, long refaultedFilePages) {
+            this(usage, limit, fileBytes, refaultedFilePages, 0);
+        }
+
+        /** What reclaim cannot give back without swap: all but file cache and reclaimable kernel memory. */
         public long unreclaimable() {
-            return Math.max(0, usage - fileBytes);
+            return Math.max(0, usage - fileBytes - reclaimableKernel);
         }
 
         /** Whether the group stands at its hard limit (within what the kernel charges in batches). */
@@ -134,10 +145,16 @@ public final class MemoryWatch {
                 // before 5.9 one count for both kinds of page
                 refaults = stat(stat, prefix + "workingset_refault");
             }
-            return Optional.of(new Reading(usage, limit, Math.max(0, file), Math.max(0, refaults)));
+            long kernel = v1 ? optionalNumber(dir.resolve("memory.kmem.usage_in_bytes")) : stat(stat, "slab_reclaimable");
+            return Optional.of(new Reading(usage, limit, Math.max(0, file), Math.max(0, refaults), Math.max(0, kernel)));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
+    }
+
+    /** The number in {@code file}, or 0 when there is no such file (a kernel without kernel-memory accounting). */
+    private static long optionalNumber(Path file) throws IOException {
+        return Files.exists(file) ? number(file) : 0;
     }
 
     private static long number(Path file) throws IOException {

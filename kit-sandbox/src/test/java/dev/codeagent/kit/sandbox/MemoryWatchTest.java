@@ -97,6 +97,21 @@ class MemoryWatchTest {
     }
 
     @Test
+    void kernelMemoryThatReclaimGivesBackIsNotTheRuns(@TempDir Path v1, @TempDir Path v2) throws IOException {
+        // negative dentries from a stat() loop: charged to the group, reclaimed at its limit, never the program's memory
+        Files.writeString(v1.resolve("memory.usage_in_bytes"), Long.toString(200 * MIB) + "\n");
+        Files.writeString(v1.resolve("memory.limit_in_bytes"), Long.toString(GROUP) + "\n");
+        Files.writeString(v1.resolve("memory.kmem.usage_in_bytes"), Long.toString(190 * MIB) + "\n");
+        Files.writeString(v1.resolve("memory.stat"), "total_active_file " + MIB + "\ntotal_inactive_file 0\n");
+        assertThat(MemoryWatch.read(v1).orElseThrow().unreclaimable()).isEqualTo(9 * MIB);
+        Files.writeString(v2.resolve("memory.current"), Long.toString(200 * MIB) + "\n");
+        Files.writeString(v2.resolve("memory.max"), Long.toString(GROUP) + "\n");
+        Files.writeString(v2.resolve("memory.stat"), "active_file " + MIB + "\ninactive_file 0\nslab_reclaimable "
+                + 150 * MIB + "\nslab_unreclaimable " + 40 * MIB + "\n");
+        assertThat(MemoryWatch.read(v2).orElseThrow().unreclaimable()).isEqualTo(49 * MIB);
+    }
+
+    @Test
     void aGroupThatIsGoneReadsAsNothing(@TempDir Path dir) {
         assertThat(MemoryWatch.read(dir.resolve("gone"))).isEmpty();
     }
