@@ -64,10 +64,11 @@ def sweep():
     except OSError:pass
     try:os.wait()
     except ChildProcessError:return
-# A container for a batch's judged jobs (CODEAGENT_REUSE=1, DockerContainers.Spec.reusable) takes one job after
+# A container for a batch's judged jobs (CODEAGENT_REUSE=1, DockerContainers.Spec#forBatches) takes one job after
 # another: after each, once sweep() has killed every process but this one, clean() removes every file a job's uid
-# could write, checks that the IPC namespace holds no System V object, and says in the report whether the container
-# is fit for another job ("again"); if not, it ends as a single-use container does. Under gVisor, where neither the
+# could write and checks that the IPC namespace holds no System V object and the network namespace no socket; the
+# report says whether the container is fit for another job ("again": also no OOM kill in the job; the host checks its
+# memory group besides); if not, it ends as a single-use container does. Under gVisor, where neither the
 # message queues nor (always) the System V objects can be listed, the program and the judge each get an IPC
 # namespace of their own (the supervisor has gVisor's CAP_SYS_ADMIN there), which ends with their processes.
 RU=os.environ.get('CODEAGENT_REUSE')=='1'
