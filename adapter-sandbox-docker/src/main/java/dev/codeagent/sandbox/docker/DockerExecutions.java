@@ -262,7 +262,6 @@ final class DockerExecutions {
         boolean gaveBack = now.isPresent()
                 && memory.roomAt(now.getAsLong()) >= memory.roomAt(first) - (gvisor ? GVISOR_REUSE_MEMORY_SLACK : 0);
         if (!gaveBack) {
-            firstBase.remove(id);
             log.debug("docker sandbox: container {} not reused: its group holds {} bytes, {} before its first job", id,
                     now.isPresent() ? now.getAsLong() : -1, first);
         }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.codeagent.application.sandbox.JudgedSandboxContractTest;
+import dev.codeagent.application.sandbox.MemoryHogs;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.JudgeJob;
@@ -150,15 +151,8 @@ class DockerBatchReuseIT {
                 return 1
             """;
 
-    /** Allocates 8 MiB at a time up to %1$d MiB, saying how far it got (its memory limit ends it first). */
-    private static final String FILL = """
-            keep = []
-            for i in range(%1$d // 8):
-                keep.append(b'y' * (8 << 20))
-                print('MiB', 8 * len(keep), flush=True)
-            def f():
-                return 1
-            """;
+    /** The memory hog of the memory-verdict contract (8 MiB a step, a line each), as a judged job's program. */
+    private static final String HOG = MemoryHogs.program(Language.PYTHON).source() + "def f():\n    return 1\n";
 
     abstract static class ReuseAttacks {
 
@@ -179,11 +173,10 @@ class DockerBatchReuseIT {
             return judged(code, batch, ResourceLimits.defaults().withWallTime(Duration.ofSeconds(20)));
         }
 
-        /** How many MiB the FILL program reached before its limit ended it. */
+        /** How many MiB the hog reached before its limit ended it. */
         private static long reached(Execution e) {
-            String out = e.stdout().text();
-            int i = out.lastIndexOf("MiB ");
-            return i < 0 ? 0 : Long.parseLong(out.substring(i + 4).split("[ \n]")[0]);
+            return MemoryHogs.firstAndLast(e.stdout().text()).map(s -> (s[1].index() + 1) * MemoryHogs.STEP_BYTES >> 20)
+                    .orElse(0L);
         }
 
         private static void assertPassed(Execution e) {
@@ -285,8 +278,7 @@ class DockerBatchReuseIT {
         void aJobsMemoryLeftChargedToTheGroupNeverShrinksTheNextJobsLimit() {
             // (a review's attack) negative dentries are kernel memory charged to the container's group that no clean-up
             // inside frees; the next job's watch took them as not its own, so it got 80 of its 256 MiB
-            int mib = 400;
-            Execution fresh = judged(FILL.formatted(mib), "f" + marker);
+            Execution fresh = judged(HOG, "f" + marker);
             String batch = "m" + marker;
             Execution planted = judged("""
                     import os, socket, time
@@ -315,7 +307,7 @@ class DockerBatchReuseIT {
                     def f():
                         return 1
                     """, batch);
-            Execution look = judged(FILL.formatted(mib), batch);
+            Execution look = judged(HOG, batch);
             assertThat(reached(look)).as("MiB reached after the plant (%s) against a fresh container's (%s)", look.stdout().text(),
                     fresh.stdout().text()).isGreaterThanOrEqualTo(reached(fresh) - 16);
         }

@@ -152,9 +152,16 @@ public final class MemoryWatch {
         }
     }
 
-    /** The number in {@code file}, or 0 when there is no such file (a kernel without kernel-memory accounting). */
+    /**
+     * The number in {@code file}, or 0 when there is no such file (a kernel without kernel-memory accounting); one read,
+     * no stat before it: this is on every 20 ms poll of every run.
+     */
     private static long optionalNumber(Path file) throws IOException {
-        return Files.exists(file) ? number(file) : 0;
+        try {
+            return number(file);
+        } catch (java.nio.file.NoSuchFileException e) {
+            return 0;
+        }
     }
 
     private static long number(Path file) throws IOException {
