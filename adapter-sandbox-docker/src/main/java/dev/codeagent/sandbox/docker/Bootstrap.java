@@ -60,7 +60,7 @@ final class Bootstrap {
 
     /** Environment variable of the container: seconds a pooled bootstrap waits for its payload before it exits. */
     static final String IDLE_ENV = "CODEAGENT_IDLE_SECONDS";
-    /** Set to 1 in a reusable container ({@link DockerContainers.Spec#forBatches()}): its supervisor takes job after job. */
+    /** Set to 1 in a reusable container ({@link DockerContainers.Spec#forBatches(boolean)}): its supervisor takes job after job. */
     static final String REUSE_ENV = "CODEAGENT_REUSE";
 
     /** How long past the wall-clock limit a run's supervisor ends the run itself (when its host is gone). */
@@ -84,6 +84,33 @@ final class Bootstrap {
 
     /** The container's command: the bootstrap, in an interpreter that ignores the image's environment. */
     static final List<String> COMMAND = List.of("python3", "-I", "-S", "-c", SOURCE);
+
+    /**
+     * Set in a reusable container with zygotes ({@link DockerContainers.Spec#forBatches(boolean)}): the flags a judged
+     * Python program's interpreter gets, which the candidates' zygote starts with; a job whose argv has others is
+     * started afresh.
+     */
+    static final String ZYGOTE_ENV = "CODEAGENT_ZYGOTE";
+
+    /**
+     * A reusable container's command with zygotes: {@link #COMMAND}, then the zygote's source ({@code zygote.py} beside
+     * this class) and the kit's judge, candidate and wire scripts, which its zygotes compile before any job.
+     */
+    static final List<String> ZYGOTE_COMMAND = zygoteCommand();
+
+    private static List<String> zygoteCommand() {
+        List<String> cmd = new ArrayList<>(COMMAND);
+        cmd.add(SupervisorJob.script(Bootstrap.class, "zygote.py"));
+        for (String name : List.of(JudgeScripts.JUDGE, JudgeScripts.CANDIDATE, JudgeScripts.WIRE)) {
+            cmd.add(JudgeScripts.files().get(name));
+        }
+        return List.copyOf(cmd);
+    }
+
+    /** The value of {@link #ZYGOTE_ENV}: a judged Python program's interpreter flags. */
+    static String zygoteFlags() {
+        return String.join(" ", Toolchains.interpreterArgs(Language.PYTHON, ResourceLimits.defaults()));
+    }
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
@@ -114,9 +141,11 @@ final class Bootstrap {
      * @param oomKills the OOM kills in the container during this job, or -1 when the cgroup could not be read
      * @param judge for a judged run, the judge's verdict line as it wrote it to the supervisor's own pipe, or null
      * @param again whether the container (a reusable one) holds nothing of this job and waits for another
+     * @param zygoteFailure why the container's zygotes could not fork this job's judge and candidate, which then
+     *     started afresh (the container then serves no other job), or null
      */
     record Report(Integer exitCode, Integer signal, double cpuSeconds, long maxRssBytes, int oomKills, String judge,
-            boolean again) {
+            boolean again, String zygoteFailure) {
 
         static Report parse(byte[] line) {
             try {
@@ -125,7 +154,8 @@ final class Bootstrap {
                         n.path("signal").isNumber() ? n.path("signal").asInt() : null,
                         n.path("cpu").asDouble(), n.path("maxrss").asLong(), n.path("oom").asInt(-1),
                         n.path("judge").isTextual() ? n.path("judge").asText() : null,
-                        n.path("again").asBoolean(false));
+                        n.path("again").asBoolean(false),
+                        n.path("zygote").isTextual() ? n.path("zygote").asText() : null);
             } catch (java.io.IOException e) {
                 return null;
             }

@@ -37,6 +37,14 @@ final class DockerContainers {
     /** The bootstrap, added to the program's process limit. */
     static final int SUPERVISOR_PROCESSES = 1;
     /**
+     * A reusable container's two zygotes (zygote.py), added to its memory: they hold the interpreters a job's judge and
+     * candidate would otherwise start themselves (about 10 MiB each, measured; most of it shared with the forked
+     * children and charged once).
+     */
+    static final long ZYGOTE_MEMORY = 24L * 1024 * 1024;
+    /** A reusable container's two zygotes, added to its process limit. */
+    static final int ZYGOTE_PROCESSES = 2;
+    /**
      * Host threads and processes of gVisor itself (its kernel, file proxy and, on the ptrace platform, one
      * stub per address space): about 38 idle here, and runsc fails to start a sandbox under a pids limit
      * of 33; its kernel adds host threads as the program forks (a fork bomb under RLIMIT_NPROC 33 still broke a
@@ -56,7 +64,7 @@ final class DockerContainers {
      * at creation, so a pooled container serves only requests with the same {@link #key()}.
      */
     record Spec(String image, long memoryBytes, int maxProcesses, double cpus, long tmpfsBytes, Map<String, String> labels,
-            Duration idle, String runtime, boolean seccomp, boolean reusable) {
+            Duration idle, String runtime, boolean seccomp, boolean reusable, boolean zygotes) {
 
         Spec {
             Objects.requireNonNull(image, "image");
@@ -69,7 +77,7 @@ final class DockerContainers {
 
         Spec(String image, long memoryBytes, int maxProcesses, double cpus, long tmpfsBytes, Map<String, String> labels,
                 Duration idle, String runtime, boolean seccomp) {
-            this(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp, false);
+            this(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp, false, false);
         }
 
         /**
@@ -84,17 +92,20 @@ final class DockerContainers {
 
         /** The same shape with another idle time (after which an unclaimed container ends itself). */
         Spec withIdle(Duration idle) {
-            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp, reusable);
+            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp, reusable, zygotes);
         }
 
         /**
          * The same shape for a batch's judged jobs, one after another: its stdin stays open between attaches and its
          * supervisor, after each job, kills what is left, removes every file the job's uids could write and checks
          * the IPC namespace is empty, saying in its report whether the container is fit for another job
-         * ({@link Bootstrap.Report#again()}); one that is not ends as a single-use container does.
+         * ({@link Bootstrap.Report#again()}); one that is not ends as a single-use container does. With {@code zygotes}
+         * its supervisor starts two warm interpreters before any job (zygote.py), which fork each judged Python job's
+         * judge and candidate; the container gets their memory and processes on top.
          */
-        Spec forBatches() {
-            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp, true);
+        Spec forBatches(boolean zygotes) {
+            return new Spec(image, memoryBytes + (zygotes ? ZYGOTE_MEMORY : 0), maxProcesses + (zygotes ? ZYGOTE_PROCESSES : 0),
+                    cpus, tmpfsBytes, labels, idle, runtime, seccomp, true, zygotes);
         }
 
         /**
@@ -102,7 +113,7 @@ final class DockerContainers {
          * seccomp profile ({@link SeccompProfile}; without, the engine's default applies).
          */
         Spec on(String runtime, boolean seccomp) {
-            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp, reusable);
+            return new Spec(image, memoryBytes, maxProcesses, cpus, tmpfsBytes, labels, idle, runtime, seccomp, reusable, zygotes);
         }
 
         /** The container-level limits; requests whose limits give the same key can use this container. */
@@ -128,7 +139,7 @@ final class DockerContainers {
                 // the program's uid has only the program's tasks (the supervisor is root), and under gVisor a
                 // program that execve()d from the supervisor's child reaches two tasks more than its
                 // RLIMIT_NPROC (measured with a thread bomb: 31 gives 33): maxProcesses in all
-                long nproc = Math.max(1, maxProcesses - 2L);
+                long nproc = Math.max(1, maxProcesses - 2L - (zygotes ? ZYGOTE_PROCESSES : 0));
                 limits.add(new Ulimit("nproc", nproc, nproc));
             }
             return limits;
@@ -166,8 +177,11 @@ final class DockerContainers {
             if (reusable) {
                 env.add(Bootstrap.REUSE_ENV + "=1");
             }
+            if (zygotes) {
+                env.add(Bootstrap.ZYGOTE_ENV + "=" + Bootstrap.zygoteFlags());
+            }
             if (gvisor()) {
-                env.add(PIDS_MAX_ENV + "=" + Math.max(1, maxProcesses - SUPERVISOR_PROCESSES));
+                env.add(PIDS_MAX_ENV + "=" + Math.max(1, maxProcesses - SUPERVISOR_PROCESSES - (zygotes ? ZYGOTE_PROCESSES : 0)));
             }
             return env;
         }
@@ -207,7 +221,7 @@ final class DockerContainers {
                     .withWorkingDir(WORK_DIR)
                     .withNetworkDisabled(true)
                     // the whole command as entrypoint: nothing of the image's entrypoint or cmd runs
-                    .withEntrypoint(Bootstrap.COMMAND)
+                    .withEntrypoint(zygotes ? Bootstrap.ZYGOTE_COMMAND : Bootstrap.COMMAND)
                     .withEnv(environment())
                     .withAttachStdin(true)
                     .withAttachStdout(true)

@@ -98,7 +98,7 @@ final class DockerExecutions {
 
     /**
      * As {@link #run(String, ExecutionRequest, long, LiveDocker)}; {@code batchKey} not null for a reusable container
-     * ({@link DockerContainers.Spec#forBatches()}), which goes back to the keeper for that batch's next job when its
+     * ({@link DockerContainers.Spec#forBatches(boolean)}), which goes back to the keeper for that batch's next job when its
      * supervisor reports the job's end and says the container holds nothing of it, and is removed otherwise.
      */
     Execution run(String id, ExecutionRequest request, long t0, LiveDocker live, String batchKey) {
@@ -201,6 +201,10 @@ final class DockerExecutions {
             // the bootstrap killed all the program left behind before reporting and exits now: removal can trail;
             // or, reusable, it also removed all the job could leave and waits for the batch's next job
             removeNow = false;
+            if (report.zygoteFailure() != null) {
+                // the job itself ran (its interpreters started afresh); the container is not reused
+                log.warn("docker sandbox: container {}: its zygotes failed: {}", id, report.zygoteFailure());
+            }
             keep = batchKey != null && report.again() && memoryGaveBack(id, memory);
             Duration reported = Duration.ofNanos((long) (report.cpuSeconds() * 1e9));
             Duration cpu = groupCpu(meter, cpuBefore).orElse(reported);

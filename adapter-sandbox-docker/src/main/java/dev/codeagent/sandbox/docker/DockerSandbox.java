@@ -73,6 +73,8 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
     private final DockerExecutions executions;
     private final DockerSessions sessions;
     private final boolean reuseForBatches;
+    /** Whether reusable containers fork their judged jobs' interpreters from warm ones (zygote.py). */
+    private final boolean zygotes;
     private volatile boolean closed;
 
     private DockerSandbox(DockerEngine engine, DockerSandboxConfig config, ResourceLimits poolLimits, ResourceLimits compileLimits,
@@ -106,6 +108,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         boolean kernel = "ipykernel".equals(imageLabels.get().get(LABEL_KERNEL));
         this.runtime = config.runtime();
         this.reuseForBatches = config.reusesForBatches();
+        this.zygotes = config.zygotes();
         Optional<List<String>> runtimeArgs = IsolationProbe.runtimeArgs(info.getRawValues(), runtime);
         if (runtimeArgs.isEmpty()) {
             throw new SandboxUnavailableException("sandbox.docker.runtime is " + runtime + " but the Docker engine at "
@@ -290,7 +293,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         String batchKey = null;
         String id;
         if (reuseForBatches && live == null && request.judged() && request.judging().batch() != null) {
-            spec = spec.forBatches();
+            spec = spec.forBatches(zygotes);
             batchKey = request.judging().batch() + "|" + spec.key();
             id = keeper.takeForBatch(batchKey);
         } else {

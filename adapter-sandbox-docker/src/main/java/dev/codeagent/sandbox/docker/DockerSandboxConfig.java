@@ -16,14 +16,21 @@ import java.util.Objects;
  *     (gVisor: the program talks to a user-space kernel, never to the host's)
  * @param reuse {@code batch} (the default): a batch's judged jobs (an evaluation's samples) run one after another in
  *     containers that clean up after each job (docs/security-model.md); {@code off}: a container per job, always
+ * @param zygote {@code batch} (the default): each reusable container forks a judged job's judge and candidate from two
+ *     warm interpreters it starts before any job (zygote.py beside the supervisor); {@code off}: each job starts both
+ *     interpreters afresh. Only reusable containers have zygotes.
  */
 public record DockerSandboxConfig(String host, String image, int poolSize, double cpus, ByteSize tmpfsSize, String runtime,
-        String reuse) {
+        String reuse, String zygote) {
 
     /** A batch's judged jobs share reusable containers. */
     public static final String REUSE_BATCH = "batch";
     /** Every job gets a container of its own. */
     public static final String REUSE_OFF = "off";
+    /** Reusable containers fork a judged job's interpreters from warm ones. */
+    public static final String ZYGOTE_BATCH = "batch";
+    /** Every job starts its interpreters afresh. */
+    public static final String ZYGOTE_OFF = "off";
 
     /** The engine's own runtime. */
     public static final String RUNC = "runc";
@@ -53,6 +60,16 @@ public record DockerSandboxConfig(String host, String image, int poolSize, doubl
         if (!reuse.equals(REUSE_BATCH) && !reuse.equals(REUSE_OFF)) {
             throw new IllegalArgumentException("sandbox.docker.reuse must be batch or off, was " + reuse);
         }
+        zygote = zygote == null || zygote.isBlank() ? ZYGOTE_BATCH : zygote.trim();
+        if (!zygote.equals(ZYGOTE_BATCH) && !zygote.equals(ZYGOTE_OFF)) {
+            throw new IllegalArgumentException("sandbox.docker.zygote must be batch or off, was " + zygote);
+        }
+    }
+
+    /** Settings with reused containers' zygotes as by default. */
+    public DockerSandboxConfig(String host, String image, int poolSize, double cpus, ByteSize tmpfsSize, String runtime,
+            String reuse) {
+        this(host, image, poolSize, cpus, tmpfsSize, runtime, reuse, ZYGOTE_BATCH);
     }
 
     /** Settings with containers reused for batches, as by default. */
@@ -67,12 +84,17 @@ public record DockerSandboxConfig(String host, String image, int poolSize, doubl
 
     /** The same settings on another runtime. */
     public DockerSandboxConfig withRuntime(String runtime) {
-        return new DockerSandboxConfig(host, image, poolSize, cpus, tmpfsSize, runtime, reuse);
+        return new DockerSandboxConfig(host, image, poolSize, cpus, tmpfsSize, runtime, reuse, zygote);
     }
 
     /** Whether a batch's judged jobs share reusable containers. */
     public boolean reusesForBatches() {
         return REUSE_BATCH.equals(reuse);
+    }
+
+    /** Whether a reusable container forks its judged jobs' interpreters from warm ones. */
+    public boolean zygotes() {
+        return ZYGOTE_BATCH.equals(zygote);
     }
 
     /** Whether the program runs under gVisor. */

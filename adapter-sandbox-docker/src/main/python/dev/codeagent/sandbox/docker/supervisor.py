@@ -59,6 +59,26 @@ def oom():
 # every other process of the container: killed and reaped until none is left (an orphan
 # comes to pid 1, so no child left means nothing left)
 def sweep():
+  # with zygotes (below), every process but this one and them, by pid (this process has CAP_KILL); until none is left
+  # (what a killed process forked before it died is killed the next round) or, failing that, as without them
+  if ZY:
+    zs={z[0] for z in ZY.values()};T=time.monotonic()+2
+    try:
+      while time.monotonic()<T:
+        left=[int(n) for n in os.listdir('/proc') if n.isdigit() and n!='1' and int(n) not in zs]
+        for n in left:
+          try:os.kill(n,9)
+          except OSError:pass
+        while True:
+          try:q=os.waitpid(-1,os.WNOHANG)[0]
+          except ChildProcessError:q=0
+          if q in zs:raise OSError('zygote %d ended'%q)
+          if q==0:break
+        if not left:return
+        time.sleep(0.0002)
+      ZE.append('processes outlived the sweep')
+    except Exception as x:ZE.append(repr(x))
+    ZY.clear()
   while True:
     try:os.kill(-1,9)
     except OSError:pass
@@ -116,6 +136,51 @@ def clean():
     return ipcs()==0 and sockets()==0 and time.monotonic()<=until
   except Exception:return False
   finally:euid(0)
+# A reusable container's zygotes (CODEAGENT_ZYGOTE: the judged program's interpreter flags; zygote.py and the kit's
+# judge, candidate and wire scripts follow this file in the command): two warm interpreters that fork each judged
+# job's candidate ('c', started with the program's flags) and judge ('j', with the judge's -I), so that neither starts
+# an interpreter of its own. Started before any payload reaches this process, so nothing of a job is in their memory,
+# and told only the scripts, then per job uids, descriptors, argv, environment and limits. A zygote that fails is
+# reported (the job's processes then start as without) and retires the container. ZY: name -> [pid, socket].
+ZF=os.environ.get('CODEAGENT_ZYGOTE');ZY={};ZT={};ZE=[]
+def zstart(k,flags,lib):
+  import socket
+  a,b=socket.socketpair(socket.AF_UNIX,socket.SOCK_SEQPACKET)
+  z=os.fork()
+  if z==0:
+    try:
+      n=os.open('/dev/null',os.O_RDWR)
+      for i in (0,1,2):os.dup2(n,i)
+      os.set_inheritable(b.fileno(),True)
+      os.execve(sys.executable,[sys.executable]+flags+['-c',sys.argv[1],str(b.fileno())],{'PATH':os.environ['PATH'],'LANG':'C.UTF-8'})
+    except BaseException:pass
+    os._exit(127)
+  b.close();ZY[k]=[z,a];a.send(json.dumps(lib).encode())
+def zask(k,q,fds):
+  try:
+    import socket
+    z=ZY[k][1];socket.send_fds(z,[json.dumps(q).encode()],fds)
+    if not select.select([z],[],[],10)[0]:raise OSError('no answer in 10 s')
+    a=json.loads(z.recv(4096))
+    if 'pid' not in a:raise OSError(a.get('error'))
+    return a['pid']
+  except Exception as x:
+    ZE.append('the %s zygote: %r'%({'c':'candidate','j':'judge'}[k],x));return None
+def zok():
+  for z in ZY.values():
+    try:
+      if os.waitpid(z[0],os.WNOHANG)!=(0,0):return False
+    except ChildProcessError:return False
+  return not ZE
+if RU and R and ZF and not E and len(sys.argv)==5:
+  ZT={'judge.py':sys.argv[2],'candidate.py':sys.argv[3],'codeagent_wire.py':sys.argv[4]}
+  try:
+    zstart('c',ZF.split(),{n:['/tmp/.codeagent-candidate/'+n,ZT[n]] for n in ('candidate.py','codeagent_wire.py')})
+    zstart('j',['-I'],{n:['/tmp/.codeagent-judge/'+n,ZT[n]] for n in ('judge.py','codeagent_wire.py')})
+    # ready before the first payload is read: the host counts a job's time from this process's "go"
+    for z in ZY.values():
+      if not select.select([z[1]],[],[],30)[0] or z[1].recv(16)!=b'R':raise OSError('a zygote did not start')
+  except Exception as x:ZE.append('cannot start the zygotes (%r)'%(x,))
 PG=None
 while True:
   # a pooled container that nobody claims ends itself: its maker may have died
@@ -162,6 +227,9 @@ while True:
     os.chdir('/work')
     # an empty interpreter name means the bootstrap's own Python; others are looked up on the PATH
     a=r['argv'];e=r['env'];k=r['nonce'].encode();x=a[0] or sys.executable;B=r.get('backstop',3600)
+    # the zygotes serve a judged job of this Python with their own flags and the scripts they compiled
+    zf=ZF.split() if ZF else [];nf=len(zf)
+    uz=bool(jg) and len(ZY)==2 and not ZE and not a[0] and a[1:2+nf]==zf+['\x00candidate'] and all(jg['scripts'].get(n)==ZT[n] for n in ZT)
     if not x:fail('the interpreter does not know its own path')
     if '/' not in x:
       x=next((d+'/'+x for d in e['PATH'].split(':') if os.access(d+'/'+x,os.X_OK)),None)
@@ -188,7 +256,17 @@ while True:
   jp=None;vr=None
   if jg:
     j2c=os.pipe();c2j=os.pipe();vp=os.pipe()
-    jp=os.fork()
+    # the judge counts its CPU on the sample's replies against the sample's limit itself (and says so in its
+    # verdict); its RLIMIT_CPU is a backstop past that, so a flood ends with a verdict, not a judge killed mute
+    jrl={n0:((s0+3,h0+3) if n0=='RLIMIT_CPU' else (s0,h0)) for n0,(s0,h0) in r['rlimits'].items() if n0!='RLIMIT_FSIZE'}
+    jargs=['main.py','tests.py','prelude.py' if jg.get('prelude') is not None else '-',','.join(jg['entries'])]
+    jenv={'PATH':e['PATH'],'LANG':'C.UTF-8','CODEAGENT_JUDGE_CPU':str(jg.get('cpu',10))}
+    if uz:
+      n=os.open('/dev/null',os.O_RDWR)
+      jp=zask('j',{'k':'j','uid':J,'ipc':bool(RU and P>0),'rl':jrl,'env':jenv,'cwd':jd,'script':'judge.py',
+        'args':['\x00in','\x00out']+jargs,'unbuffered':False},[n,vp[1],n,c2j[0],j2c[1]])
+      os.close(n);uz=jp is not None
+    if jp is None:jp=os.fork()
     if jp==0:
       try:
         signal.pthread_sigmask(signal.SIG_SETMASK,[])
@@ -200,20 +278,19 @@ while True:
         for f in (c2j[0],j2c[1]):os.set_inheritable(f,True)
         os.chdir(jd)
         for g in (signal.SIGPIPE,signal.SIGXFSZ):signal.signal(g,signal.SIG_DFL)
-        # the judge counts its CPU on the sample's replies against the sample's limit itself (and says so in its
-        # verdict); its RLIMIT_CPU is a backstop past that, so a flood ends with a verdict, not a judge killed mute
-        for n0,(s0,h0) in r['rlimits'].items():
-          if n0=='RLIMIT_CPU':s0,h0=s0+3,h0+3
-          if n0!='RLIMIT_FSIZE':resource.setrlimit(getattr(resource,n0),(s0,h0))
-        os.execve(sys.executable,[sys.executable,'-I',jd+'/judge.py',str(c2j[0]),str(j2c[1]),'main.py','tests.py',
-          'prelude.py' if jg.get('prelude') is not None else '-',','.join(jg['entries'])],
-          {'PATH':e['PATH'],'LANG':'C.UTF-8','CODEAGENT_JUDGE_CPU':str(jg.get('cpu',10))})
+        for n0,v in jrl.items():resource.setrlimit(getattr(resource,n0),v)
+        os.execve(sys.executable,[sys.executable,'-I',jd+'/judge.py',str(c2j[0]),str(j2c[1])]+jargs,jenv)
       except BaseException:pass
       os._exit(127)
     vr=vp[0];os.close(vp[1]);os.close(c2j[0]);os.close(j2c[1])
     ci,co=j2c[0],c2j[1]
     a=[{'\x00candidate':lib+'/candidate.py','\x00in':str(ci),'\x00out':str(co)}.get(w,w) for w in a]
-  p=os.fork()
+  p=None
+  if uz:
+    p=zask('c',{'k':'c','uid':U,'pg':PG,'ipc':bool(RU and P>0),'rl':r['rlimits'],'env':e,'cwd':'/work',
+      'script':'candidate.py','args':['\x00in','\x00out']+a[nf+4:],'unbuffered':'-u' in zf,'seccomp':r.get('seccomp')},
+      [fd,1,2,ci,co])
+  if p is None:p=os.fork()
   if p==0:
     try:
       signal.pthread_sigmask(signal.SIG_SETMASK,[])
@@ -323,9 +400,9 @@ while True:
   # an OOM kill marks the container in the engine for good (State.OOMKilled): such a container serves no other job
   # (-1: no count; under gVisor the host's OOM killer ends the whole container)
   o=oom();o=o-O0 if o>=0 and O0>=0 else o
-  A=RU and not lv and o<=0 and clean()
+  A=RU and not lv and o<=0 and clean() and zok()
   z=os.WTERMSIG(t) if os.WIFSIGNALED(t) else None
-  q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':o,'judge':V,'again':A})
+  q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':o,'judge':V,'again':A,'zygote':ZE[0] if ZE else None})
   os.write(2,b'\x00codeagent:'+k+b':\n')
   os.write(1,b'\x00codeagent:'+k+b':'+q.encode()+b'\n')
   if not A:os._exit(0)

@@ -101,6 +101,33 @@ class DockerBatchReuseIT {
         }
     }
 
+    /** With {@code sandbox.docker.zygote: off} a reused container's jobs start their interpreters afresh. */
+    @Nested
+    class ZygoteOff {
+        @Test
+        void aReusedContainersJobsStartTheirOwnInterpreters() {
+            DockerTestSupport.assumeDocker();
+            DockerSandboxConfig off = new DockerSandboxConfig(null, DockerTestSupport.IMAGE, 0, 1.0,
+                    dev.codeagent.application.config.ByteSize.ofMiB(64), DockerSandboxConfig.RUNC, DockerSandboxConfig.REUSE_BATCH,
+                    DockerSandboxConfig.ZYGOTE_OFF);
+            try (DockerSandbox sandbox = DockerSandbox.create(off, ResourceLimits.defaults(),
+                    dev.codeagent.application.spi.IsolationMode.BEST_EFFORT)) {
+                ReuseAttacks jobs = new ReuseAttacks() {
+                    @Override
+                    DockerSandbox sandbox() {
+                        return sandbox;
+                    }
+                };
+                Execution first = jobs.judged(SCAN.formatted("cold"), "cold");
+                Execution second = jobs.judged(SCAN.formatted("cold"), "cold");
+                ReuseAttacks.assertPassed(second);
+                assertThat(ReuseAttacks.host(second)).isEqualTo(ReuseAttacks.host(first));
+                assertThat(second.stdout().text()).contains("hits ['ctl'] forked False");
+            }
+            assertThat(DockerTestSupport.leftovers()).as("containers left behind").isEmpty();
+        }
+    }
+
     /** What a job plants: each path, queue and process is named with the batch's marker. */
     private static final String PLANT = """
             import ctypes, os, socket, sys
@@ -151,6 +178,37 @@ class DockerBatchReuseIT {
                 return 1
             """;
 
+    /**
+     * What a job finds in its own memory (every readable mapping, through /proc/self/mem) of the secrets {@code M}
+     * marks: "SECRET-code-M" and "SECRET-tests-M" of an earlier job, and "SECRET-ctl-M", which it makes itself (so a
+     * scan that reads nothing cannot pass); the pattern never matches its own text. Also whether a zygote forked it.
+     */
+    private static final String SCAN = """
+            import os, re, socket
+            M = '%1$s'
+            pat = re.compile(('SEC[R]ET-(code|tests|ctl)-' + M).encode())
+            ctl = ''.join(['SEC', 'RET-', 'ctl-', M])
+            hits = set()
+            with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as mem:
+                for line in maps.read().splitlines():
+                    span, perms = line.split()[:2]
+                    lo, hi = (int(x, 16) for x in span.split('-'))
+                    if perms[0] != 'r' or hi - lo > 256 << 20:
+                        continue
+                    # a MiB at a time (overlapping by a marker's length), so the scan's own memory stays small
+                    for at in range(lo, hi, 1 << 20):
+                        try:
+                            mem.seek(at)
+                            data = mem.read(min(hi, at + (1 << 20) + 64) - at)
+                        except (OSError, ValueError, OverflowError):
+                            continue
+                        hits.update(m.group(1).decode() for m in pat.finditer(data))
+            cmd = open('/proc/self/cmdline', 'rb').read().split(b'\\0')
+            print('host', socket.gethostname(), 'hits', sorted(hits), 'forked', b'-c' in cmd and os.getppid() == 1)
+            def f():
+                return 1
+            """;
+
     /** The memory hog of the memory-verdict contract (8 MiB a step, a line each), as a judged job's program. */
     private static final String HOG = MemoryHogs.program(Language.PYTHON).source() + "def f():\n    return 1\n";
 
@@ -165,7 +223,11 @@ class DockerBatchReuseIT {
         private final String marker = "planted" + UUID.randomUUID().toString().substring(0, 8);
 
         private Execution judged(String code, String batch, ResourceLimits limits) {
-            JudgeJob job = new JudgeJob("assert f() == 1\n", null, List.of("f"), batch);
+            return judged(code, "assert f() == 1\n", batch, limits);
+        }
+
+        private Execution judged(String code, String tests, String batch, ResourceLimits limits) {
+            JudgeJob job = new JudgeJob(tests, null, List.of("f"), batch);
             return sandbox().execute(new ExecutionRequest(new Program(Language.PYTHON, code), "", List.of(), limits, job));
         }
 
@@ -343,6 +405,80 @@ class DockerBatchReuseIT {
             assertPassed(planted);
             assertThat(look.stdout().text()).contains("bound");
             assertThat(host(look)).as("a container with a socket left is not reused").isNotEqualTo(host(planted));
+        }
+
+        @Test
+        void theZygotesForkEachJobWithNothingOfAnEarlierJobInItsMemory() {
+            // the zygotes are started before any payload and are told no code and no tests: a job forked from them
+            // finds neither an earlier job's code nor its tests anywhere in its own memory
+            String batch = "z" + marker;
+            Execution planted = judged("K = 'SECRET-code-%s'\nimport socket\nprint('host', socket.gethostname(), 'planted')\ndef f():\n    return 1\n"
+                    .formatted(marker), "assert f() == 1, 'SECRET-tests-%s'\n".formatted(marker), batch,
+                    ResourceLimits.defaults().withWallTime(Duration.ofSeconds(20)));
+            assertPassed(planted);
+            Execution look = judged(SCAN.formatted(marker), batch);
+            assertPassed(look);
+            assertThat(host(look)).as("the container was reused").isEqualTo(host(planted));
+            assertThat(look.stdout().text()).as("what the scan found").contains("hits ['ctl'] forked True");
+        }
+
+        @Test
+        void aJobCannotSignalReadOrTraceTheZygotes() {
+            String batch = "r" + marker;
+            Execution attack = judged("""
+                    import ctypes, os, signal, socket
+                    L = ctypes.CDLL(None, use_errno=True)
+                    def reach(p, really):
+                        got = set()
+                        for what in ('mem', 'environ', 'fd/3', 'maps'):
+                            try:
+                                open('/proc/%d/%s' % (p, what), 'rb').read(1)
+                                got.add(what)
+                            except OSError:
+                                pass
+                        if really:
+                            try:
+                                os.kill(p, signal.SIGKILL)
+                                got.add('kill')
+                            except OSError:
+                                pass
+                            if L.ptrace(16, p, 0, 0) == 0:
+                                got.add('ptrace')
+                        return got
+                    zygotes = []
+                    for p in os.listdir('/proc'):
+                        try:
+                            if p.isdigit() and p != '1' and os.stat('/proc/' + p).st_uid == 0:
+                                zygotes.append(int(p))
+                        except OSError:
+                            pass
+                    reached = set()
+                    for z in zygotes:
+                        reached |= reach(z, True)
+                    print('host', socket.gethostname(), 'init', sorted(reach(1, False)), 'zygotes', len(zygotes), 'reached',
+                          sorted(reached))
+                    def f():
+                        return 1
+                    """, batch);
+            assertPassed(attack);
+            String out = attack.stdout().text();
+            assertThat(out).contains("zygotes 2 reached [");
+            if (!gvisor()) {
+                assertThat(out).contains("reached []");
+            } else {
+                // gVisor shows any process's maps and environ to every uid, the supervisor's as well: the zygotes are
+                // no more exposed than it is (their environment is PATH and LANG), and no further
+                String init = out.substring(out.indexOf("init [") + 6, out.indexOf("]", out.indexOf("init [")));
+                String reached = out.substring(out.indexOf("reached [") + 9, out.indexOf("]", out.indexOf("reached [")));
+                for (String what : reached.split(", ")) {
+                    assertThat(init).as("%s of a zygote, not of the supervisor: %s", what, out).contains(what);
+                }
+                assertThat(reached).doesNotContain("mem", "fd/3", "kill", "ptrace");
+            }
+            Execution next = judged(SCAN.formatted(marker), batch);
+            assertPassed(next);
+            assertThat(host(next)).as("the container was reused").isEqualTo(host(attack));
+            assertThat(next.stdout().text()).contains("forked True");
         }
 
         @Test

@@ -1,0 +1,119 @@
+# The docker tier's zygote: a warm interpreter inside a reusable container (CODEAGENT_ZYGOTE, Spec#forBatches) that
+# forks a judged job's judge or candidate instead of starting an interpreter for each (on runc an interpreter's start
+# and imports cost ~55 ms of CPU here, a fork ~7 ms). The supervisor (supervisor.py) starts two, before it reads any
+# payload: one with the candidate's interpreter flags and one with the judge's (-I), so a candidate never learns the
+# judge's hash seed or address layout. Run as `python3 FLAGS -c <this file> FD` by the supervisor (root, with the
+# supervisor's capabilities; it makes itself non-dumpable), it reads requests on the SOCK_SEQPACKET socket FD, each a
+# JSON object with the descriptors the child gets (SCM_RIGHTS), and answers each with the child's pid or why it failed.
+# What it is told: the kit's scripts (trusted, compiled here once, codeagent_wire imported here once) and each child's
+# uid, descriptors, argv, environment and limits. Never a program's code, input or output, never the tests: those
+# are files the child reads once it is the job's uid, so no later fork finds them in this process's memory.
+# Each child is forked twice, so that it is the supervisor's (pid 1's) child: the supervisor waits for it, reads its
+# rusage and reaps what it leaves, as for a child it forked itself. Before the job's code runs the child drops what
+# the supervisor's own child drops before execve, in the same order (see supervisor.py), and then runs the script as
+# the interpreter runs `python3 FLAGS SCRIPT ARGS`.
+import os,sys,json,socket,resource,signal,select,types,io,ctypes
+import atexit,base64,collections,functools,itertools,math,operator,re,stat,string,struct,threading,time,traceback,typing
+L=ctypes.CDLL(None,use_errno=True)
+L.prctl(4,0,0,0,0)
+S=socket.socket(fileno=int(sys.argv[1]));CODE={}
+def lib(scripts):
+  # the kit's scripts by name (where the supervisor writes each job's copy, for tracebacks): compiled once;
+  # codeagent_wire imported once, found in sys.modules by the scripts that import it
+  for n,(p,t) in scripts.items():
+    c=compile(t,p,'exec');CODE[n]=(c,p)
+    if n=='codeagent_wire.py':
+      m=types.ModuleType('codeagent_wire');m.__file__=p;exec(c,m.__dict__);sys.modules['codeagent_wire']=m
+def status(e):
+  c=e.code
+  if c is None:return 0
+  if isinstance(c,int):return c&0xFF
+  try:sys.stderr.write(str(c)+'\n')
+  except BaseException:pass
+  return 1
+def streams(unbuffered):
+  def text(fd,mode,errors):
+    raw=io.FileIO(fd,mode,closefd=False)
+    if mode=='r':return io.TextIOWrapper(io.BufferedReader(raw),encoding='utf-8',errors=errors)
+    if unbuffered:return io.TextIOWrapper(raw,encoding='utf-8',errors=errors,write_through=True)
+    return io.TextIOWrapper(io.BufferedWriter(raw),encoding='utf-8',errors=errors)
+  sys.stdin=sys.__stdin__=text(0,'r','strict');sys.stdout=sys.__stdout__=text(1,'w','strict')
+  sys.stderr=sys.__stderr__=text(2,'w','backslashreplace')
+def child(q,fds):
+  # fds: the child's stdin, stdout and stderr, then the judge's channel (the argv's "\0in" and "\0out")
+  if q.get('pg'):
+    with open(q['pg']+'/cgroup.procs','w') as f:f.write(str(os.getpid()))
+  if q.get('ipc') and L.unshare(0x08000000)!=0:raise OSError(ctypes.get_errno(),'unshare(CLONE_NEWIPC)')
+  for i in (0,1,2):os.dup2(fds[i],i)
+  ch={'\x00in':fds[3],'\x00out':fds[4]}
+  keep={0,1,2,fds[3],fds[4]}
+  for n in os.listdir('/proc/self/fd'):
+    if int(n) not in keep:
+      try:os.close(int(n))
+      except OSError:pass
+  u=q['uid'];os.setgroups([]);os.setresgid(u,u,u);os.setresuid(u,u,u)
+  # changing uid made the process non-dumpable (its /proc files root's); an execve'd program's are its own: so the
+  # candidate's again (the judge stays non-dumpable, as the supervisor makes it)
+  if q['k']=='c':
+    if L.prctl(4,1,0,0,0)!=0:raise OSError(ctypes.get_errno(),'prctl(PR_SET_DUMPABLE)')
+    try:
+      with open('/proc/self/oom_score_adj','w') as f:f.write('1000')
+    except OSError:pass
+  for n,(s0,h0) in q['rl'].items():resource.setrlimit(getattr(resource,n),(s0,h0))
+  os.environ.clear();os.environ.update(q['env'])
+  os.chdir(q['cwd'])
+  streams(q['unbuffered'])
+  c,p=CODE[q['script']]
+  sys.argv=[p]+[str(ch.get(a,a)) for a in q['args']]
+  # as `python3 FLAGS SCRIPT` has it: the script's directory first on the path, unless -I (safe_path) leaves it off
+  if not sys.flags.safe_path:sys.path[0]=os.path.dirname(p)
+  m=types.ModuleType('__main__');m.__file__=p;m.__builtins__=__builtins__;sys.modules['__main__']=m
+  if q.get('seccomp'):
+    F=base64.b64decode(q['seccomp']);FB=ctypes.create_string_buffer(F,len(F))
+    class FP(ctypes.Structure):_fields_=[('len',ctypes.c_ushort),('filter',ctypes.c_void_p)]
+    fp=FP(len(F)//8,ctypes.addressof(FB))
+    if L.prctl(38,1,0,0,0)!=0 or L.prctl(22,2,ctypes.byref(fp),0,0)!=0:raise OSError(ctypes.get_errno(),'seccomp filter')
+  return run(c,m)
+def run(c,m):
+  s=0
+  try:exec(c,m.__dict__)
+  except SystemExit as e:s=status(e)
+  except BaseException as e:
+    s=1
+    try:
+      e.__traceback__=e.__traceback__.tb_next;sys.excepthook(type(e),e,e.__traceback__)
+    except BaseException:pass
+    if isinstance(e,KeyboardInterrupt):s=128+signal.SIGINT
+  try:threading._shutdown();atexit._run_exitfuncs()
+  except SystemExit as e:s=status(e)
+  except BaseException:pass
+  for f in (sys.stdout,sys.stderr):
+    try:f.flush()
+    except BaseException:s=s or 120
+  return s
+# the first message: the kit's scripts (supervisor.py passes them, which had them from the container's command)
+lib(json.loads(S.recv(1<<20)))
+import gc;gc.collect();gc.freeze()
+S.send(b'R')
+while True:
+  try:b,fds,_,_=socket.recv_fds(S,1<<20,8)
+  except OSError:os._exit(0)
+  if not b:os._exit(0)
+  try:
+    q=json.loads(b)
+    r,w=os.pipe();i=os.fork()
+    if i==0:
+      c=os.fork()
+      if c==0:
+        S.close();os.close(r)
+        try:os.close(w);os._exit(child(q,fds))
+        except BaseException as x:
+          try:os.write(2,('codeagent-bootstrap: cannot start the %s: %r\n'%('judge' if q['k']=='j' else 'program',x)).encode())
+          except BaseException:pass
+        os._exit(127)
+      os.write(w,str(c).encode());os._exit(0)
+    os.close(w);os.waitpid(i,0);p=os.read(r,32);os.close(r)
+    a={'pid':int(p)} if p else {'error':'the zygote could not fork'}
+  except Exception as x:a={'error':repr(x)}
+  for f in fds:os.close(f)
+  S.send(json.dumps(a).encode())
