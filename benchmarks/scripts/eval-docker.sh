@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark (issue 30): `codeagent eval` of HumanEval's 164 references on the docker tier against the process tier,
 # in one run on this machine: the process tier (its zygote), the docker tier with a batch's samples in reusable
-# containers (sandbox.docker.reuse=batch, the default) and with a container per sample (reuse=off, the path before),
-# on runc and, when the engine has it, on gVisor (runsc). Runs alternate between the variants (round by round), so a
+# containers whose zygotes fork each sample's judge and program (the default), in reusable containers without zygotes
+# (sandbox.docker.zygote=off: both interpreters start afresh per sample) and with a container per sample
+# (sandbox.docker.reuse=off), on runc and, when the engine has it, on gVisor (runsc). Runs alternate between the variants (round by round), so a
 # load that moves affects them alike; the median of $RUNS runs of each is reported, as seconds of evaluating (the
 # eval's own wallTimeMs) and as ratios. The warm background process runs every command (not timed: started first).
 #
@@ -37,13 +38,15 @@ problems="$data/HumanEval.jsonl"
 declare -A args=(
   [process]="--sandbox process"
   [runc]="--sandbox docker"
+  [runc-cold]="--sandbox docker --set sandbox.docker.zygote=off"
   [runc-off]="--sandbox docker --set sandbox.docker.reuse=off"
   [runsc]="--sandbox docker --set sandbox.docker.runtime=runsc"
+  [runsc-cold]="--sandbox docker --set sandbox.docker.runtime=runsc --set sandbox.docker.zygote=off"
   [runsc-off]="--sandbox docker --set sandbox.docker.runtime=runsc --set sandbox.docker.reuse=off"
 )
-variants=(process runc)
+variants=(process runc runc-cold)
 [[ $off != 1 ]] || variants+=(runc-off)
-[[ $runsc != 1 ]] || variants+=(runsc)
+[[ $runsc != 1 ]] || variants+=(runsc runsc-cold)
 [[ $runsc != 1 || $off != 1 || -n $smoke ]] || variants+=(runsc-off)
 
 declare -A times
@@ -65,6 +68,8 @@ for v in "${variants[@]}"; do
   printf '  %-64s %8.2f s evaluating  (%s passed)\n' "codeagent eval ${args[$v]}" "$(bc -l <<<"${med[$v]}/1000")" "$(cat "$tmp/$v.passed")"
 done
 printf '  docker (runc), reusable containers / process tier: %.2fx the time\n' "$(bc -l <<<"${med[runc]}/${med[process]}")"
+printf '  docker (runc), reusable containers without zygotes / with: %.2fx the time\n' "$(bc -l <<<"${med[runc-cold]}/${med[runc]}")"
 [[ -z ${med[runc-off]-} ]] || printf '  docker (runc), a container per sample / reusable: %.2fx the time\n' "$(bc -l <<<"${med[runc-off]}/${med[runc]}")"
 [[ -z ${med[runsc]-} ]] || printf '  gVisor, reusable containers / process tier: %.2fx the time\n' "$(bc -l <<<"${med[runsc]}/${med[process]}")"
+[[ -z ${med[runsc-cold]-} ]] || printf '  gVisor, reusable containers without zygotes / with: %.2fx the time\n' "$(bc -l <<<"${med[runsc-cold]}/${med[runsc]}")"
 [[ -z ${med[runsc-off]-} ]] || printf '  gVisor, a container per sample / reusable: %.2fx the time\n' "$(bc -l <<<"${med[runsc-off]}/${med[runsc]}")"

@@ -107,6 +107,15 @@ final class Bootstrap {
         return List.copyOf(cmd);
     }
 
+    /**
+     * The call a reusable container with zygotes gets before its first job: its supervisor reports (nothing run, the
+     * container ready for a job) once its zygotes are up.
+     */
+    static byte[] readyPayload(String nonce) {
+        return new SupervisorJob(Map.of(), Map.of(), List.of(""), ENV).with("nonce", nonce).with("ready", Boolean.TRUE)
+                .encode();
+    }
+
     /** The value of {@link #ZYGOTE_ENV}: a judged Python program's interpreter flags. */
     static String zygoteFlags() {
         return String.join(" ", Toolchains.interpreterArgs(Language.PYTHON, ResourceLimits.defaults()));
@@ -143,9 +152,10 @@ final class Bootstrap {
      * @param again whether the container (a reusable one) holds nothing of this job and waits for another
      * @param zygoteFailure why the container's zygotes could not fork this job's judge and candidate, which then
      *     started afresh (the container then serves no other job), or null
+     * @param spent for a reusable container that will not serve again, why (what the job left, or what failed), or null
      */
     record Report(Integer exitCode, Integer signal, double cpuSeconds, long maxRssBytes, int oomKills, String judge,
-            boolean again, String zygoteFailure) {
+            boolean again, String zygoteFailure, String spent) {
 
         static Report parse(byte[] line) {
             try {
@@ -155,7 +165,8 @@ final class Bootstrap {
                         n.path("cpu").asDouble(), n.path("maxrss").asLong(), n.path("oom").asInt(-1),
                         n.path("judge").isTextual() ? n.path("judge").asText() : null,
                         n.path("again").asBoolean(false),
-                        n.path("zygote").isTextual() ? n.path("zygote").asText() : null);
+                        n.path("zygote").isTextual() ? n.path("zygote").asText() : null,
+                        n.path("spent").isTextual() ? n.path("spent").asText() : null);
             } catch (java.io.IOException e) {
                 return null;
             }

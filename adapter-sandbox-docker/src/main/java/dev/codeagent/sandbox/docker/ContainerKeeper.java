@@ -118,12 +118,34 @@ final class ContainerKeeper implements AutoCloseable {
 
     /**
      * Gives back a reusable container whose supervisor said it holds nothing of the job it ran and waits for
-     * another: kept for the batch's next job, or removed when too many wait already.
+     * another: kept for the batch's next job. When {@link #MAX_BATCH_IDLE} wait already, the one that has waited
+     * longest goes to make room (a batch that just returned one is the likeliest to come back; one that stopped
+     * sending jobs is not).
      */
     void keepForBatch(String batchKey, String id) {
-        if (closed || batchIdle.values().stream().mapToInt(LinkedBlockingDeque::size).sum() >= MAX_BATCH_IDLE) {
+        if (closed) {
             release(id, false);
             return;
+        }
+        while (batchIdle.values().stream().mapToInt(LinkedBlockingDeque::size).sum() >= MAX_BATCH_IDLE) {
+            String oldest = null;
+            LinkedBlockingDeque<String> from = null;
+            for (LinkedBlockingDeque<String> idle : batchIdle.values()) {
+                String last = idle.peekLast();
+                Long t = last == null ? null : startedAt.get(last);
+                if (t != null && (oldest == null || t < startedAt.getOrDefault(oldest, Long.MAX_VALUE))) {
+                    oldest = last;
+                    from = idle;
+                }
+            }
+            if (oldest == null) {
+                break;
+            }
+            // another thread may have taken it meanwhile: only the one that removes it releases it
+            if (from.removeLastOccurrence(oldest)) {
+                startedAt.remove(oldest);
+                release(oldest, false);
+            }
         }
         // stale (see retireStale) BATCH_IDLE after its return; close() removes by owner label what it did not find
         // here, so a return racing it leaks nothing

@@ -73,8 +73,12 @@ final class DockerExecutions {
      */
     static final long GVISOR_REUSE_MEMORY_SLACK = 12L << 20;
 
+    /** Whether reusable containers have zygotes (zygote.py), which a container's first job waits for. */
+    private final boolean zygotes;
+
     DockerExecutions(DockerEngine engine, ContainerKeeper keeper, Isolation isolation, long tmpfsBytes, byte[] programFilter,
-            boolean gvisor) {
+            boolean gvisor, boolean zygotes) {
+        this.zygotes = zygotes;
         this.engine = engine;
         this.keeper = keeper;
         this.isolation = isolation;
@@ -112,6 +116,9 @@ final class DockerExecutions {
         boolean removeNow = true;
         boolean keep = false;
         try {
+            if (batchKey != null && zygotes && !firstBase.containsKey(id)) {
+                awaitZygotes(id);
+            }
             // the group's CPU time before the program: a pooled container's idle bootstrap (and under gVisor,
             // its kernel's boot) is not the program's
             GroupCpu meter = GroupCpu.of(id, engine);
@@ -206,6 +213,9 @@ final class DockerExecutions {
                 log.warn("docker sandbox: container {}: its zygotes failed: {}", id, report.zygoteFailure());
             }
             keep = batchKey != null && report.again() && memoryGaveBack(id, memory);
+            if (batchKey != null && report.spent() != null) {
+                log.debug("docker sandbox: container {} not reused: {}", id, report.spent());
+            }
             Duration reported = Duration.ofNanos((long) (report.cpuSeconds() * 1e9));
             Duration cpu = groupCpu(meter, cpuBefore).orElse(reported);
             // a SIGXCPU is the limit's when CPU time measured outside the program reaches it; gVisor checks RLIMIT_CPU
@@ -257,6 +267,28 @@ final class DockerExecutions {
      * (kernel caches no clean-up inside frees) would otherwise come off the next job's limit. Unknown (the group's
      * files not local) is no.
      */
+    /**
+     * Waits, before a reusable container's first job, until its supervisor says its zygotes are up: what they hold is
+     * then in the memory read before the job, not taken as the job's (under gVisor they come up in about a second, and
+     * the first job got ~25 MiB less than its limit). A container whose zygotes fail still runs the job (its
+     * interpreters started afresh) and then retires.
+     */
+    private void awaitZygotes(String id) throws InterruptedException {
+        String nonce = Bootstrap.newNonce();
+        AttachSession ready = new AttachSession(1 << 16, nonce);
+        try {
+            engine.attach(id, Bootstrap.readyPayload(nonce), ready);
+            AttachSession.End end = ready.await(START_UP.toNanos());
+            Bootstrap.Report report = ready.report();
+            if (end != AttachSession.End.REPORTED || report == null || !report.again()) {
+                log.warn("docker sandbox: container {}: its zygotes did not come up ({}): {}", id, end,
+                        report == null ? ready.snapshot().stderr().text() : report.zygoteFailure());
+            }
+        } finally {
+            ready.close();
+        }
+    }
+
     private boolean memoryGaveBack(String id, GroupMemory memory) {
         if (memory == null) {
             return false;

@@ -127,7 +127,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         // compile stages get a pool of their own (half the run pool, at least one) once the first one comes
         this.keeper = new ContainerKeeper(engine, spec(poolLimits), config.poolSize(), compileLimits == null ? null
                 : spec(compileLimits), (config.poolSize() + 1) / 2, ownerId);
-        this.executions = new DockerExecutions(engine, keeper, isolation, tmpfsBytes, programFilter, config.gvisor());
+        this.executions = new DockerExecutions(engine, keeper, isolation, tmpfsBytes, programFilter, config.gvisor(), config.zygotes());
         this.sessions = new DockerSessions(engine, image, cpus, labels, runtime, seccomp, kernel);
     }
 

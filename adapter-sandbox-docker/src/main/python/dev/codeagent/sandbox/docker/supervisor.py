@@ -123,7 +123,7 @@ def sockets():
   return n
 def clean():
   # each uid removes its own (root has no CAP_DAC_OVERRIDE or CAP_FOWNER, and /tmp is sticky); whatever is left,
-  # or a job whose mess takes more than 2 s to clear, retires the container
+  # or a job whose mess takes more than 2 s to clear, retires the container: why, or None when nothing is left
   until=time.monotonic()+2
   try:
     for u in (U,J):
@@ -132,9 +132,11 @@ def clean():
         if os.path.isdir(d):wipe(d,u,until)
       euid(0)
     for d in SPOT:
-      if os.path.isdir(d) and any(d+'/'+n not in KEEP for n in os.listdir(d)):return False
-    return ipcs()==0 and sockets()==0 and time.monotonic()<=until
-  except Exception:return False
+      if os.path.isdir(d) and any(d+'/'+n not in KEEP for n in os.listdir(d)):return 'files left in '+d
+    if ipcs()!=0:return 'System V objects left'
+    if sockets()!=0:return 'sockets left'
+    return 'the clean-up took over 2 s' if time.monotonic()>until else None
+  except Exception as x:return 'the clean-up failed: %r'%(x,)
   finally:euid(0)
 # A reusable container's zygotes (CODEAGENT_ZYGOTE: the judged program's interpreter flags; zygote.py and the kit's
 # judge, candidate and wire scripts follow this file in the command): two warm interpreters that fork each judged
@@ -157,15 +159,22 @@ def zstart(k,flags,lib):
     os._exit(127)
   b.close();ZY[k]=[z,a];a.send(json.dumps(lib).encode())
 def zask(k,q,fds):
+  # the job's part goes in a memfd the child reads once forked (zygote.py: never parsed in the zygote itself)
+  m=None
   try:
     import socket
-    z=ZY[k][1];socket.send_fds(z,[json.dumps(q).encode()],fds)
+    m=os.memfd_create('request',0);b=memoryview(json.dumps(q).encode())
+    while b:b=b[os.write(m,b):]
+    os.lseek(m,0,0)
+    z=ZY[k][1];socket.send_fds(z,[b'x'],fds+[m])
     if not select.select([z],[],[],10)[0]:raise OSError('no answer in 10 s')
-    a=json.loads(z.recv(4096))
-    if 'pid' not in a:raise OSError(a.get('error'))
-    return a['pid']
+    a=z.recv(32)
+    if not a.isdigit():raise OSError('it could not fork')
+    return int(a)
   except Exception as x:
     ZE.append('the %s zygote: %r'%({'c':'candidate','j':'judge'}[k],x));return None
+  finally:
+    if m is not None:os.close(m)
 def zok():
   for z in ZY.values():
     try:
@@ -195,6 +204,12 @@ while True:
   O0=oom()
   try:
     r=json.loads(rd(int(h)))
+    if r.get('ready'):
+      # a reusable container's first call (DockerExecutions): answered once the zygotes are up (above), so that the
+      # host reads the container's memory before its first job with them in it
+      k=r['nonce'].encode();os.write(1,b'\x00codeagent:go\n')
+      q=json.dumps({'exit':0,'signal':None,'cpu':0,'maxrss':0,'oom':0,'judge':None,'again':zok(),'zygote':ZE[0] if ZE else None})
+      os.write(2,b'\x00codeagent:'+k+b':\n');os.write(1,b'\x00codeagent:'+k+b':'+q.encode()+b'\n');continue
     jg=r.get('judge')
     if jg and not R:fail('a judged run needs the container to start as root with CAP_SETUID and CAP_SETGID')
     euid(U)
@@ -400,9 +415,10 @@ while True:
   # an OOM kill marks the container in the engine for good (State.OOMKilled): such a container serves no other job
   # (-1: no count; under gVisor the host's OOM killer ends the whole container)
   o=oom();o=o-O0 if o>=0 and O0>=0 else o
-  A=RU and not lv and o<=0 and clean() and zok()
+  W='a live run' if lv else 'an OOM kill' if o>0 else clean() or ('a zygote: '+ZE[0] if ZE else None if zok() else 'a zygote ended')
+  A=RU and W is None
   z=os.WTERMSIG(t) if os.WIFSIGNALED(t) else None
-  q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':o,'judge':V,'again':A,'zygote':ZE[0] if ZE else None})
+  q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':o,'judge':V,'again':A,'zygote':ZE[0] if ZE else None,'spent':W if RU else None})
   os.write(2,b'\x00codeagent:'+k+b':\n')
   os.write(1,b'\x00codeagent:'+k+b':'+q.encode()+b'\n')
   if not A:os._exit(0)

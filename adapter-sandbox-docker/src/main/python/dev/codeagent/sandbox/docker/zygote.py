@@ -3,8 +3,8 @@
 # and imports cost ~55 ms of CPU here, a fork ~7 ms). The supervisor (supervisor.py) starts two, before it reads any
 # payload: one with the candidate's interpreter flags and one with the judge's (-I), so a candidate never learns the
 # judge's hash seed or address layout. Run as `python3 FLAGS -c <this file> FD` by the supervisor (root, with the
-# supervisor's capabilities; it makes itself non-dumpable), it reads requests on the SOCK_SEQPACKET socket FD, each a
-# JSON object with the descriptors the child gets (SCM_RIGHTS), and answers each with the child's pid or why it failed.
+# supervisor's capabilities; it makes itself non-dumpable), it reads requests on the SOCK_SEQPACKET socket FD, each the
+# descriptors the child gets (SCM_RIGHTS; see request() below), and answers each with the child's pid or "-".
 # What it is told: the kit's scripts (trusted, compiled here once, codeagent_wire imported here once) and each child's
 # uid, descriptors, argv, environment and limits. Never a program's code, input or output, never the tests: those
 # are files the child reads once it is the job's uid, so no later fork finds them in this process's memory.
@@ -37,8 +37,9 @@ def streams(unbuffered):
     if mode=='r':return io.TextIOWrapper(io.BufferedReader(raw),encoding='utf-8',errors=errors)
     if unbuffered:return io.TextIOWrapper(raw,encoding='utf-8',errors=errors,write_through=True)
     return io.TextIOWrapper(io.BufferedWriter(raw),encoding='utf-8',errors=errors)
-  sys.stdin=sys.__stdin__=text(0,'r','strict');sys.stdout=sys.__stdout__=text(1,'w','strict')
-  sys.stderr=sys.__stderr__=text(2,'w','backslashreplace')
+  # the error handlers a fresh interpreter's streams get here (the zygote's own, made by the same start-up)
+  sys.stdin=sys.__stdin__=text(0,'r',ERR[0]);sys.stdout=sys.__stdout__=text(1,'w',ERR[1])
+  sys.stderr=sys.__stderr__=text(2,'w',ERR[2])
 def child(q,fds):
   # fds: the child's stdin, stdout and stderr, then the judge's channel (the argv's "\0in" and "\0out")
   if q.get('pg'):
@@ -93,27 +94,51 @@ def run(c,m):
   return s
 # the first message: the kit's scripts (supervisor.py passes them, which had them from the container's command)
 lib(json.loads(S.recv(1<<20)))
+# nothing a job can write is ever looked up from here: the candidates' zygote is not -I, and the container's cwd is /work
+os.chdir('/')
+if not sys.flags.safe_path:sys.path[0]='/'
+ERR=(sys.stdin.errors,sys.stdout.errors,sys.stderr.errors)
 import gc;gc.collect();gc.freeze()
 S.send(b'R')
+# A request is one byte and the child's descriptors, the last a memfd holding the job's part (uid, argv, environment,
+# limits) as JSON, read only by the child once forked: nothing of a job is ever parsed, so kept, in this process's heap,
+# where every later fork would find it (an earlier job's argv was, freed but not cleared).
+def request(f):
+  b=bytearray()
+  while True:
+    c=os.read(f,1<<16)
+    if not c:break
+    b+=c
+  os.close(f);return json.loads(b)
 while True:
-  try:b,fds,_,_=socket.recv_fds(S,1<<20,8)
+  try:b,fds,_,_=socket.recv_fds(S,16,8)
   except OSError:os._exit(0)
   if not b:os._exit(0)
+  a=b'-'
   try:
-    q=json.loads(b)
-    r,w=os.pipe();i=os.fork()
-    if i==0:
-      c=os.fork()
-      if c==0:
-        S.close();os.close(r)
-        try:os.close(w);os._exit(child(q,fds))
-        except BaseException as x:
-          try:os.write(2,('codeagent-bootstrap: cannot start the %s: %r\n'%('judge' if q['k']=='j' else 'program',x)).encode())
-          except BaseException:pass
-        os._exit(127)
-      os.write(w,str(c).encode());os._exit(0)
-    os.close(w);os.waitpid(i,0);p=os.read(r,32);os.close(r)
-    a={'pid':int(p)} if p else {'error':'the zygote could not fork'}
-  except Exception as x:a={'error':repr(x)}
+    r,w=os.pipe()
+    try:
+      i=os.fork()
+      if i==0:
+        try:
+          c=os.fork()
+          if c==0:
+            k='program'
+            try:
+              S.close();os.close(r);os.close(w)
+              q=request(fds[5]);k='judge' if q['k']=='j' else 'program'
+              os._exit(child(q,fds))
+            except BaseException as x:
+              try:os.write(2,('codeagent-bootstrap: cannot start the %s: %r\n'%(k,x)).encode())
+              except BaseException:pass
+            os._exit(127)
+          os.write(w,str(c).encode())
+        finally:os._exit(0)
+      os.close(w);w=None;os.waitpid(i,0);a=os.read(r,32) or b'-'
+    finally:
+      os.close(r)
+      if w is not None:os.close(w)
+  except Exception:pass
   for f in fds:os.close(f)
-  S.send(json.dumps(a).encode())
+  # the child's pid, or "-": the supervisor then starts the job's interpreters itself and retires the container
+  S.send(a)

@@ -423,6 +423,59 @@ class DockerBatchReuseIT {
         }
 
         @Test
+        void aJobFindsNoArgumentOfAnEarlierJobInItsMemory() {
+            // (a review's attack) the zygote parsed each request (argv, environment) in its own heap and forked the next
+            // job's candidate from it: an earlier job's program arguments were still there, freed but not cleared
+            String batch = "v" + marker;
+            Execution planted = sandbox().execute(new ExecutionRequest(new Program(Language.PYTHON,
+                    "import socket\nprint('host', socket.gethostname(), 'planted')\ndef f():\n    return 1\n"), "",
+                    List.of("SECRET-code-" + marker), ResourceLimits.defaults().withWallTime(Duration.ofSeconds(20)),
+                    new JudgeJob("assert f() == 1\n", null, List.of("f"), batch)));
+            assertPassed(planted);
+            Execution look = judged(SCAN.formatted(marker), batch);
+            assertPassed(look);
+            assertThat(host(look)).as("the container was reused").isEqualTo(host(planted));
+            assertThat(look.stdout().text()).as("what the scan found").contains("hits ['ctl'] forked True");
+        }
+
+        @Test
+        void aForkedJobGetsItsWholeMemoryLimitAndNoMore() {
+            // the zygotes' memory is the container's, on top of the job's: the watch ends a forked job at its own limit
+            ResourceLimits limits = ResourceLimits.defaults().withMemoryBytes(256 * ResourceLimits.MIB)
+                    .withWallTime(Duration.ofSeconds(20)).withCpuTime(Duration.ofSeconds(10));
+            String batch = "h" + marker;
+            for (int job = 0; job < 2; job++) {
+                Execution e = judged(HOG, batch, limits);
+                assertThat(e.outcome()).as("%s %s %s", e.detail(), e.judgement(), e.stderr().text()).isEqualTo(Outcome.MEMORY_LIMIT);
+                assertThat(reached(e)).as("MiB the hog reached under 256: %s (%s)", e.stdout().text(), e.detail()).isBetween(224L, 272L);
+            }
+        }
+
+        @Test
+        void aForkBombLeftRunningIsSweptAroundTheZygotes() {
+            // processes that fork as fast as they can after the job's end race the sweep, which kills by pid around the
+            // zygotes; the next job runs either in the same container, forked from its zygotes, or in a fresh one
+            String batch = "f" + marker;
+            Execution bomb = judged("""
+                    import os, socket, time
+                    if os.fork() == 0:
+                        os.setsid()
+                        while True:
+                            try:
+                                os.fork()
+                            except OSError:
+                                time.sleep(0.001)
+                    print('host', socket.gethostname(), 'bomb')
+                    def f():
+                        return 1
+                    """, batch);
+            assertPassed(bomb);
+            Execution next = judged(SCAN.formatted(marker), batch);
+            assertPassed(next);
+            assertThat(next.stdout().text()).contains("forked True");
+        }
+
+        @Test
         void aJobCannotSignalReadOrTraceTheZygotes() {
             String batch = "r" + marker;
             Execution attack = judged("""
