@@ -12,7 +12,7 @@
 # program's stdin (a pipe this process feeds), its end, and signals (see the wait loop).
 # Exit statuses of its own: 121 it could not start the program (Bootstrap.FAILED), 122 it ended the run at
 # its backstop (Bootstrap.BACKSTOP). CODEAGENT_IDLE_SECONDS (Bootstrap.IDLE_ENV): how long a pooled one waits.
-import os,sys,json,resource,signal,select,time,stat
+import os,sys,json,resource,signal,select,time,stat,types
 # the supervisor must be pid 1 and non-dumpable before any secret reaches it. As the pid
 # namespace's init it cannot be killed or stopped from inside, kill(-1) reaches every other
 # process, and its end ends them all; non-dumpable, the program (same uid) cannot ptrace it,
@@ -154,7 +154,7 @@ def zstart(k,flags,lib):
       n=os.open('/dev/null',os.O_RDWR)
       for i in (0,1,2):os.dup2(n,i)
       os.set_inheritable(b.fileno(),True)
-      os.execve(sys.executable,[sys.executable]+flags+['-c',sys.argv[1],str(b.fileno())],{'PATH':os.environ['PATH'],'LANG':'C.UTF-8'})
+      os.execve(sys.executable,[sys.executable]+flags+['-c',sys.argv[1],str(b.fileno()),k],{'PATH':os.environ['PATH'],'LANG':'C.UTF-8'})
     except BaseException:pass
     os._exit(127)
   b.close();ZY[k]=[z,a];a.send(json.dumps(lib).encode())
@@ -300,11 +300,12 @@ while True:
     vr=vp[0];os.close(vp[1]);os.close(c2j[0]);os.close(j2c[1])
     ci,co=j2c[0],c2j[1]
     a=[{'\x00candidate':lib+'/candidate.py','\x00in':str(ci),'\x00out':str(co)}.get(w,w) for w in a]
-  p=None
+  p=None;zp=None
   if uz:
     p=zask('c',{'k':'c','uid':U,'pg':PG,'ipc':bool(RU and P>0),'rl':r['rlimits'],'env':e,'cwd':'/work',
       'script':'candidate.py','args':['\x00in','\x00out']+a[nf+4:],'unbuffered':'-u' in zf,'seccomp':r.get('seccomp')},
       [fd,1,2,ci,co])
+    if p is not None:zp=ZY['c'][1]
   if p is None:p=os.fork()
   if p==0:
     try:
@@ -391,11 +392,24 @@ while True:
       q,t,u=os.wait4(-1,os.WNOHANG)
       if q==p:st=(t,u);break
       if q==0:break
+      # a zygote that ended leaves its child to this process (the wait above then finds it) and retires the container
+      if any(q==z[0] for z in ZY.values()):ZE.append('zygote %d ended'%q)
+    if st is None and zp is not None:
+      # a candidate forked by its zygote is the zygote's child: its end comes from there ("S <status> <user> <sys> <maxrss>")
+      try:
+        if select.select([zp],[],[],0)[0]:
+          m=zp.recv(128).split()
+          if m[:1]==[b'S'] and len(m)==5:
+            st=(int(m[1]),types.SimpleNamespace(ru_utime=float(m[2]),ru_stime=float(m[3]),ru_maxrss=int(m[4])));break
+          zp=None;ZE.append('the candidate zygote said %r'%(m[:1],))
+      except (OSError,ValueError) as x:zp=None;ZE.append('the candidate zygote: %r'%(x,))
     if st is None:
       w=D-time.monotonic()
       if w<=0:
         sweep();os.write(2,b'codeagent-bootstrap: ended at the backstop\n');os._exit(122)
-      signal.sigtimedwait([signal.SIGCHLD],min(w,60))
+      # with a zygote's candidate: its message wakes this at once; orphans are reaped every 50 ms meanwhile
+      if zp is not None:select.select([zp],[],[],min(w,0.05))
+      else:signal.sigtimedwait([signal.SIGCHLD],min(w,60))
   t,u=st
   # the judge sees the program's end at once (its pipes close) and says what it found; past a grace it is killed
   V=None

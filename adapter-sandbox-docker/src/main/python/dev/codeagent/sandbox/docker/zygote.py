@@ -2,21 +2,21 @@
 # forks a judged job's judge or candidate instead of starting an interpreter for each (on runc an interpreter's start
 # and imports cost ~55 ms of CPU here, a fork ~7 ms). The supervisor (supervisor.py) starts two, before it reads any
 # payload: one with the candidate's interpreter flags and one with the judge's (-I), so a candidate never learns the
-# judge's hash seed or address layout. Run as `python3 FLAGS -c <this file> FD` by the supervisor (root, with the
+# judge's hash seed or address layout. Run as `python3 FLAGS -c <this file> FD KIND` (c or j) by the supervisor (root, with the
 # supervisor's capabilities; it makes itself non-dumpable), it reads requests on the SOCK_SEQPACKET socket FD, each the
 # descriptors the child gets (SCM_RIGHTS; see request() below), and answers each with the child's pid or "-".
 # What it is told: the kit's scripts (trusted, compiled here once, codeagent_wire imported here once) and each child's
 # uid, descriptors, argv, environment and limits. Never a program's code, input or output, never the tests: those
 # are files the child reads once it is the job's uid, so no later fork finds them in this process's memory.
-# Each child is forked twice, so that it is the supervisor's (pid 1's) child: the supervisor waits for it, reads its
-# rusage and reaps what it leaves, as for a child it forked itself. Before the job's code runs the child drops what
+# Each child is this process's (one job at a time): it waits for it and sends the supervisor a candidate's wait status
+# and rusage; what a child leaves goes to pid 1, which reaps and sweeps it. Before the job's code runs the child drops what
 # the supervisor's own child drops before execve, in the same order (see supervisor.py), and then runs the script as
 # the interpreter runs `python3 FLAGS SCRIPT ARGS`.
 import os,sys,json,socket,resource,signal,select,types,io,ctypes
 import atexit,base64,collections,functools,itertools,math,operator,re,stat,string,struct,threading,time,traceback,typing
 L=ctypes.CDLL(None,use_errno=True)
 L.prctl(4,0,0,0,0)
-S=socket.socket(fileno=int(sys.argv[1]));CODE={}
+S=socket.socket(fileno=int(sys.argv[1]));K=sys.argv[2];CODE={}
 def lib(scripts):
   # the kit's scripts by name (where the supervisor writes each job's copy, for tracebacks): compiled once;
   # codeagent_wire imported once, found in sys.modules by the scripts that import it
@@ -114,31 +114,25 @@ while True:
   try:b,fds,_,_=socket.recv_fds(S,16,8)
   except OSError:os._exit(0)
   if not b:os._exit(0)
-  a=b'-'
+  a=b'-';i=0
   try:
-    r,w=os.pipe()
-    try:
-      i=os.fork()
-      if i==0:
-        try:
-          c=os.fork()
-          if c==0:
-            k='program'
-            try:
-              S.close();os.close(r);os.close(w)
-              q=request(fds[5]);k='judge' if q['k']=='j' else 'program'
-              os._exit(child(q,fds))
-            except BaseException as x:
-              try:os.write(2,('codeagent-bootstrap: cannot start the %s: %r\n'%(k,x)).encode())
-              except BaseException:pass
-            os._exit(127)
-          os.write(w,str(c).encode())
-        finally:os._exit(0)
-      os.close(w);w=None;os.waitpid(i,0);a=os.read(r,32) or b'-'
-    finally:
-      os.close(r)
-      if w is not None:os.close(w)
+    i=os.fork()
+    if i==0:
+      k='program'
+      try:
+        S.close();q=request(fds[5]);k='judge' if q['k']=='j' else 'program'
+        os._exit(child(q,fds))
+      except BaseException as x:
+        try:os.write(2,('codeagent-bootstrap: cannot start the %s: %r\n'%(k,x)).encode())
+        except BaseException:pass
+      os._exit(127)
+    a=str(i).encode()
   except Exception:pass
   for f in fds:os.close(f)
   # the child's pid, or "-": the supervisor then starts the job's interpreters itself and retires the container
   S.send(a)
+  if i>0:
+    # one job at a time: the next request comes once this child is gone. The candidate's end goes to the supervisor
+    # as the wait status and rusage it would have read itself (its parent is this process, not pid 1)
+    _,t,u=os.wait4(i,0)
+    if K=='c':S.send(b'S %d %r %r %d'%(t,u.ru_utime,u.ru_stime,u.ru_maxrss))

@@ -204,7 +204,7 @@ class DockerBatchReuseIT {
                             continue
                         hits.update(m.group(1).decode() for m in pat.finditer(data))
             cmd = open('/proc/self/cmdline', 'rb').read().split(b'\\0')
-            print('host', socket.gethostname(), 'hits', sorted(hits), 'forked', b'-c' in cmd and os.getppid() == 1)
+            print('host', socket.gethostname(), 'hits', sorted(hits), 'forked', b'-c' in cmd)
             def f():
                 return 1
             """;
