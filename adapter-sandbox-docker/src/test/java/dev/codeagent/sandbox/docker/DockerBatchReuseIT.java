@@ -81,23 +81,12 @@ class DockerBatchReuseIT {
     class ReuseOff {
         @Test
         void everyJobOfABatchGetsAContainerOfItsOwn() {
-            DockerTestSupport.assumeDocker();
-            DockerSandboxConfig off = new DockerSandboxConfig(null, DockerTestSupport.IMAGE, 0, 1.0,
-                    dev.codeagent.application.config.ByteSize.ofMiB(64), DockerSandboxConfig.RUNC, DockerSandboxConfig.REUSE_OFF);
-            try (DockerSandbox sandbox = DockerSandbox.create(off, ResourceLimits.defaults(),
-                    dev.codeagent.application.spi.IsolationMode.BEST_EFFORT)) {
-                ReuseAttacks jobs = new ReuseAttacks() {
-                    @Override
-                    DockerSandbox sandbox() {
-                        return sandbox;
-                    }
-                };
+            withSandbox(DockerSandboxConfig.REUSE_OFF, DockerSandboxConfig.ZYGOTE_BATCH, jobs -> {
                 Execution first = jobs.judged(LOOK.formatted("off"), "off");
                 Execution second = jobs.judged(LOOK.formatted("off"), "off");
                 ReuseAttacks.assertPassed(second);
                 assertThat(ReuseAttacks.host(second)).isNotEqualTo(ReuseAttacks.host(first));
-            }
-            assertThat(DockerTestSupport.leftovers()).as("containers left behind").isEmpty();
+            });
         }
     }
 
@@ -106,26 +95,31 @@ class DockerBatchReuseIT {
     class ZygoteOff {
         @Test
         void aReusedContainersJobsStartTheirOwnInterpreters() {
-            DockerTestSupport.assumeDocker();
-            DockerSandboxConfig off = new DockerSandboxConfig(null, DockerTestSupport.IMAGE, 0, 1.0,
-                    dev.codeagent.application.config.ByteSize.ofMiB(64), DockerSandboxConfig.RUNC, DockerSandboxConfig.REUSE_BATCH,
-                    DockerSandboxConfig.ZYGOTE_OFF);
-            try (DockerSandbox sandbox = DockerSandbox.create(off, ResourceLimits.defaults(),
-                    dev.codeagent.application.spi.IsolationMode.BEST_EFFORT)) {
-                ReuseAttacks jobs = new ReuseAttacks() {
-                    @Override
-                    DockerSandbox sandbox() {
-                        return sandbox;
-                    }
-                };
+            withSandbox(DockerSandboxConfig.REUSE_BATCH, DockerSandboxConfig.ZYGOTE_OFF, jobs -> {
                 Execution first = jobs.judged(SCAN.formatted("cold"), "cold");
                 Execution second = jobs.judged(SCAN.formatted("cold"), "cold");
                 ReuseAttacks.assertPassed(second);
                 assertThat(ReuseAttacks.host(second)).isEqualTo(ReuseAttacks.host(first));
                 assertThat(second.stdout().text()).contains("hits ['ctl'] forked False");
-            }
-            assertThat(DockerTestSupport.leftovers()).as("containers left behind").isEmpty();
+            });
         }
+    }
+
+    /** Runs {@code check} on the jobs of a runc sandbox with these settings; no container may be left behind. */
+    private static void withSandbox(String reuse, String zygote, java.util.function.Consumer<ReuseAttacks> check) {
+        DockerTestSupport.assumeDocker();
+        DockerSandboxConfig config = new DockerSandboxConfig(null, DockerTestSupport.IMAGE, 0, 1.0,
+                dev.codeagent.application.config.ByteSize.ofMiB(64), DockerSandboxConfig.RUNC, reuse, zygote);
+        try (DockerSandbox sandbox = DockerSandbox.create(config, ResourceLimits.defaults(),
+                dev.codeagent.application.spi.IsolationMode.BEST_EFFORT)) {
+            check.accept(new ReuseAttacks() {
+                @Override
+                DockerSandbox sandbox() {
+                    return sandbox;
+                }
+            });
+        }
+        assertThat(DockerTestSupport.leftovers()).as("containers left behind").isEmpty();
     }
 
     /** What a job plants: each path, queue and process is named with the batch's marker. */
