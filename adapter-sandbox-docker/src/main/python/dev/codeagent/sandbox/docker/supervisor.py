@@ -12,7 +12,7 @@
 # program's stdin (a pipe this process feeds), its end, and signals (see the wait loop).
 # Exit statuses of its own: 121 it could not start the program (Bootstrap.FAILED), 122 it ended the run at
 # its backstop (Bootstrap.BACKSTOP). CODEAGENT_IDLE_SECONDS (Bootstrap.IDLE_ENV): how long a pooled one waits.
-import os,sys,json,resource,signal,select,time,stat,types
+import os,sys,json,resource,signal,select,time,stat,types,struct
 # the supervisor must be pid 1 and non-dumpable before any secret reaches it. As the pid
 # namespace's init it cannot be killed or stopped from inside, kill(-1) reaches every other
 # process, and its end ends them all; non-dumpable, the program (same uid) cannot ptrace it,
@@ -390,19 +390,26 @@ while True:
   while st is None:
     while True:
       q,t,u=os.wait4(-1,os.WNOHANG)
-      if q==p:st=(t,u);break
+      # while its zygote lives, the candidate is never this process's child: a child of this pid is another process
+      # that got the pid since (a job can make one with CLONE_PARENT), never taken for the candidate
+      if q==p and zp is None:st=(t,u);break
       if q==0:break
       # a zygote that ended leaves its child to this process (the wait above then finds it) and retires the container
-      if any(q==z[0] for z in ZY.values()):ZE.append('zygote %d ended'%q)
+      if any(q==z[0] for z in ZY.values()):
+        ZE.append('zygote %d ended'%q)
+        if q==ZY['c'][0]:zp=None
     if st is None and zp is not None:
-      # a candidate forked by its zygote is the zygote's child: its end comes from there ("S <status> <user> <sys> <maxrss>")
+      # a candidate forked by its zygote is the zygote's child: its end comes from there ("S", the wait status, the
+      # kernel's struct rusage)
       try:
         if select.select([zp],[],[],0)[0]:
-          m=zp.recv(128).split()
-          if m[:1]==[b'S'] and len(m)==5:
-            st=(int(m[1]),types.SimpleNamespace(ru_utime=float(m[2]),ru_stime=float(m[3]),ru_maxrss=int(m[4])));break
-          zp=None;ZE.append('the candidate zygote said %r'%(m[:1],))
-      except (OSError,ValueError) as x:zp=None;ZE.append('the candidate zygote: %r'%(x,))
+          m=zp.recv(256)
+          if len(m)!=5+144 or m[:1]!=b'S':raise ValueError('it said %r'%(m[:8],))
+          w0,=struct.unpack_from('i',m,1);a0,a1,b0,b1,x0=struct.unpack_from('5q',m,5)
+          st=(w0,types.SimpleNamespace(ru_utime=a0+a1/1e6,ru_stime=b0+b1/1e6,ru_maxrss=x0));break
+      except (OSError,ValueError,struct.error) as x:
+        # how the candidate ended is lost: no verdict is made of it; the container ends, and the host says why
+        sweep();fail('the candidate zygote: %r'%(x,))
     if st is None:
       w=D-time.monotonic()
       if w<=0:

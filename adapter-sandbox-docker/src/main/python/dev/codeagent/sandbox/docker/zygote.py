@@ -84,7 +84,11 @@ def run(c,m):
     try:
       e.__traceback__=e.__traceback__.tb_next;sys.excepthook(type(e),e,e.__traceback__)
     except BaseException:pass
-    if isinstance(e,KeyboardInterrupt):s=128+signal.SIGINT
+    if isinstance(e,KeyboardInterrupt):
+      # as the interpreter ends on one: by the signal itself
+      try:sys.stdout.flush();sys.stderr.flush();signal.signal(signal.SIGINT,signal.SIG_DFL);os.kill(os.getpid(),signal.SIGINT)
+      except BaseException:pass
+      s=128+signal.SIGINT
   try:threading._shutdown();atexit._run_exitfuncs()
   except SystemExit as e:s=status(e)
   except BaseException:pass
@@ -100,6 +104,9 @@ if not sys.flags.safe_path:sys.path[0]='/'
 ERR=(sys.stdin.errors,sys.stdout.errors,sys.stderr.errors)
 import gc;gc.collect();gc.freeze()
 S.send(b'R')
+# "S", the wait status (int) and a struct rusage (144 bytes on LP64), as the supervisor reads them
+WB=ctypes.create_string_buffer(5+144);WV=memoryview(WB).cast('B')[:5+144];WS=ctypes.c_int(0)
+L.wait4.argtypes=[ctypes.c_int,ctypes.POINTER(ctypes.c_int),ctypes.c_int,ctypes.c_void_p]
 # A request is one byte and the child's descriptors, the last a memfd holding the job's part (uid, argv, environment,
 # limits) as JSON, read only by the child once forked: nothing of a job is ever parsed, so kept, in this process's heap,
 # where every later fork would find it (an earlier job's argv was, freed but not cleared).
@@ -132,7 +139,10 @@ while True:
   # the child's pid, or "-": the supervisor then starts the job's interpreters itself and retires the container
   S.send(a)
   if i>0:
-    # one job at a time: the next request comes once this child is gone. The candidate's end goes to the supervisor
-    # as the wait status and rusage it would have read itself (its parent is this process, not pid 1)
-    _,t,u=os.wait4(i,0)
-    if K=='c':S.send(b'S %d %r %r %d'%(t,u.ru_utime,u.ru_stime,u.ru_maxrss))
+    # One job at a time: the next request comes once this child is gone. The candidate's end goes to the supervisor
+    # as the wait status and rusage it would have read itself (its parent is this process, not pid 1): never as Python
+    # objects here, which the next fork would carry (a review read the last job's status and rusage from this
+    # module's globals), but as the kernel's bytes in one buffer, zeroed once sent.
+    while L.wait4(i,WS,0,ctypes.addressof(WB)+5)<0 and ctypes.get_errno()==4:pass
+    if K=='c':WB[0]=b'S';ctypes.memmove(ctypes.addressof(WB)+1,ctypes.addressof(WS),4);S.send(WV)
+    ctypes.memset(ctypes.addressof(WB),0,len(WB));ctypes.memset(ctypes.addressof(WS),0,4)

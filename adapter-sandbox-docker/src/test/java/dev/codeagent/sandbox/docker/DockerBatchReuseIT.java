@@ -529,6 +529,40 @@ class DockerBatchReuseIT {
         }
 
         @Test
+        void aJobFindsNoStatusOrUsageOfTheEarlierJobInTheZygotesGlobals() {
+            // (a review's attack) the candidates' zygote kept the last child's wait status and rusage in its module
+            // globals, which the next fork copied: the next candidate read them by walking its frames
+            String batch = "u" + marker;
+            Execution first = judged("""
+                    import socket
+                    print('host', socket.gethostname(), 'first')
+                    touched = bytearray(123 << 20)
+                    for i in range(0, len(touched), 4096):
+                        touched[i] = 1
+                    del touched
+                    def f():
+                        return 1
+                    """, batch);
+            assertPassed(first);
+            Execution next = judged("""
+                    import socket, sys
+                    seen = None
+                    fr = sys._getframe()
+                    while fr is not None:
+                        for v in list(fr.f_globals.values()):
+                            if type(v).__name__ == 'struct_rusage':
+                                seen = (v.ru_maxrss >> 10, v.ru_minflt)
+                        fr = fr.f_back
+                    print('host', socket.gethostname(), 'earlier', seen)
+                    def f():
+                        return 1
+                    """, batch);
+            assertPassed(next);
+            assertThat(host(next)).as("the container was reused").isEqualTo(host(first));
+            assertThat(next.stdout().text()).as("the earlier job's status and usage").contains("earlier None");
+        }
+
+        @Test
         void anotherBatchNeverGetsTheContainer() {
             Execution first = judged(LOOK.formatted(marker), "x" + marker);
             Execution other = judged(LOOK.formatted(marker), "y" + marker);
