@@ -12,8 +12,9 @@
 # and rusage; what a child leaves goes to pid 1, which reaps and sweeps it. Before the job's code runs the child drops what
 # the supervisor's own child drops before execve, in the same order (see supervisor.py), and then runs the script as
 # the interpreter runs `python3 FLAGS SCRIPT ARGS`.
-import os,sys,json,socket,resource,signal,select,types,io,ctypes
-import atexit,base64,collections,functools,itertools,math,operator,re,stat,string,struct,threading,time,traceback,typing
+import os,sys,json,socket,resource,signal,types,io,ctypes,atexit,base64,threading
+# what the kit's scripts and generated programs import most, loaded once (each child has its own copy of their state)
+import collections,functools,itertools,math,operator,re,stat,string,struct,time,traceback,typing  # noqa: F401
 L=ctypes.CDLL(None,use_errno=True)
 L.prctl(4,0,0,0,0)
 S=socket.socket(fileno=int(sys.argv[1]));K=sys.argv[2];CODE={}
@@ -84,17 +85,18 @@ def run(c,m):
     try:
       e.__traceback__=e.__traceback__.tb_next;sys.excepthook(type(e),e,e.__traceback__)
     except BaseException:pass
-    if isinstance(e,KeyboardInterrupt):
-      # as the interpreter ends on one: by the signal itself
-      try:sys.stdout.flush();sys.stderr.flush();signal.signal(signal.SIGINT,signal.SIG_DFL);os.kill(os.getpid(),signal.SIGINT)
-      except BaseException:pass
-      s=128+signal.SIGINT
+    if isinstance(e,KeyboardInterrupt):s=-signal.SIGINT
   try:threading._shutdown();atexit._run_exitfuncs()
   except SystemExit as e:s=status(e)
   except BaseException:pass
   for f in (sys.stdout,sys.stderr):
     try:f.flush()
     except BaseException:s=s or 120
+  if s==-signal.SIGINT:
+    # as the interpreter ends on an uncaught KeyboardInterrupt, after its exit functions: by the signal itself
+    try:signal.signal(signal.SIGINT,signal.SIG_DFL);os.kill(os.getpid(),signal.SIGINT)
+    except BaseException:pass
+    s=128+signal.SIGINT
   return s
 # the first message: the kit's scripts (supervisor.py passes them, which had them from the container's command)
 lib(json.loads(S.recv(1<<20)))
