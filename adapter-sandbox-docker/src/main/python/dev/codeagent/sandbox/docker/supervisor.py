@@ -190,6 +190,12 @@ if RU and R and ZF and not E and len(sys.argv)==5:
     for z in ZY.values():
       if not select.select([z[1]],[],[],30)[0] or z[1].recv(16)!=b'R':raise OSError('a zygote did not start')
   except Exception as x:ZE.append('cannot start the zygotes (%r)'%(x,))
+def report(k,d):
+  # the end of stderr, then the report behind the nonce's marker on stdout (Bootstrap.Report); a zygote's failure goes
+  # with it
+  d['zygote']=ZE[0] if ZE else None
+  os.write(2,b'\x00codeagent:'+k+b':\n')
+  os.write(1,b'\x00codeagent:'+k+b':'+json.dumps(d).encode()+b'\n')
 PG=None
 while True:
   # a pooled container that nobody claims ends itself: its maker may have died
@@ -207,9 +213,8 @@ while True:
     if r.get('ready'):
       # a reusable container's first call (DockerExecutions): answered once the zygotes are up (above), so that the
       # host reads the container's memory before its first job with them in it
-      k=r['nonce'].encode();os.write(1,b'\x00codeagent:go\n')
-      q=json.dumps({'exit':0,'signal':None,'cpu':0,'maxrss':0,'oom':0,'judge':None,'again':zok(),'zygote':ZE[0] if ZE else None})
-      os.write(2,b'\x00codeagent:'+k+b':\n');os.write(1,b'\x00codeagent:'+k+b':'+q.encode()+b'\n');continue
+      os.write(1,b'\x00codeagent:go\n')
+      report(r['nonce'].encode(),{'exit':0,'signal':None,'cpu':0,'maxrss':0,'oom':0,'judge':None,'again':zok()});continue
     jg=r.get('judge')
     if jg and not R:fail('a judged run needs the container to start as root with CAP_SETUID and CAP_SETGID')
     euid(U)
@@ -439,8 +444,6 @@ while True:
   W='a live run' if lv else 'an OOM kill' if o>0 else clean() or ('a zygote: '+ZE[0] if ZE else None if zok() else 'a zygote ended')
   A=RU and W is None
   z=os.WTERMSIG(t) if os.WIFSIGNALED(t) else None
-  q=json.dumps({'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':o,'judge':V,'again':A,'zygote':ZE[0] if ZE else None,'spent':W if RU else None})
-  os.write(2,b'\x00codeagent:'+k+b':\n')
-  os.write(1,b'\x00codeagent:'+k+b':'+q.encode()+b'\n')
+  report(k,{'exit':None if z else os.WEXITSTATUS(t),'signal':z,'cpu':u.ru_utime+u.ru_stime,'maxrss':u.ru_maxrss*1024,'oom':o,'judge':V,'again':A,'spent':W if RU else None})
   if not A:os._exit(0)
-  del r,jg,s,a,e,V,q
+  del r,jg,s,a,e,V

@@ -235,6 +235,15 @@ class DockerBatchReuseIT {
                     .orElse(0L);
         }
 
+        /** The batch's next job after {@code earlier}: both pass, and the next one ran in the earlier one's container. */
+        private Execution nextInItsContainer(Execution earlier, String code, String batch) {
+            assertPassed(earlier);
+            Execution next = judged(code, batch);
+            assertPassed(next);
+            assertThat(host(next)).as("the next job ran in the earlier one's container").isEqualTo(host(earlier));
+            return next;
+        }
+
         private static void assertPassed(Execution e) {
             String why = e.outcome() + " " + e.detail() + " " + e.judgement() + " " + e.stderr().text();
             assertThat(e.outcome()).as(why).isEqualTo(Outcome.OK);
@@ -252,11 +261,8 @@ class DockerBatchReuseIT {
         void theNextJobOfTheBatchFindsNothingTheLastOneLeftInTheContainerTheyShared() {
             String batch = "b" + marker;
             Execution planted = judged(PLANT.formatted(marker), batch);
-            assertPassed(planted);
             assertThat(planted.stdout().text()).as("the queue was made").doesNotContain("mq -1");
-            Execution look = judged(LOOK.formatted(marker), batch);
-            assertPassed(look);
-            assertThat(host(look)).as("the second job ran in the first one's container").isEqualTo(host(planted));
+            Execution look = nextInItsContainer(planted, LOOK.formatted(marker), batch);
             assertThat(look.stdout().text()).contains("found []");
         }
 
@@ -409,10 +415,7 @@ class DockerBatchReuseIT {
             Execution planted = judged("K = 'SECRET-code-%s'\nimport socket\nprint('host', socket.gethostname(), 'planted')\ndef f():\n    return 1\n"
                     .formatted(marker), "assert f() == 1, 'SECRET-tests-%s'\n".formatted(marker), batch,
                     ResourceLimits.defaults().withWallTime(Duration.ofSeconds(20)));
-            assertPassed(planted);
-            Execution look = judged(SCAN.formatted(marker), batch);
-            assertPassed(look);
-            assertThat(host(look)).as("the container was reused").isEqualTo(host(planted));
+            Execution look = nextInItsContainer(planted, SCAN.formatted(marker), batch);
             assertThat(look.stdout().text()).as("what the scan found").contains("hits ['ctl'] forked True");
         }
 
@@ -425,10 +428,7 @@ class DockerBatchReuseIT {
                     "import socket\nprint('host', socket.gethostname(), 'planted')\ndef f():\n    return 1\n"), "",
                     List.of("SECRET-code-" + marker), ResourceLimits.defaults().withWallTime(Duration.ofSeconds(20)),
                     new JudgeJob("assert f() == 1\n", null, List.of("f"), batch)));
-            assertPassed(planted);
-            Execution look = judged(SCAN.formatted(marker), batch);
-            assertPassed(look);
-            assertThat(host(look)).as("the container was reused").isEqualTo(host(planted));
+            Execution look = nextInItsContainer(planted, SCAN.formatted(marker), batch);
             assertThat(look.stdout().text()).as("what the scan found").contains("hits ['ctl'] forked True");
         }
 
@@ -522,9 +522,7 @@ class DockerBatchReuseIT {
                 }
                 assertThat(reached).doesNotContain("mem", "fd/3", "kill", "ptrace");
             }
-            Execution next = judged(SCAN.formatted(marker), batch);
-            assertPassed(next);
-            assertThat(host(next)).as("the container was reused").isEqualTo(host(attack));
+            Execution next = nextInItsContainer(attack, SCAN.formatted(marker), batch);
             assertThat(next.stdout().text()).contains("forked True");
         }
 
@@ -543,8 +541,7 @@ class DockerBatchReuseIT {
                     def f():
                         return 1
                     """, batch);
-            assertPassed(first);
-            Execution next = judged("""
+            Execution next = nextInItsContainer(first, """
                     import socket, sys
                     seen = None
                     fr = sys._getframe()
@@ -557,8 +554,6 @@ class DockerBatchReuseIT {
                     def f():
                         return 1
                     """, batch);
-            assertPassed(next);
-            assertThat(host(next)).as("the container was reused").isEqualTo(host(first));
             assertThat(next.stdout().text()).as("the earlier job's status and usage").contains("earlier None");
         }
 
