@@ -49,5 +49,5 @@ def test_a_zygote_started_wrongly_says_how_to_start_it(capsys):
 
 
 def test_a_zygote_without_a_seccomp_filter_refuses_to_run_programs(capsys):
-    assert zygote.main(["zygote.py", "/nonexistent/door", "-", "/nonexistent/empty", "-", " "]) == 2
+    assert zygote.main(["zygote.py", "/nonexistent/door", "-", "/nonexistent/empty", "-", "/nonexistent/launch", " "]) == 2
     assert "refusing to run programs without it" in capsys.readouterr().err

@@ -10,6 +10,14 @@
  * Any failure before the exec is "codeagent-launch: ..." and exit status 125: the program never ran.
  *
  * It replaces `sh -c` plus setpriv, two program starts per run, with one: this runs once per execution.
+ *
+ *   launch --init PROCS_FILE...
+ *
+ * The init of a zygote's run (zygote.py spawns it as the first process of the run's pid namespace, then forks the
+ * program into that namespace): joins the run's groups, as above, then only lives. Its children, which are the
+ * orphans the program leaves, are reaped by the kernel (SIGCHLD ignored); it ends when its stdin, which the zygote
+ * alone holds, reaches its end (the zygote closed it, or died); and the kernel then kills whatever of the run is left.
+ * A Python init forked from the zygote cost a fork of the zygote's heap and hundreds of copied pages per run.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -17,6 +25,7 @@
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -34,7 +43,43 @@ static void fail(const char *what, const char *arg) {
     _exit(SETUP_FAILED);
 }
 
+/* Writes this process's pid into each cgroup.procs file of argv[from..] up to "--" or the end; the index after. */
+static int join(int argc, char **argv, int from) {
+    char pid[24];
+    int pidlen = snprintf(pid, sizeof pid, "%d\n", (int) getpid());
+    int i = from;
+    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
+        int fd = open(argv[i], O_WRONLY | O_CLOEXEC);
+        if (fd < 0) {
+            fail("cannot open", argv[i]);
+        }
+        if (write(fd, pid, (size_t) pidlen) != pidlen) {
+            fail("cannot join", argv[i]);
+        }
+        close(fd);
+    }
+    return i;
+}
+
+static int init(int argc, char **argv) {
+    join(argc, argv, 2);
+    if (signal(SIGCHLD, SIG_IGN) == SIG_ERR) {
+        fail("signal(SIGCHLD)", NULL);
+    }
+    prctl(PR_SET_NAME, (unsigned long) "codeagent-init", 0, 0, 0);
+    char buf[64];
+    for (;;) {
+        ssize_t n = read(0, buf, sizeof buf);
+        if (n == 0 || (n < 0 && errno != EINTR)) {
+            _exit(0);
+        }
+    }
+}
+
 int main(int argc, char **argv) {
+    if (argc >= 2 && strcmp(argv[1], "--init") == 0) {
+        return init(argc, argv);
+    }
     if (argc < 5) {
         errno = EINVAL;
         fail("usage: launch SECCOMP_FILE UID PROCS_FILE... -- COMMAND...", NULL);
@@ -47,19 +92,7 @@ int main(int argc, char **argv) {
         errno = EINVAL;
         fail("bad uid", argv[2]);
     }
-    int i = 3;
-    char pid[24];
-    int pidlen = snprintf(pid, sizeof pid, "%d\n", (int) getpid());
-    for (; i < argc && strcmp(argv[i], "--") != 0; i++) {
-        int fd = open(argv[i], O_WRONLY | O_CLOEXEC);
-        if (fd < 0) {
-            fail("cannot open", argv[i]);
-        }
-        if (write(fd, pid, (size_t) pidlen) != pidlen) {
-            fail("cannot join", argv[i]);
-        }
-        close(fd);
-    }
+    int i = join(argc, argv, 3);
     if (i >= argc - 1) {
         errno = EINVAL;
         fail("no command after --", NULL);

@@ -367,8 +367,9 @@ final class LaunchPlan {
      * capabilities in a bubblewrap sandbox of the tier's view without a user namespace (each fork sets its own uid,
      * which a user namespace of one mapped uid could not), its own pid, network, IPC and UTS namespaces, joined to
      * {@code group}. Bound in: the door ({@code doorDir}), the judge's channels and scripts, the filter, the
-     * masking file, mount points for a run's channel, and the run groups' parents (read-write: a fork joins its
-     * groups there) — every one of them covered again in each fork before its program runs.
+     * launcher (each run's init), the masking file, mount points for a run's channel, and the run groups' parents
+     * (read-write: a fork joins its groups there) — every one of them covered again in each fork before its program
+     * runs.
      */
     List<String> zygoteCommand(ChildGroup group, Path python, Path dir, Path doorDir, Path channels, Path scripts,
             List<Path> groupParents, List<String> pythonFlags) {
@@ -385,6 +386,8 @@ final class LaunchPlan {
         cmd.addAll(List.of("--ro-bind", dir.resolve("zygote.py").toString(), ZYGOTE_DIR + "/zygote.py"));
         cmd.addAll(List.of("--ro-bind", seccomp.toString(), ZYGOTE_DIR + "/state/" + SECCOMP_FILE));
         cmd.addAll(List.of("--ro-bind", empty.toString(), ZYGOTE_DIR + "/state/" + EMPTY_FILE));
+        // each run's init: the launcher again (`launch --init`), spawned rather than forked from the zygote's heap
+        cmd.addAll(List.of("--ro-bind", launcher.toString(), ZYGOTE_DIR + "/state/" + LAUNCH_FILE));
         cmd.addAll(List.of("--ro-bind", doorDir.toString(), ZYGOTE_DIR + "/door"));
         cmd.addAll(List.of("--ro-bind", channels.toString(), ZYGOTE_DIR + "/channels"));
         if (scripts != null) {
@@ -408,6 +411,7 @@ final class LaunchPlan {
         cmd.add(ZYGOTE_DIR + "/state/" + SECCOMP_FILE);
         cmd.add(ZYGOTE_DIR + "/state/" + EMPTY_FILE);
         cmd.add(MASKED_PROC.isEmpty() ? "-" : String.join(",", MASKED_PROC));
+        cmd.add(ZYGOTE_DIR + "/state/" + LAUNCH_FILE);
         // the room a fork writes its program's command line into (what ps and the host's tools then show)
         cmd.add(" ".repeat(ZYGOTE_ARGV_ROOM));
         // joined to its group, no filter (each fork loads its own: filters stack, and this one must still fork

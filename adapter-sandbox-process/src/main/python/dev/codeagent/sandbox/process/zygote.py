@@ -1,6 +1,7 @@
 """The process tier's Python zygote: one pre-started interpreter that forks a fresh sandbox per program.
 
-Usage: zygote.py DOOR SECCOMP_FILE EMPTY_FILE MASKED_PROC_FILES(comma-separated or -) PAD
+Usage: zygote.py DOOR SECCOMP_FILE EMPTY_FILE MASKED_PROC_FILES(comma-separated or -) INIT PAD
+(INIT: the compiled launcher, which each run's init is: `launch --init`)
 (PAD: blanks, the room each program's command line is written into, so that ps shows the program)
 
 Runs as root (capabilities kept) in a bubblewrap sandbox of its own: the tier's read-only system view, no
@@ -8,8 +9,10 @@ network, its own pid namespace. Python programs then cost a fork instead of a sa
 start. Each program gets what a cold run gets, made by the forked child before a line of the program runs:
 
   its own control groups (memory, CPU, pids: the host made them; the child joins them first, so every
-  process of the run is charged), its own pid, mount, network, IPC and UTS namespaces (the child is the pid
-  namespace's init: the program's end ends every process it left), fresh tmpfs /work, /tmp and /dev/shm and a
+  process of the run is charged), its own pid, mount, network, IPC and UTS namespaces (the pid namespace's
+  init is the compiled launcher, `launch --init`, spawned first, which the zygote ends when the program has ended:
+  the kernel then ends every process the program left; the program is the zygote's own child, so the zygote
+  reads its real wait status, and its parent is outside its namespace: getppid() is 0), fresh tmpfs /work, /tmp and /dev/shm and a
   /proc of its own namespace (the host's masked files masked again), its own uid with no groups and no
   capabilities, no_new_privs, the tier's rlimits and seccomp filter, and an interpreter state that only this
   zygote touched (what it imported; never another program's data: see below).
@@ -18,9 +21,10 @@ The wire, all from the host's JVM, which alone holds the other end:
   stdin   R <token> <uid> <channel or -> <procs files, comma-separated or ->    run a program
           K <token>                                                         kill a run (its pid namespace)
   stdout  READY                          once, when the zygote can fork
-          S <token> <exit or -> <signal or ->   the program's real wait status, as its init saw it
+          S <token> <exit or -> <signal or ->   the program's real wait status (sent when the run's init, and so
+                                         everything of the run, has ended too)
           F <token> <message>            the run failed before the program started
-          X <token>                      the run's init died without a report (it was killed)
+          X <token>                      the run was killed (K), or its program's status could not be read
 The run's child connects to DOOR three times ("I <token>", "O <token>", "E <token>": the program's stdin,
 stdout and stderr) and reads its job (files, argv, env, rlimits: the supervisor's job format) from O until
 the host shuts that direction; nothing of the program's — code, input, output — ever passes through this
@@ -47,8 +51,8 @@ import signal
 import socket
 import struct
 import sys
-import threading  # noqa: F401
 import traceback  # noqa: F401
+# (not threading: its at-fork hook runs in every fork, ~130 pages copied each time, and few programs use it)
 import types
 
 # what generated programs import most, loaded once (each program still gets its own copy of their state)
@@ -119,23 +123,49 @@ class _Forked(BaseException):
         self.start = start
 
 
-# a status report is at most this long; it and the line relayed from it live only in these reused buffers, zeroed
-# after each relay, so no later fork finds an earlier program's exit status in the memory it inherits
+# a setup failure's report is at most this long; it, a program's wait status and the line relayed from them live only
+# in these reused buffers, zeroed after each relay, so no later fork finds an earlier program's exit status in the
+# memory it inherits
 _REPORT_BYTES = 4096
+WNOHANG = 1
+# a wait status's bytes written as text without making a Python object of the number (ints up to 256 are shared)
+_DIGITS = [str(i).encode("ascii") for i in range(256)]
+
+
+class _Started:
+    """The zygote's record of one run: its init, its program, and what each has said so far."""
+
+    __slots__ = ("token", "init", "program", "ctl", "report", "got", "status", "killed", "init_failed", "left")
+
+    def __init__(self, token, init, program, ctl):
+        self.token = token
+        self.init = init
+        self.program = program
+        # the init's stdin: the init lives until it is closed
+        self.ctl = ctl
+        self.report = bytearray(_REPORT_BYTES)
+        self.got = 0
+        self.status = (ctypes.c_ubyte * 4)()
+        self.killed = False
+        self.init_failed = False
+        # the report pipe, the program and the init: the run is over when all three have ended
+        self.left = 3
 
 
 class Zygote:
-    def __init__(self, door, seccomp, empty, masked):
+    def __init__(self, door, seccomp, empty, masked, init):
         self.door = door
         with open(seccomp, "rb") as f:
             self.filter = f.read()
         self.empty = empty
         self.masked = masked
+        self.init = init
         self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
-        self.runs = {}  # pid -> token
-        self.reports = {}  # status pipe's read fd -> [token, bytearray, bytes read]
+        self.fds = {}  # a run's report pipe ("r"), program's pidfd ("p") or init's pidfd ("i") -> (kind, _Started)
+        self.tokens = {}  # token -> _Started
         self.line = bytearray(2 * _REPORT_BYTES)
         self.sink = bytearray(_REPORT_BYTES)
+        self.ignored = (ctypes.c_ubyte * 4)()
 
     def serve(self):
         out = os.dup(1)
@@ -145,8 +175,8 @@ class Zygote:
         _write_all(out, b"READY\n")
         buf = b""
         stdin_open = True
-        while stdin_open or self.reports:
-            ready, _, _ = select.select(list(self.reports) + ([0] if stdin_open else []), [], [], 1.0)
+        while stdin_open or self.fds:
+            ready, _, _ = select.select(list(self.fds) + ([0] if stdin_open else []), [], [], 1.0)
             for fd in ready:
                 if fd == 0:
                     data = os.read(0, 65536)
@@ -158,98 +188,139 @@ class Zygote:
                         line, buf = buf.split(b"\n", 1)
                         self.command(line.decode("ascii").split(" "), out)
                     continue
-                entry = self.reports[fd]
-                report, n = entry[1], entry[2]
-                got = os.readv(fd, [memoryview(report)[n:] if n < len(report) else self.sink])
-                self.sink[:] = bytes(len(self.sink))
-                if got:
-                    entry[2] = min(n + got, len(report))
-                    continue
-                del self.reports[fd]
-                os.close(fd)
-                self.relay(out, entry[0], report, entry[2])
-            self.reap()
+                entry = self.fds.get(fd)
+                if entry is not None:
+                    self.event(fd, entry[0], entry[1], out)
         return 0
 
-    def relay(self, out, token, report, n):
-        """Writes "KIND TOKEN REST" from a run's report without making a Python object of its bytes, then zeroes
-        both buffers: a program's exit status must not outlive its relay in this process's memory."""
-        line = self.line
-        head = b"X " + token.encode("ascii")
+    def event(self, fd, kind, run, out):
+        if kind == "r":
+            n = run.got
+            got = os.readv(fd, [memoryview(run.report)[n:] if n < len(run.report) else self.sink])
+            self.sink[:] = bytes(len(self.sink))
+            if got:
+                run.got = min(n + got, len(run.report))
+                return
+        elif kind == "p":
+            # the status straight into the run's buffer (os.waitpid would leave it in a freed int of this heap)
+            pid = _libc.waitpid(run.program, ctypes.byref(run.status), WNOHANG)
+            if pid == 0:
+                return
+            if pid < 0:
+                run.killed = True
+            # the init ends, and with it the kernel ends whatever of the run is left
+            os.close(run.ctl)
+            run.ctl = -1
+        else:
+            if _libc.waitpid(run.init, ctypes.byref(self.ignored), WNOHANG) == 0:
+                return
+            self.ignored[:] = bytes(4)
+            if run.ctl >= 0 and not run.killed:
+                # it ended before its program did: it could not join the run's groups (it said why on stderr)
+                run.init_failed = True
+        del self.fds[fd]
+        os.close(fd)
+        run.left -= 1
+        if run.left == 0:
+            del self.tokens[run.token]
+            self.relay(out, run)
+
+    def relay(self, out, run):
+        """Writes "KIND TOKEN REST" from a run's report or wait status without making a Python object of their bytes,
+        then zeroes every buffer that held them: a program's exit status must not outlive its relay in this
+        process's memory."""
+        line, report, n, status = self.line, run.report, run.got, run.status
+        head = b"X " + run.token.encode("ascii")
         size = len(head)
         line[0:size] = head
         while n and report[n - 1] in b" \r\n":
             n -= 1
-        if n > 2 and report[0] in b"SF" and report[1] == 0x20:
-            line[0] = report[0]
+        if n > 2 and report[0] == 0x46 and report[1] == 0x20:
+            line[0] = 0x46
             line[size] = 0x20
             line[size + 1:size + n - 1] = memoryview(report)[2:n]
             for i in range(size + 1, size + n - 1):
                 if line[i] in b"\r\n":
                     line[i] = 0x20
             size += n - 1
+        elif run.init_failed:
+            failed = b"F " + run.token.encode("ascii") + b" the run's init could not start"
+            line[0:len(failed)] = failed
+            size = len(failed)
+        elif not run.killed and status[0] & 0x7F != 0x7F:
+            line[0] = 0x53
+            signal_ = status[0] & 0x7F
+            for part in (_DIGITS[status[1]] if signal_ == 0 else b"-", _DIGITS[signal_] if signal_ else b"-"):
+                line[size] = 0x20
+                line[size + 1:size + 1 + len(part)] = part
+                size += 1 + len(part)
         line[size] = 0x0A
         try:
             _write_all(out, memoryview(line)[:size + 1])
         finally:
             line[:] = bytes(len(line))
             report[:] = bytes(len(report))
-
-    def reap(self):
-        while self.runs:
-            try:
-                pid, _ = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            self.runs.pop(pid, None)
+            status[:] = bytes(4)
 
     def command(self, parts, out):
         if parts[0] == "K" and len(parts) == 2:
-            for pid, token in list(self.runs.items()):
-                if token == parts[1]:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except ProcessLookupError:
-                        pass
+            run = self.tokens.get(parts[1])
+            if run is not None:
+                run.killed = True
+                try:
+                    # the run's whole pid namespace: the kernel kills everything in it when its init dies
+                    os.kill(run.init, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
             return
         if parts[0] != "R" or len(parts) != 5:
             sys.stderr.write("zygote: unknown command %r\n" % " ".join(parts)[:100])
             return
         _, token, uid, channel, procs = parts
+        procs = [] if procs == "-" else procs.split(",")
         r, w = os.pipe()
-        # the next child is the init of a pid namespace of its own; this process's children after it are not
+        ctl_r, ctl_w = os.pipe()
+        # the next child is the init of a pid namespace of its own (a compiled one, spawned without copying this
+        # heap), the one after it the program, in that namespace; this process's children after them are not
         _check(_libc.unshare(CLONE_NEWPID), "unshare(CLONE_NEWPID)")
+        init = pid = -1
+        failure = None
         try:
+            init = os.posix_spawn(self.init, [self.init, "--init"] + procs, {},
+                                  file_actions=[(os.POSIX_SPAWN_DUP2, ctl_r, 0)])
             pid = os.fork()
-        except OSError:
-            pid = -1
+        except OSError as e:
+            failure = e
         if pid != 0:
-            # (not in the child: it is that namespace's init, and cannot leave it)
+            # (not in the child: it is in that namespace, and cannot leave it)
             _check(_libc.setns(self.own_pid_ns, CLONE_NEWPID), "setns back")
+        if pid == 0:
+            # out of the zygote's loop first (see main): the program must not find this loop's frames on its stack
+            raise _Forked(Run(self, token, int(uid), None if channel == "-" else channel, procs, w))
+        os.close(w)
+        os.close(ctl_r)
         if pid < 0:
             os.close(r)
-            os.close(w)
-            _write_all(out, ("F %s fork failed\n" % token).encode("ascii"))
+            os.close(ctl_w)
+            if init > 0:
+                # (its stdin's end, now closed, ends it at once)
+                os.waitpid(init, 0)
+            _write_all(out, ("F %s cannot start the run: %s\n" % (token, failure)).encode("ascii", "replace"))
             return
-        if pid == 0:
-            os.close(r)
-            # out of the zygote's loop first (see main): the program must not find this loop's frames on its stack
-            raise _Forked(Run(self, token, int(uid), None if channel == "-" else channel,
-                              [] if procs == "-" else procs.split(","), w))
-        os.close(w)
-        self.runs[pid] = token
-        self.reports[r] = [token, bytearray(_REPORT_BYTES), 0]
+        run = _Started(token, init, pid, ctl_w)
+        self.tokens[token] = run
+        self.fds[r] = ("r", run)
+        self.fds[os.pidfd_open(pid)] = ("p", run)
+        self.fds[os.pidfd_open(init)] = ("i", run)
 
     def forget(self):
         """In a fresh child: drops what the zygote knew of other runs (their pids, tokens and status pipes)."""
-        self.runs.clear()
-        self.reports.clear()
+        self.fds.clear()
+        self.tokens.clear()
 
 
 class Run:
-    """One program: runs in the zygote's child, which is the init of the run's pid namespace."""
+    """One program, in the zygote's child: the second process of the run's pid namespace, after its init."""
 
     def __init__(self, zygote, token, uid, channel, procs, report):
         self.z = zygote
@@ -260,8 +331,6 @@ class Run:
         self.report = report
 
     def start(self):
-        # what ps and top call the run's init (the program keeps the interpreter's name)
-        _set_name(b"codeagent-init")
         # nothing of the zygote's stays open: not its stdin and stdout (the host's wire), not other runs' pipes
         os.closerange(3, self.report)
         os.closerange(self.report + 1, 1 << 16)
@@ -283,22 +352,8 @@ class Run:
         job = self.read_job(streams[1])
         memory = job.get("rlimits", {}).get("RLIMIT_AS", (256 * MIB, 0))[0]
         self.views(memory)
-        pid = os.fork()
-        if pid == 0:
-            try:
-                os.close(self.report)
-                Program(job, self.uid, streams, self.z.filter).run()
-            except BaseException as e:
-                try:
-                    os.write(2, ("codeagent-boot: %s\n" % e).encode("utf-8", "replace"))
-                except OSError:
-                    pass
-                os._exit(125)
-        for s in streams:
-            s.close()
-        status = self.wait(pid)
-        os.write(self.report, ("S %s %s" % (os.WEXITSTATUS(status) if os.WIFEXITED(status) else "-",
-                                             os.WTERMSIG(status) if os.WIFSIGNALED(status) else "-")).encode("ascii"))
+        os.close(self.report)
+        Program(job, self.uid, streams, self.z.filter).run()
 
     def connect(self, kind):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -343,24 +398,6 @@ class Run:
         for hidden in (OWN, CGROUPS):
             if os.path.isdir(hidden):
                 _mount("tmpfs", hidden, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=000")
-
-    @staticmethod
-    def wait(pid):
-        """Reaps every process of the namespace; the program's status. When it ends, the rest is killed."""
-        status = None
-        while True:
-            try:
-                p, s = os.waitpid(-1, 0)
-            except ChildProcessError:
-                return status
-            except InterruptedError:
-                continue
-            if p == pid:
-                status = s
-                try:
-                    os.kill(-1, signal.SIGKILL)
-                except OSError:
-                    pass
 
 
 class Program:
@@ -468,8 +505,10 @@ class Program:
             if isinstance(e, KeyboardInterrupt):
                 status = 128 + signal.SIGINT
         try:
-            import threading as t
-            t._shutdown()
+            # as the interpreter ends: threads are waited for only where the program imported threading
+            t = sys.modules.get("threading")
+            if t is not None:
+                t._shutdown()
             atexit._run_exitfuncs()
         except SystemExit as e:
             status = _exit_status(e)
@@ -512,8 +551,8 @@ def _exit_status(e):
 
 
 def main(argv):
-    if len(argv) != 6:
-        sys.stderr.write("usage: zygote.py DOOR SECCOMP_FILE EMPTY_FILE MASKED_PROC_FILES PAD\n")
+    if len(argv) != 7:
+        sys.stderr.write("usage: zygote.py DOOR SECCOMP_FILE EMPTY_FILE MASKED_PROC_FILES INIT PAD\n")
         return 2
     _libc.unshare.argtypes = [ctypes.c_int]
     _libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
@@ -527,7 +566,7 @@ def main(argv):
             pass
         del sys.path[0]
     seccomp = argv[2] if argv[2] != "-" else None
-    z = Zygote(argv[1], seccomp, argv[3], masked) if seccomp else None
+    z = Zygote(argv[1], seccomp, argv[3], masked, argv[5]) if seccomp else None
     if z is None:
         sys.stderr.write("zygote: no seccomp filter: refusing to run programs without it\n")
         return 2

@@ -144,6 +144,32 @@ class ProcessZygoteIsolationIT {
         assertThat(e.stdout().text()).as(e.stderr().text()).isEqualTo("frames []\nfound 0\n");
     }
 
+    /**
+     * The run's init is the compiled launcher, spawned, not a fork of the zygote: the orphans a program leaves are
+     * still reaped (no zombie piles up against its process limit), and the program is the zygote's own child.
+     */
+    @Test
+    void theOrphansAProgramLeavesAreReapedByItsInit() {
+        Execution e = run("""
+                import os, time
+                for _ in range(20):
+                    if os.fork() == 0:
+                        if os.fork() == 0:
+                            os._exit(0)
+                        time.sleep(0.2)
+                        os._exit(0)
+                for _ in range(20):
+                    os.wait()
+                time.sleep(0.5)
+                states = []
+                for p in os.listdir('/proc'):
+                    if p.isdigit():
+                        states.append(open('/proc/%s/stat' % p).read().rsplit(')', 1)[1].split()[0])
+                print(sorted(int(p) for p in os.listdir('/proc') if p.isdigit())[:2], states.count('Z'), os.getppid())
+                """, "");
+        assertThat(e.stdout().text()).as(e.stderr().text()).isEqualTo("[1, 2] 0 0\n");
+    }
+
     /** Found by an adversarial review: every fork shared the zygote's devpts instance, so neighbours' terminals showed. */
     @Test
     void aProgramHasPseudoTerminalsOfItsOwn() throws Exception {
