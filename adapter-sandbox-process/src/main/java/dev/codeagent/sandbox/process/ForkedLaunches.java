@@ -97,7 +97,7 @@ final class ForkedLaunches extends Launches {
             ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
             pb.environment().clear();
             pb.environment().putAll(plan.environment(dir));
-            Process p = pb.start();
+            Process p = onStarter(pb::start);
             Path d = dir;
             ChildGroup g = group;
             Zygote z = new Zygote(p, door, threads, () -> {

@@ -169,5 +169,6 @@ final class Launcher {
         }
         forked.close();
         judgeServers.removeChannelsRoot();
+        shared.stopStarter();
     }
 }

@@ -50,6 +50,15 @@ class Launches {
     /** Runs judged by a batch's judge server, and runs forked from a zygote: see {@link ProcessDiagnostics}. */
     final java.util.concurrent.atomic.AtomicLong batchJudged;
     final java.util.concurrent.atomic.AtomicLong forked;
+    /**
+     * The one thread that starts every process meant to outlive the request that asked for it (a zygote, a judge
+     * server, a session's bridge). Bubblewrap's {@code --die-with-parent} is {@code PR_SET_PDEATHSIG}, which the
+     * kernel fires when the <em>thread</em> that started the process ends, not the JVM: started from an evaluation's
+     * worker or an HTTP request's pooled thread, a kept process was killed with that thread (the zygote died at the
+     * end of every evaluation). This thread lives as long as the sandbox. (A {@link Launch}'s process is started by
+     * the pooled thread that then waits for it, which lives exactly as long.)
+     */
+    private final ExecutorService starter;
 
     /** Processes of a run that are not the program's: the launcher-turned-bubblewrap and the supervisor (pid 1). */
     static final int INFRA_PROCESSES = 2;
@@ -75,6 +84,11 @@ class Launches {
         this.closed = new java.util.concurrent.atomic.AtomicBoolean();
         this.batchJudged = new java.util.concurrent.atomic.AtomicLong();
         this.forked = new java.util.concurrent.atomic.AtomicLong();
+        this.starter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "process-sandbox-starter");
+            t.setDaemon(true);
+            return t;
+        });
     }
 
     /** Another kind of launch over the same state. */
@@ -92,6 +106,50 @@ class Launches {
         this.closed = shared.closed;
         this.batchJudged = shared.batchJudged;
         this.forked = shared.forked;
+        this.starter = shared.starter;
+    }
+
+    /** Runs {@code task} (which starts a kept process) on the {@link #starter} thread and returns what it returns. */
+    final <T> T onStarter(java.util.concurrent.Callable<T> task) throws IOException {
+        if (Thread.currentThread().getName().equals("process-sandbox-starter")) {
+            return call(task);
+        }
+        java.util.concurrent.Future<T> f;
+        try {
+            f = starter.submit(() -> call(task));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            throw new IOException("the sandbox is closing");
+        }
+        try {
+            return f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while a process started");
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException rt) {
+                throw rt;
+            }
+            throw new IOException(cause);
+        }
+    }
+
+    private static <T> T call(java.util.concurrent.Callable<T> task) throws IOException {
+        try {
+            return task.call();
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException(e);
+        }
+    }
+
+    /** Stops the starter thread (the sandbox is closed: nothing more is started). */
+    final void stopStarter() {
+        starter.shutdown();
     }
 
     /** Whether the sandbox is closing: a run that fails now is one the closing ended; nothing new starts. */
@@ -222,7 +280,7 @@ class Launches {
             ProcessBuilder pb = new ProcessBuilder(plan.command(spec)).directory(dir.path().toFile());
             pb.environment().clear();
             pb.environment().putAll(spec.env());
-            Process p = pb.start();
+            Process p = onStarter(pb::start);
             ChildGroup g = group;
             Path d = dir.path();
             return new LongLived(p, g, uid, () -> {

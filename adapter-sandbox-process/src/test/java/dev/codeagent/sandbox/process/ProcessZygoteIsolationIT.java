@@ -145,6 +145,44 @@ class ProcessZygoteIsolationIT {
     }
 
     /**
+     * Found while measuring: the zygote was started by whichever thread first needed it, and bubblewrap's
+     * die-with-parent (PR_SET_PDEATHSIG) fires when that thread ends, so the zygote died with the evaluation that
+     * started it. It is now started by the sandbox's own thread: it outlives the thread that asked.
+     */
+    @Test
+    void theZygoteOutlivesTheThreadThatFirstNeededIt() throws Exception {
+        String zygotes = "/.codeagent-zygote/zygote.py";
+        List<Long> others = HostProbe.processesWithArg(zygotes);
+        ScratchSandbox fresh = ScratchSandbox.forking("codeagent-zygote-thread-");
+        try {
+            ResourceLimits limits = ResourceLimits.defaults().withWallTime(Duration.ofSeconds(10));
+            // (the sandbox starts its zygote when it is made, on this thread: that one is ended, and the next
+            // request, on a thread of its own, starts another)
+            fresh.sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON, "print(0)"), "", List.of(), limits));
+            List<Long> eager = new java.util.ArrayList<>(HostProbe.processesWithArg(zygotes));
+            eager.removeAll(others);
+            for (long pid : eager) {
+                ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
+            }
+            Thread.sleep(300);
+            others = new java.util.ArrayList<>(HostProbe.processesWithArg(zygotes));
+            Thread first = new Thread(() -> fresh.sandbox.execute(
+                    new ExecutionRequest(new Program(Language.PYTHON, "print(1)"), "", List.of(), limits)));
+            first.start();
+            first.join();
+            List<Long> started = new java.util.ArrayList<>(HostProbe.processesWithArg(zygotes));
+            started.removeAll(others);
+            assertThat(started).as("the fresh sandbox's zygote").isNotEmpty();
+            Thread.sleep(500);
+            Execution next = fresh.sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON, "print(2)"), "", List.of(), limits));
+            assertThat(next.stdout().text()).isEqualTo("2\n");
+            assertThat(HostProbe.processesWithArg(zygotes)).as("the same zygote, alive").containsAll(started);
+        } finally {
+            fresh.stop();
+        }
+    }
+
+    /**
      * The run's init is the compiled launcher, spawned, not a fork of the zygote: the orphans a program leaves are
      * still reaped (no zombie piles up against its process limit), and the program is the zygote's own child.
      */

@@ -74,6 +74,29 @@ public abstract class SessionSandboxContractTest {
         }
     }
 
+    /**
+     * A session outlives the thread that opened it (an HTTP request's pooled thread ends long before its session):
+     * on the process tier, bubblewrap's die-with-parent fired when the opening thread ended and killed the session.
+     */
+    @Test
+    void aSessionOutlivesTheThreadThatOpenedIt() throws Exception {
+        java.util.concurrent.atomic.AtomicReference<Session> opened = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread opener = new Thread(() -> {
+            Session s = sessions().open(limits(512 * SessionLimits.MIB, Duration.ofSeconds(60)));
+            opened.set(s);
+            s.execute(new Cell("x = 41"));
+        });
+        opener.start();
+        opener.join();
+        assertThat(opened.get()).as("the session opened").isNotNull();
+        try (Session s = opened.get()) {
+            Thread.sleep(300);
+            CellResult r = s.execute(new Cell("print(x + 1)"));
+            assertThat(r.status()).as(r.toString()).isEqualTo(CellStatus.OK);
+            assertThat(r.outputs()).contains(new CellOutput.Stream("stdout", "42\n"));
+        }
+    }
+
     @Test
     void outputsArriveWhileTheCellStillRuns() {
         try (Session s = sessions().open(limits(512 * SessionLimits.MIB, Duration.ofSeconds(60)))) {
