@@ -651,7 +651,11 @@ def _small(value):
         if seen > _MAX_SHOWN_ITEMS:
             return False
         x = stack.pop()
-        base = next((b for b in _SHOWN_CONTAINERS if isinstance(x, b)), None)
+        t = type(x)
+        if t in _SHOWN_LEAVES:
+            continue
+        # (the exact container types first: this runs for every item of every call's arguments and result)
+        base = t if t in _SHOWN_CONTAINERS else next((b for b in _SHOWN_CONTAINERS if isinstance(x, b)), None)
         if base is None:
             continue
         # the base type's own length and items: a subclass's methods are not run to decide how to show it
@@ -666,6 +670,8 @@ def _small(value):
 
 
 _SHOWN_CONTAINERS = (dict, list, tuple, set, frozenset)
+#: exact types that are none of those (a subclass of one is looked up the long way)
+_SHOWN_LEAVES = frozenset((int, float, complex, str, bytes, bool, type(None)))
 
 
 def _len(value):
