@@ -145,6 +145,59 @@ class ProcessZygoteIsolationIT {
     }
 
     /**
+     * Found by an attack review of the spawned init: the program is the zygote's own child, so a process it cloned
+     * with CLONE_PARENT was the zygote's too, never waited for; its zombie kept the namespace's init from ending, and
+     * a run that printed and exited at once was reported TIME_LIMIT (and its uid retired). The filter refuses it.
+     */
+    @Test
+    void aProcessClonedAsTheZygotesChildDoesNotHangTheRun() {
+        long t0 = System.nanoTime();
+        Execution e = run("""
+                import ctypes, os
+                libc = ctypes.CDLL(None, use_errno=True)
+                libc.syscall.restype = ctypes.c_long
+                pid = libc.syscall(56, 0x00008000 | 17, 0, 0, 0, 0)  # clone(CLONE_PARENT | SIGCHLD)
+                if pid == 0:
+                    os._exit(0)
+                print('cloned' if pid > 0 else 'refused', ctypes.get_errno() if pid < 0 else '')
+                """, "");
+        long ms = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.OK);
+        assertThat(e.stdout().text()).isEqualTo("refused 1\n");
+        assertThat(ms).as("wall ms").isLessThan(5000);
+    }
+
+    /**
+     * Found by an attack review: every run shared the zygote's session and process group, so kill(0, SIGCONT) (or
+     * kill(getppid()), which is 0 here) reached a neighbour's handler: the one signal a session lets through whatever
+     * the uid. Each run now has a session of its own.
+     */
+    @Test
+    void aProgramsKillZeroDoesNotReachANeighbourRun() throws Exception {
+        String marker = HostProbe.marker("zygote-cont-victim");
+        CompletableFuture<Execution> neighbour = CompletableFuture.supplyAsync(() -> run("""
+                import signal, time
+                got = []
+                signal.signal(signal.SIGCONT, lambda s, f: got.append(s))
+                end = time.time() + 4
+                while time.time() < end:
+                    time.sleep(0.05)
+                print('got', len(got))
+                """, "", marker));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        Thread.sleep(300);
+        Execution attacker = run("import os, signal\nos.kill(0, signal.SIGCONT)\nos.kill(os.getppid(), signal.SIGCONT)\n"
+                + "print('sent')", "");
+        assertThat(attacker.stdout().text()).as(attacker.stderr().text()).isEqualTo("sent\n");
+        Execution n = neighbour.get();
+        assertThat(n.outcome()).isEqualTo(Outcome.OK);
+        assertThat(n.stdout().text()).isEqualTo("got 0\n");
+    }
+
+    /**
      * Found while measuring: the zygote was started by whichever thread first needed it, and bubblewrap's
      * die-with-parent (PR_SET_PDEATHSIG) fires when that thread ends, so the zygote died with the evaluation that
      * started it. It is now started by the sandbox's own thread: it outlives the thread that asked.

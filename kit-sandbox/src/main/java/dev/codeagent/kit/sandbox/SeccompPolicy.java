@@ -35,6 +35,13 @@ final class SeccompPolicy {
     static final int CLONE_NAMESPACES = 0x7E020000;
     /** The namespace bits plus CLONE_NEWTIME, which only unshare() and clone3() take (in clone() it is CSIGNAL). */
     static final int UNSHARE_NAMESPACES = CLONE_NAMESPACES | 0x80;
+    /**
+     * CLONE_PARENT: the child becomes the caller's parent's. On the process tier's zygote path the program is the
+     * zygote's own child (its parent outside the program's namespace), so such a child was one the zygote never waited
+     * for: its zombie kept the run's namespace from ending, the run hung until its wall limit, and its uid was retired
+     * (found by an attack review). Plain programs never need it.
+     */
+    static final int CLONE_PARENT = 0x00008000;
 
     private SeccompPolicy() {
     }
@@ -158,8 +165,9 @@ final class SeccompPolicy {
                     "a new user namespace hands the program every capability inside it, and with them the kernel's"
                             + " namespaced-root surface; unsharing files or fs state stays allowed"),
             refuse("setns", 308, 268, "entering another namespace is leaving the sandbox"),
-            new Rule("clone", 56, 220, new RefuseIfAnyBit(0, CLONE_NAMESPACES, EPERM),
-                    "threads and fork stay allowed; a child in new namespaces is unshare by another road"),
+            new Rule("clone", 56, 220, new RefuseIfAnyBit(0, CLONE_NAMESPACES | CLONE_PARENT, EPERM),
+                    "threads and fork stay allowed; a child in new namespaces is unshare by another road, and a child"
+                            + " given to the caller's parent is one that parent never waits for"),
             new Rule("clone3", 435, 435, new Refuse(ENOSYS),
                     "its flags sit in memory a filter cannot read; ENOSYS makes glibc fall back to clone(), which is"
                             + " checked (Docker does the same)"),

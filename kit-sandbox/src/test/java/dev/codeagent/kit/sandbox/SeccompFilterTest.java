@@ -123,6 +123,7 @@ class SeccompFilterTest {
         assertThat(x86(56, fork)).isEqualTo(RET_ALLOW);
         assertThat(x86(56, fork | 0x10000000L)).as("clone(CLONE_NEWUSER)").isEqualTo(EPERM);
         assertThat(x86(56, fork | 0x40000000L)).as("clone(CLONE_NEWNET)").isEqualTo(EPERM);
+        assertThat(x86(56, fork | 0x8000L)).as("clone(CLONE_PARENT)").isEqualTo(EPERM);
         assertThat(x86(272, 0x10000000L)).as("unshare(CLONE_NEWUSER)").isEqualTo(EPERM);
         assertThat(x86(272, 0x80L)).as("unshare(CLONE_NEWTIME)").isEqualTo(EPERM);
         assertThat(x86(272, 0x400L)).as("unshare(CLONE_FILES)").isEqualTo(RET_ALLOW);
