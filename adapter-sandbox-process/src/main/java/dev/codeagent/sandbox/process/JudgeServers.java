@@ -31,18 +31,6 @@ final class JudgeServers extends Launches {
     private static final int MAX_SERVERS = 2;
     private final Map<String, JudgeServer> servers = new LinkedHashMap<>();
     private Path channelsRoot;
-    /**
-     * A server started ahead for the next batch, which has seen no job (so no batch's tests): the next evaluation
-     * takes it instead of waiting for an interpreter and its imports (~0.3 s of a 164-sample evaluation's ~8 s).
-     */
-    private JudgeServer spare;
-    private List<Path> spareFor;
-    private boolean spareStarting;
-    /**
-     * Guards the spare. Never held while waiting for the starter thread, and the starter's task takes only this
-     * one: {@code servers}, which is held while a server or the zygote is started on that thread, would deadlock.
-     */
-    private final Object spareLock = new Object();
 
     JudgeServers(Launches shared) {
         super(shared);
@@ -70,84 +58,18 @@ final class JudgeServers extends Launches {
                 String oldest = servers.keySet().iterator().next();
                 servers.remove(oldest).close();
             }
-            s = takeSpare(binary, scripts);
-            if (s == null) {
-                Path root = rootOrNull();
-                s = root == null ? null : startServer(binary, scripts, root);
-            }
+            s = startServer(binary, scripts);
             if (s != null) {
                 servers.put(batch, s);
-                startSpare(binary, scripts);
             }
             return s;
         }
     }
 
-    /** The spare, when it is alive and was started for this interpreter and these scripts; else null. */
-    private JudgeServer takeSpare(Path binary, Path scripts) {
-        JudgeServer s;
-        boolean fits;
-        synchronized (spareLock) {
-            s = spare;
-            fits = List.of(binary, scripts).equals(spareFor);
-            spare = null;
-        }
-        if (s == null) {
-            return null;
-        }
-        if (s.alive() && fits) {
-            return s;
-        }
-        s.close();
-        return null;
-    }
-
-    /** Starts the next batch's spare on the starter thread, unless one is there or on its way. */
-    private void startSpare(Path binary, Path scripts) {
-        synchronized (spareLock) {
-            if (spare != null || spareStarting || closed()) {
-                return;
-            }
-            spareStarting = true;
-        }
-        Path root = rootOrNull();
-        if (root == null) {
-            synchronized (spareLock) {
-                spareStarting = false;
-            }
-            return;
-        }
-        onStarterLater(() -> {
-            JudgeServer s = closed() ? null : startServer(binary, scripts, root);
-            boolean keep;
-            synchronized (spareLock) {
-                spareStarting = false;
-                keep = s != null && !closed() && spare == null;
-                if (keep) {
-                    spare = s;
-                    spareFor = List.of(binary, scripts);
-                }
-            }
-            if (s != null && !keep) {
-                s.close();
-            }
-        });
-    }
-
-    private Path rootOrNull() {
-        try {
-            return channelsRoot();
-        } catch (IOException e) {
-            log.warn("process sandbox: cannot start a judge server (judging each job alone): {}", e.getMessage());
-            return null;
-        }
-    }
-
-    /** (Takes no lock of this class's: the spare is started on the starter thread, see {@link #spareLock}.) */
-    private JudgeServer startServer(Path binary, Path scripts, Path channelsRoot) {
+    private JudgeServer startServer(Path binary, Path scripts) {
         Path channels = null;
         try {
-            channels = Files.createTempDirectory(channelsRoot, "codeagent-judges-",
+            channels = Files.createTempDirectory(channelsRoot(), "codeagent-judges-",
                     PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx--x--x")));
             Files.setPosixFilePermissions(channels, PosixFilePermissions.fromString("rwx--x--x"));
             List<String> argv = new ArrayList<>();
@@ -204,14 +126,6 @@ final class JudgeServers extends Launches {
         synchronized (servers) {
             servers.values().forEach(JudgeServer::close);
             servers.clear();
-        }
-        JudgeServer s;
-        synchronized (spareLock) {
-            s = spare;
-            spare = null;
-        }
-        if (s != null) {
-            s.close();
         }
     }
 

@@ -147,15 +147,6 @@ class Launches {
         }
     }
 
-    /** Runs {@code task} on the {@link #starter} thread later (a process started ahead); not at all once closed. */
-    final void onStarterLater(Runnable task) {
-        try {
-            starter.execute(task);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
-            // closed: nothing is started ahead
-        }
-    }
-
     /** Stops the starter thread (the sandbox is closed: nothing more is started). */
     final void stopStarter() {
         starter.shutdown();
