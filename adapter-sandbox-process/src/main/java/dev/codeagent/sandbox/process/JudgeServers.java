@@ -78,7 +78,7 @@ final class JudgeServers extends Launches {
             argv.add(JudgeChannel.script(scripts, JudgeScripts.SERVER));
             LongLived server = startLongLived(SERVER_LIMITS, true, argv, List.of(
                     new LaunchSpec.Bind(channels, JudgeChannel.SANDBOX_CHANNELS), new LaunchSpec.Bind(scripts, JudgeChannel.SANDBOX_LIB)),
-                    channels);
+                    channels, false);
             return new JudgeServer(server.process(), channels, server.uid(), threads, server.release());
         } catch (IOException | RuntimeException e) {
             log.warn("process sandbox: cannot start a judge server (judging each job alone): {}", e.getMessage());

@@ -51,8 +51,9 @@ class Launches {
     final java.util.concurrent.atomic.AtomicLong batchJudged;
     final java.util.concurrent.atomic.AtomicLong forked;
     /**
-     * The one thread that starts every process meant to outlive the request that asked for it (a zygote, a judge
-     * server, a session's bridge). Bubblewrap's {@code --die-with-parent} is {@code PR_SET_PDEATHSIG}, which the
+     * The one thread that starts every process meant to outlive the request that asked for it (a zygote, a
+     * session's bridge; not a batch's judge server, which is meant to end with its evaluation: forgetting an
+     * evaluation ends its threads, and so its server, which {@code EvaluationAttacksIT} checks). Bubblewrap's {@code --die-with-parent} is {@code PR_SET_PDEATHSIG}, which the
      * kernel fires when the <em>thread</em> that started the process ends, not the JVM: started from an evaluation's
      * worker or an HTTP request's pooled thread, a kept process was killed with that thread (the zygote died at the
      * end of every evaluation). This thread lives as long as the sandbox. (A {@link Launch}'s process is started by
@@ -266,9 +267,11 @@ class Launches {
      * server, a session's kernel bridge: a pool uid, a control group with {@code limits}, an empty work directory,
      * the tier's filter, {@code binds}. Its release kills the group and the uid's processes, sweeps the uid and
      * removes the work directory and {@code alsoRemove}; a failure to start leaves nothing of it behind.
+     *
+     * @param kept whether it outlives the calling thread (started on the {@link #starter}); else it dies with it
      */
     LongLived startLongLived(ResourceLimits limits, boolean addressSpaceLimit, List<String> argv,
-            List<LaunchSpec.Bind> binds, Path alsoRemove) throws IOException {
+            List<LaunchSpec.Bind> binds, Path alsoRemove, boolean kept) throws IOException {
         long uid = uids == null ? -1 : uids.acquire();
         ChildGroup group = null;
         WorkDir dir = null;
@@ -280,7 +283,7 @@ class Launches {
             ProcessBuilder pb = new ProcessBuilder(plan.command(spec)).directory(dir.path().toFile());
             pb.environment().clear();
             pb.environment().putAll(spec.env());
-            Process p = onStarter(pb::start);
+            Process p = kept ? onStarter(pb::start) : pb.start();
             ChildGroup g = group;
             Path d = dir.path();
             return new LongLived(p, g, uid, () -> {

@@ -31,7 +31,7 @@ final class SessionLaunches extends Launches {
                     limits.maxOutputBytesPerCell(), limits.diskBytes(), false);
             List<String> argv = List.of(python.toString(), "-I", "-c", dev.codeagent.kit.sandbox.BridgeSession.script());
             // no address-space limit: a kernel's threads reserve far more than they use; the group holds the memory
-            bridge = startLongLived(rl, false, argv, List.of(), null);
+            bridge = startLongLived(rl, false, argv, List.of(), null, true);
         } catch (IOException | RuntimeException e) {
             throw new SandboxUnavailableException("could not start a session's sandbox: " + e.getMessage(), e);
         }
