@@ -10,10 +10,10 @@ start. Each program gets what a cold run gets, made by the forked child before a
 
   its own control groups (memory, CPU, pids: the host made them; the child joins them first, so every
   process of the run is charged), its own pid, mount, network, IPC and UTS namespaces (the pid namespace's
-  init is the compiled launcher, `launch --init`, spawned first, which the zygote ends when the program has ended:
-  the kernel then ends every process the program left; the program is the zygote's own child, so the zygote
-  reads its real wait status, and its parent is outside its namespace: getppid() is 0), fresh tmpfs /work, /tmp and /dev/shm and a
-  /proc of its own namespace (the host's masked files masked again), its own uid with no groups and no
+  init is the compiled launcher, `launch --init`, spawned first, which the zygote ends when the program has
+  ended: the kernel then ends every process the program left; the program is the zygote's own child, so the
+  zygote reads its real wait status, and its parent is outside its namespace: getppid() is 0), fresh tmpfs
+  /work, /tmp and /dev/shm and a /proc of its own namespace (the host's masked files masked again), its own uid with no groups and no
   capabilities, no_new_privs, the tier's rlimits and seccomp filter, and an interpreter state that only this
   zygote touched (what it imported; never another program's data: see below).
 
@@ -123,9 +123,9 @@ class _Forked(BaseException):
         self.start = start
 
 
-# a setup failure's report is at most this long; it, a program's wait status and the line relayed from them live only
-# in these reused buffers, zeroed after each relay, so no later fork finds an earlier program's exit status in the
-# memory it inherits
+# a setup failure's report is at most this long; it and a program's wait status live only in their run's buffers, the
+# line relayed from them only in the zygote's one reused line, all zeroed at the relay, so no later fork finds an
+# earlier program's exit status in the memory it inherits
 _REPORT_BYTES = 4096
 WNOHANG = 1
 # a wait status's bytes written as text without making a Python object of the number (ints up to 256 are shared)
@@ -357,7 +357,16 @@ class Run:
         memory = job.get("rlimits", {}).get("RLIMIT_AS", (256 * MIB, 0))[0]
         self.views(memory)
         os.close(self.report)
-        Program(job, self.uid, streams, self.z.filter).run()
+        try:
+            Program(job, self.uid, streams, self.z.filter).run()
+        except BaseException as e:
+            # the report pipe is closed by now: a failure before the program's first line (its files, its uid, its
+            # filter) is the sandbox's, said on its stderr as a cold run's supervisor says it (WrapperFailure)
+            try:
+                os.write(2, ("codeagent-boot: %s\n" % e).encode("utf-8", "replace"))
+            except OSError:
+                pass
+            os._exit(125)
 
     def connect(self, kind):
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
