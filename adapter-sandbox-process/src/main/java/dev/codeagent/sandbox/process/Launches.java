@@ -53,11 +53,12 @@ class Launches {
     /**
      * The one thread that starts every process meant to outlive the request that asked for it (a zygote, a
      * session's bridge; not a batch's judge server, which is meant to end with its evaluation: forgetting an
-     * evaluation ends its threads, and so its server, which {@code EvaluationAttacksIT} checks). Bubblewrap's {@code --die-with-parent} is {@code PR_SET_PDEATHSIG}, which the
-     * kernel fires when the <em>thread</em> that started the process ends, not the JVM: started from an evaluation's
-     * worker or an HTTP request's pooled thread, a kept process was killed with that thread (the zygote died at the
-     * end of every evaluation). This thread lives as long as the sandbox. (A {@link Launch}'s process is started by
-     * the pooled thread that then waits for it, which lives exactly as long.)
+     * evaluation ends its threads, and so its server, which {@code EvaluationAttacksIT} checks). Bubblewrap's
+     * {@code --die-with-parent} is {@code PR_SET_PDEATHSIG}, which the kernel fires when the <em>thread</em> that
+     * started the process ends, not the JVM: started from an evaluation's worker or an HTTP request's pooled thread,
+     * a kept process was killed with that thread (the zygote died at the end of every evaluation). This thread lives
+     * as long as the sandbox. (A {@link Launch}'s process is started by the pooled thread that then waits for it,
+     * which lives exactly as long.)
      */
     private final ExecutorService starter;
 
