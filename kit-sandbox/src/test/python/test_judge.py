@@ -1,6 +1,7 @@
 """judge.py and candidate.py: the verdict's shape and caps, and whole judgings across the channel."""
 
 import json
+import os
 
 import pytest
 
@@ -72,6 +73,41 @@ def test_an_exception_of_the_code_is_reported_with_its_frames_in_the_code(tmp_pa
 def test_code_that_does_not_compile_is_a_syntax_outcome(tmp_path):
     verdict, _ = judge(tmp_path, "def add(a, b)\n    return a + b\n", "assert add(1, 2) == 3\n")
     assert verdict["outcome"] == "syntax"
+
+
+def test_code_that_raises_a_syntax_error_of_its_own_is_not_a_syntax_outcome(tmp_path):
+    # the candidate says the code did not load with a SyntaxError, but the code compiles: the judge compiles it
+    # itself before it believes that, so the code's own raise is an error it raised, not a syntax verdict
+    verdict, _ = judge(tmp_path, "raise SyntaxError('invalid syntax')\n", "assert add(1, 2) == 3\n")
+    assert verdict["outcome"] == "raised", verdict
+    assert verdict["error"]["type"] == "SyntaxError"
+
+
+def _silent_candidate():
+    """The judge's two ends of a channel whose candidate ended before it said anything."""
+    c2j_r, c2j_w = os.pipe()
+    j2c_r, j2c_w = os.pipe()
+    os.close(c2j_w)
+    os.close(j2c_r)
+    return c2j_r, j2c_w
+
+
+def test_code_that_does_not_compile_is_a_syntax_outcome_whatever_the_candidate_said():
+    # a judge server's child judges from the texts, and compiles the code only when the candidate did not say it
+    # is ready: a candidate that ended first (killed, out of memory) must not turn a syntax error into "ended"
+    rfd, wfd = _silent_candidate()
+    verdict = judge_module.Judge(rfd, wfd, 10.0).judge("def add(a, b)\n    return a + b\n", "main.py",
+                                                       "assert add(1, 2) == 3\n")
+    assert verdict["outcome"] == "syntax", verdict
+    assert verdict["error"]["frames"][0]["file"] == "main.py"
+    assert verdict["error"]["frames"][0]["line"] == 1
+
+
+def test_tests_that_do_not_compile_are_the_problems_fault_before_the_code_is_looked_at():
+    rfd, wfd = _silent_candidate()
+    verdict = judge_module.Judge(rfd, wfd, 10.0).judge("def add(a, b)\n", "main.py", "assert add(1, 2) ==\n")
+    assert verdict["outcome"] == "tests", verdict
+    assert "the problem's fault" in verdict["message"]
 
 
 def test_a_value_that_is_not_data_cannot_be_compared(tmp_path):

@@ -11,10 +11,8 @@ PYTHON = sys.executable
 
 
 def start_server(tmp_path):
-    """The server with its scratch directory (a fixed path in /tmp, private to its sandbox) in the test's own."""
-    scratch = tmp_path / "scratch"
-    code = ("import sys; sys.path.insert(0, %r); import judge_server; judge_server._SCRATCH = %r; "
-            "sys.exit(judge_server.main())" % (SCRIPTS, str(scratch)))
+    """The server, as its sandbox starts it (its jobs' texts stay in memory: nothing is written under tmp_path)."""
+    code = "import sys; sys.path.insert(0, %r); import judge_server; sys.exit(judge_server.main())" % SCRIPTS
     return subprocess.Popen([PYTHON, "-I", "-S", "-c", code], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE)
 

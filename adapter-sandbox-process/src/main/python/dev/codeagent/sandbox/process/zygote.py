@@ -43,6 +43,8 @@ import ctypes
 import gc
 import io
 import json
+import json.decoder
+import json.scanner
 import marshal
 import os
 import resource
@@ -74,15 +76,7 @@ CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
 CLONE_NEWNET = 0x40000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_BIND, MS_REC, MS_PRIVATE = 1, 2, 4, 8, 4096, 0x4000, 1 << 18
-PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER, PR_SET_NAME = 4, 38, 22, 2, 15
-with open("/proc/self/comm", "rb") as _f:
-    # the interpreter's own name, which each program gets back after its init renamed itself
-    _COMM = _f.read().strip()
-
-
-def _set_name(name):
-    buf = ctypes.create_string_buffer(name[:15])
-    _libc.prctl(PR_SET_NAME, ctypes.addressof(buf), None, 0, 0)
+PR_SET_DUMPABLE, PR_SET_NO_NEW_PRIVS, PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 4, 38, 22, 2
 MIB = 1 << 20
 
 # the places the program must not see, covered before it runs: the zygote's own directory (this script, the door,
@@ -96,6 +90,14 @@ JUDGE_LIB = "/.judge-lib"
 
 class SetupFailed(Exception):
     pass
+
+
+#: script path -> the module a program running that script is (the judge's candidate side, imported ahead)
+_PRELOADED = {}
+#: (arg_start, its length) of this process, the same in every fork (_arg_range)
+_ARGS = (0, 0)
+#: the job's JSON parser, made once: json.loads's Python layers cost each fork ~40 copy-on-write faults more
+_SCAN = json.scanner.make_scanner(json.decoder.JSONDecoder())
 
 
 def _check(result, what):
@@ -113,14 +115,6 @@ def _write_all(fd, data):
     data = memoryview(data)
     while data:
         data = data[os.write(fd, data):]
-
-
-class _Forked(BaseException):
-    """Raised in a fresh child to leave the zygote's frames (and what their locals held) before the run starts."""
-
-    def __init__(self, start):
-        super().__init__()
-        self.start = start
 
 
 # a setup failure's report is at most this long; it and a program's wait status live only in their run's buffers, the
@@ -156,7 +150,7 @@ class Zygote:
     def __init__(self, door, seccomp, empty, masked, init):
         self.door = door
         with open(seccomp, "rb") as f:
-            self.filter = f.read()
+            self.filter = _SeccompProgram(f.read())
         self.empty = empty
         self.masked = masked
         self.init = init
@@ -166,32 +160,42 @@ class Zygote:
         self.line = bytearray(2 * _REPORT_BYTES)
         self.sink = bytearray(_REPORT_BYTES)
         self.ignored = (ctypes.c_ubyte * 4)()
+        self.out = -1
+        self.buf = b""
+        self.stdin_open = True
 
-    def serve(self):
-        out = os.dup(1)
+    def open_wire(self):
+        self.out = os.dup(1)
         devnull = os.open("/dev/null", os.O_RDWR)
         os.dup2(devnull, 1)
         os.close(devnull)
-        _write_all(out, b"READY\n")
-        buf = b""
-        stdin_open = True
-        while stdin_open or self.fds:
-            ready, _, _ = select.select(list(self.fds) + ([0] if stdin_open else []), [], [], 1.0)
+        _write_all(self.out, b"READY\n")
+
+    def next_run(self):
+        """Serves the wire until a run is asked for, and returns its request; None once stdin is closed and every
+        run has ended. It returns before the run's fork: a fork made from this loop's frames cost each child ~90
+        copy-on-write faults to unwind them (and the program must not find them on its stack)."""
+        out = self.out
+        while True:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                request = self.command(line.decode("ascii").split(" "), out)
+                if request is not None:
+                    return request
+            if not (self.stdin_open or self.fds):
+                return None
+            ready, _, _ = select.select(list(self.fds) + ([0] if self.stdin_open else []), [], [], 1.0)
             for fd in ready:
                 if fd == 0:
                     data = os.read(0, 65536)
-                    if not data:
-                        stdin_open = False
-                        continue
-                    buf += data
-                    while b"\n" in buf:
-                        line, buf = buf.split(b"\n", 1)
-                        self.command(line.decode("ascii").split(" "), out)
+                    if data:
+                        self.buf += data
+                    else:
+                        self.stdin_open = False
                     continue
                 entry = self.fds.get(fd)
                 if entry is not None:
                     self.event(fd, entry[0], entry[1], out)
-        return 0
 
     def event(self, fd, kind, run, out):
         if kind == "r":
@@ -272,11 +276,15 @@ class Zygote:
                     os.kill(run.init, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-            return
+            return None
         if parts[0] != "R" or len(parts) != 5:
             sys.stderr.write("zygote: unknown command %r\n" % " ".join(parts)[:100])
-            return
-        _, token, uid, channel, procs = parts
+            return None
+        return parts[1:]
+
+    def start(self, token, uid, channel, procs):
+        """Starts a run: its init, then its program forked; the Run in the fresh child, None in the zygote."""
+        out = self.out
         procs = [] if procs == "-" else procs.split(",")
         r, w = os.pipe()
         ctl_r, ctl_w = os.pipe()
@@ -295,8 +303,7 @@ class Zygote:
             # (not in the child: it is in that namespace, and cannot leave it)
             _check(_libc.setns(self.own_pid_ns, CLONE_NEWPID), "setns back")
         if pid == 0:
-            # out of the zygote's loop first (see main): the program must not find this loop's frames on its stack
-            raise _Forked(Run(self, token, int(uid), None if channel == "-" else channel, procs, w))
+            return Run(self, token, int(uid), None if channel == "-" else channel, procs, w)
         os.close(w)
         os.close(ctl_r)
         if pid < 0:
@@ -306,17 +313,20 @@ class Zygote:
                 # (its stdin's end, now closed, ends it at once)
                 os.waitpid(init, 0)
             _write_all(out, ("F %s cannot start the run: %s\n" % (token, failure)).encode("ascii", "replace"))
-            return
+            return None
         run = _Started(token, init, pid, ctl_w)
         self.tokens[token] = run
         self.fds[r] = ("r", run)
         self.fds[os.pidfd_open(pid)] = ("p", run)
         self.fds[os.pidfd_open(init)] = ("i", run)
+        return None
 
     def forget(self):
-        """In a fresh child: drops what the zygote knew of other runs (their pids, tokens and status pipes)."""
+        """In a fresh child: drops what the zygote knew of other runs (their pids, tokens and status pipes, and the
+        host's commands it had not read yet)."""
         self.fds.clear()
         self.tokens.clear()
+        self.buf = b""
 
 
 class Run:
@@ -386,7 +396,14 @@ class Run:
         head, _, body = data.partition(b"\n")
         if not head.isdigit() or int(head) != len(body):
             raise SetupFailed("a cut job (%d bytes)" % len(data))
-        return json.loads(body.decode("utf-8"))
+        text = body.decode("utf-8")
+        try:
+            job, end = _SCAN(text, 0)
+        except (StopIteration, ValueError):
+            job, end = None, -1
+        if end != len(text) or not isinstance(job, dict):
+            raise SetupFailed("a job that is not one JSON object (%d bytes)" % len(data))
+        return job
 
     def views(self, memory):
         """The run's own file system: fresh tmpfs, its own /proc, and nothing of the zygote's wiring."""
@@ -413,6 +430,17 @@ class Run:
                 _mount("tmpfs", hidden, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY, "size=4k,mode=000")
 
 
+class _SeccompProgram:
+    """The filter as the kernel takes it (a sock_fprog and its instructions), made once in the zygote: every fork
+    finds it in the memory it inherits (building it in each fork cost copy-on-write faults)."""
+
+    def __init__(self, data):
+        self.instructions = ctypes.create_string_buffer(data, len(data))
+        prog = struct.pack("HxxxxxxQ", len(data) // 8, ctypes.addressof(self.instructions))
+        self.fprog = ctypes.create_string_buffer(prog, len(prog))
+        self.address = ctypes.addressof(self.fprog)
+
+
 class Program:
     """The program itself, in the run's second process: drops everything, then runs as `python3 FLAGS FILE ARGS`."""
 
@@ -428,7 +456,6 @@ class Program:
             os.dup2(s.fileno(), fd)
             s.close()
         _set_cmdline(job["argv"])
-        _set_name(_COMM)
         os.setgroups([])
         os.setresgid(self.uid, self.uid, self.uid)
         os.setresuid(self.uid, self.uid, self.uid)
@@ -442,8 +469,7 @@ class Program:
             self.write(name, base64.b64decode(text))
         for name, (soft, hard) in job.get("rlimits", {}).items():
             resource.setrlimit(getattr(resource, name), (soft, hard))
-        os.environ.clear()
-        os.environ.update(job.get("env", {}))
+        _replace_environ(job.get("env", {}))
         argv = job["argv"]
         flags, at = set(), 1
         while at < len(argv) and argv[at].startswith("-") and argv[at] != "-":
@@ -457,10 +483,16 @@ class Program:
 
     @staticmethod
     def write(name, data):
+        # system calls, not open(): its file and buffer objects cost a forked process ~60 more copy-on-write faults
         path = os.path.join("/work", name)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "wb") as f:
-            f.write(data)
+        parent = os.path.dirname(path)
+        if parent != "/work":
+            os.makedirs(parent, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o644)
+        try:
+            _write_all(fd, data)
+        finally:
+            os.close(fd)
 
     @staticmethod
     def std_streams(unbuffered):
@@ -477,13 +509,7 @@ class Program:
         sys.stderr = sys.__stderr__ = text(2, "w", "backslashreplace")
 
     def load_filter(self):
-        if not self.seccomp:
-            return
-        n = len(self.seccomp) // 8
-        buf = ctypes.create_string_buffer(self.seccomp, len(self.seccomp))
-        prog = struct.pack("HxxxxxxQ", n, ctypes.addressof(buf))
-        fprog = ctypes.create_string_buffer(prog, len(prog))
-        _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.addressof(fprog), 0, 0), "seccomp filter")
+        _check(_libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, self.seccomp.address, 0, 0), "seccomp filter")
 
     @staticmethod
     def main(script, args):
@@ -496,13 +522,13 @@ class Program:
         module.__builtins__ = __builtins__
         sys.modules["__main__"] = module
         status = 0
+        preloaded = _PRELOADED.get(path)
         try:
-            if path.endswith(".pyc"):
-                with open(path, "rb") as f:
-                    code = marshal.loads(f.read()[16:])
-            else:
-                with open(path, "rb") as f:
-                    code = compile(f.read(), path, "exec")
+            if preloaded is not None:
+                # what its `if __name__ == "__main__"` runs
+                sys.exit(preloaded.main(sys.argv))
+            data = _read(path)
+            code = marshal.loads(data[16:]) if path.endswith(".pyc") else compile(data, path, "exec")
             exec(code, module.__dict__)
         except SystemExit as e:
             status = _exit_status(e)
@@ -535,19 +561,52 @@ class Program:
         return status
 
 
+def _read(path):
+    """A file's bytes, by system calls (see Program.write)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
+
+
 def _set_cmdline(argv):
     """
     Shows the program's command line in /proc (ps, the host's tools) instead of the zygote's, as setproctitle
     does: written over the zygote's own arguments, whose last one is a blank pad (PR_SET_MM would need
     CAP_SYS_RESOURCE, which containers often lack). A longer command line is cut.
     """
-    with open("/proc/self/stat", "rb") as f:
-        fields = f.read().rsplit(b")", 1)[1].split()
-    # fields 48 and 49 of stat (arg_start, arg_end); fields[0] is the third, the state
-    start, end = int(fields[48 - 3]), int(fields[49 - 3])
-    room = end - start
+    start, room = _ARGS
     data = b"".join(a.encode("utf-8", "surrogateescape") + b"\0" for a in argv)[:room - 1]
     ctypes.memmove(start, data + b"\0" * (room - len(data)), room)
+
+
+def _replace_environ(env):
+    """os.environ made env, in its own dict and in the C library's environment, without the mapping's Python layers
+    (its clear() and update() took a method call per variable: ~90 copy-on-write faults a fork more)."""
+    data = os.environ._data
+    for key in list(data):
+        os.unsetenv(key)
+    data.clear()
+    encoding = sys.getfilesystemencoding()
+    for key, value in env.items():
+        k, v = key.encode(encoding, "surrogateescape"), value.encode(encoding, "surrogateescape")
+        os.putenv(k, v)
+        data[k] = v
+
+
+def _arg_range():
+    """Where the zygote's arguments are, and so its forks': fields 48 and 49 of /proc/self/stat (arg_start,
+    arg_end), read once (each fork reading them cost it ~60 copy-on-write faults)."""
+    fields = _read("/proc/self/stat").rsplit(b")", 1)[1].split()
+    # fields[0] is the third, the state
+    start, end = int(fields[48 - 3]), int(fields[49 - 3])
+    return start, end - start
 
 
 def _exit_status(e):
@@ -570,11 +629,18 @@ def main(argv):
     _libc.unshare.argtypes = [ctypes.c_int]
     _libc.setns.argtypes = [ctypes.c_int, ctypes.c_int]
     masked = [] if argv[4] == "-" else argv[4].split(",")
+    global _ARGS
+    _ARGS = _arg_range()
     if os.path.isdir(JUDGE_LIB):
-        # the candidate side's wire, imported once (candidate.py finds it in sys.modules)
+        # the candidate side and its wire, imported once: a judged run calls the module's main instead of
+        # unmarshalling and running candidate.pyc (~100 copy-on-write faults a fork); candidate.py finds the wire
+        # in sys.modules
         sys.path.insert(0, JUDGE_LIB)
         try:
             import codeagent_wire  # noqa: F401
+            import candidate
+            for name in ("candidate.py", "candidate.pyc"):
+                _PRELOADED[os.path.join(JUDGE_LIB, name)] = candidate
         except ImportError:
             pass
         del sys.path[0]
@@ -589,12 +655,16 @@ def main(argv):
     # every page of the zygote's heap
     gc.collect()
     gc.freeze()
-    run = None
-    try:
-        return z.serve()
-    except _Forked as forked:
-        run = forked.start
-    # in a fresh child, with the zygote's loop unwound: its frames, their locals and the exception are gone
+    z.open_wire()
+    while True:
+        request = z.next_run()
+        if request is None:
+            return 0
+        run = z.start(*request)
+        if run is not None:
+            break
+    # in a fresh child, forked here with none of the zygote's loop on its stack
+    request = None
     z.forget()
     code = 0
     try:

@@ -57,9 +57,7 @@ class Candidate:
         sys.modules["__main__"] = module
         sys.argv = [self.path] + self.args
         try:
-            with open(self.path, encoding="utf-8") as f:
-                source = f.read()
-            code = compile(source, self.path, "exec")
+            code = compile(_read(self.path).decode("utf-8"), self.path, "exec")
             exec(code, module.__dict__)
         except SystemExit as e:
             self.send(["exit", _text(e.code)])
@@ -212,6 +210,21 @@ class Candidate:
 _MISSING = object()
 _SHARED = (list, dict, set, bytearray, tuple, frozenset)
 _BUILTIN_NAMES = {n: v for n, v in vars(builtins).items() if not n.startswith("_")}
+
+
+def _read(path):
+    """A file's bytes, without open(): its file, buffer and text objects cost a forked process ~60 more page faults
+    (copy-on-write) than the system calls do. compile() reads a text's newlines as open() would have left them."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks = []
+        while True:
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    finally:
+        os.close(fd)
 
 
 def _text(value):

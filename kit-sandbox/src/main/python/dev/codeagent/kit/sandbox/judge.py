@@ -363,29 +363,45 @@ class Judge:
         return ns
 
     def run(self, code_path, tests_path, prelude_path=None, entries=()):
+        """The verdict of the tests in tests_path on the code in code_path (judge.py's files)."""
         with open(code_path, encoding="utf-8") as f:
             code = f.read()
         try:
-            compile(code, code_path, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError) as e:
-            # decided here, from the code itself: the candidate's word is not needed (a NUL byte in the code is a
-            # ValueError before Python 3.11.4 and 3.12, a SyntaxError since: the code's either way, never the judge's)
-            msg = _short(_str(getattr(e, "msg", None) or e), 1000)
-            line = (getattr(e, "text", None) or "").strip()
-            return report("syntax", "%s: %s" % (type(e).__name__, msg), error=(type(e).__name__, msg,
-                          [(code_path, getattr(e, "lineno", None) or 0, "<module>", line)]))
-        try:
             with open(tests_path, encoding="utf-8") as f:
-                tests = _compile(f.read(), TESTS_FILE)
+                tests = f.read()
             prelude = None
             if prelude_path is not None:
                 with open(prelude_path, encoding="utf-8") as f:
-                    prelude = _compile(f.read(), "<prelude>")
-        except (SyntaxError, ValueError, UnicodeDecodeError) as e:
+                    prelude = f.read()
+        except UnicodeDecodeError as e:
+            return report("tests", "the tests do not compile (the problem's fault, not the code's): %s: %s"
+                          % (type(e).__name__, e))
+        return self.judge(code, code_path, tests, prelude, entries)
+
+    def judge(self, code, code_name, tests, prelude=None, entries=()):
+        """The verdict of the tests on the code (its text, and the file name its frames give), from their texts:
+        a judge server's child has them in memory, and writing and reading them back cost it more page faults
+        (copy-on-write, after the fork) than any other step."""
+        try:
+            tests = _compile(tests, TESTS_FILE)
+            prelude = None if prelude is None else _compile(prelude, "<prelude>")
+        except (SyntaxError, ValueError) as e:
             return report("tests", "the tests do not compile (the problem's fault, not the code's): %s: %s"
                           % (type(e).__name__, getattr(e, "msg", None) or e))
+        ready = pending = None
         try:
             ready = self.read_ready()
+        except BaseException as e:
+            # the code's syntax is decided here, from the code itself, whatever the candidate said (it may be the
+            # code's own forgery); only then: a candidate that said it is ready compiled the code before any of
+            # it ran, and a first compile is a fork's costliest step (~200 faulted pages)
+            syntax = _syntax(code, code_name)
+            if syntax is not None:
+                return syntax
+            pending = e
+        try:
+            if pending is not None:
+                raise pending
             ns = self.namespace(ready[1], prelude, entries)
             exec(tests, ns)
         except Failure as f:
@@ -742,6 +758,20 @@ def _base(obj):
     return next(b for b in wire.MUTABLE if isinstance(obj, b))
 
 
+def _syntax(code, code_name):
+    """The syntax verdict of the code, or None when it compiles."""
+    try:
+        compile(code, code_name, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as e:
+        # a NUL byte in the code is a ValueError before Python 3.11.4 and 3.12, a SyntaxError since: the code's
+        # either way, never the judge's
+        msg = _short(_str(getattr(e, "msg", None) or e), 1000)
+        line = (getattr(e, "text", None) or "").strip()
+        return report("syntax", "%s: %s" % (type(e).__name__, msg), error=(type(e).__name__, msg,
+                      [(code_name, getattr(e, "lineno", None) or 0, "<module>", line)]))
+    return None
+
+
 def _raised_by_tests(e):
     """Whether an ImportError came from an import the tests (or the trusted prelude) made themselves."""
     import traceback
@@ -834,17 +864,30 @@ def _compile(text, name):
 
 def judge_files(channel_in, channel_out, code_path, tests_path, prelude_path=None, entries=(), cpu_limit=None):
     """The verdict (a dict) of the tests in tests_path on the code in code_path, running in the candidate
-    across the channel; for judge.py run once, and for judge_server.py, once per forked job. cpu_limit: the
-    sample's own CPU limit in seconds, which the judge's reading of its replies counts against (default: the
+    across the channel (judge.py, run once per job); see judge_texts."""
+    with open(code_path, encoding="utf-8") as f:
+        code = f.read()
+    with open(tests_path, encoding="utf-8") as f:
+        tests = f.read()
+    prelude = None
+    if prelude_path is not None:
+        with open(prelude_path, encoding="utf-8") as f:
+            prelude = f.read()
+    return judge_texts(channel_in, channel_out, code, code_path, tests, prelude, entries, cpu_limit)
+
+
+def judge_texts(channel_in, channel_out, code, code_name, tests, prelude=None, entries=(), cpu_limit=None):
+    """The verdict (a dict) of the tests on the code (code_name: the file its frames name), running in the
+    candidate across the channel; judge_server.py's children call it with the texts they were sent. cpu_limit:
+    the sample's own CPU limit in seconds, which the judge's reading of its replies counts against (default: the
     environment's CODEAGENT_JUDGE_CPU, else 10 s)."""
     _SitePackages.install()
     if hasattr(sys, "set_int_max_str_digits"):
         # as in a plain interpreter; the wire sends larger integers in hexadecimal
         sys.set_int_max_str_digits(wire.INT_DIGITS)
     rfd, wfd = wire.open_channel(channel_in, channel_out, read_first=False)
-    with open(tests_path, encoding="utf-8") as f:
-        _tests_source[:] = f.read().splitlines()
-    return Judge(rfd, wfd, cpu_limit).run(code_path, tests_path, prelude_path, entries)
+    _tests_source[:] = tests.splitlines()
+    return Judge(rfd, wfd, cpu_limit).judge(code, code_name, tests, prelude, entries)
 
 
 def main(argv):

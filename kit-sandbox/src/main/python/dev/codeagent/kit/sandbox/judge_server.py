@@ -43,9 +43,6 @@ try:
 except (ImportError, OSError):
     _LIBC = None
 
-_SCRATCH = "/tmp/codeagent-judge-jobs"
-
-
 def _write(fd, data):
     data = memoryview(data)
     while data:
@@ -58,21 +55,16 @@ def _name(name):
         _LIBC.prctl(15, _ctypes.c_char_p(name), 0, 0, 0)
 
 
-def _child(job_dir, channel, entries, wall, memory, cpu, code, tests, prelude, verdict_w):
+def _child(channel, entries, wall, memory, cpu, code, tests, prelude, verdict_w):
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     _name(b"codeagent-judge")
     signal.alarm(max(1, int(wall)))
     # each job's judge gets the memory a judge of its own would have: one job cannot starve the others
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    os.makedirs(job_dir, mode=0o700)
-    paths = {}
-    for name, text in (("main.py", code), ("tests.py", tests), ("prelude.py", prelude)):
-        if text is not None:
-            paths[name] = os.path.join(job_dir, name)
-            with open(paths[name], "w", encoding="utf-8") as f:
-                f.write(text)
-    verdict = judge.judge_files(os.path.join(channel, "c2j"), os.path.join(channel, "j2c"), paths["main.py"],
-                                paths["tests.py"], paths.get("prelude.py"), entries, cpu)
+    # the texts as they came: no file is written or read back (a forked child's first file costs it ~100 faulted
+    # pages); the code's frames name it as judge.py's do
+    verdict = judge.judge_texts(os.path.join(channel, "c2j"), os.path.join(channel, "j2c"), code, "main.py", tests,
+                                prelude, entries, cpu)
     _write(verdict_w, judge.verdict_json(verdict).encode("ascii"))
 
 
@@ -83,13 +75,10 @@ def main():
     gc.freeze()
     out = os.dup(1)
     os.dup2(2, 1)  # the tests' prints go to stderr, never among the verdicts
-    os.makedirs(_SCRATCH, mode=0o700, exist_ok=True)
     running = {}  # pid -> nonce
-    dirs = {}  # pid -> the job's scratch directory, removed when the child is reaped
     pipes = {}  # read fd -> [nonce, chunks]
     buf = b""
     stdin_open = True
-    serial = 0
     while stdin_open or pipes:
         watch = list(pipes) + ([0] if stdin_open else [])
         ready, _, _ = select.select(watch, [], [], 1.0)
@@ -130,7 +119,6 @@ def main():
                     texts.append(None if n < 0 else rest[at:at + n].decode("utf-8"))
                     at += max(0, n)
                 buf = rest[at:]
-                serial += 1
                 # compiled here, once per problem, and inherited by every job's child
                 judge.precompile(texts[1], judge.TESTS_FILE)
                 judge.precompile(texts[2], "<prelude>")
@@ -139,9 +127,8 @@ def main():
                 if pid == 0:
                     os.close(r)
                     try:
-                        _child(os.path.join(_SCRATCH, str(serial)), channel,
-                               [] if entries == "-" else entries.split(","), float(wall), int(memory), float(cpu), texts[0], texts[1],
-                               texts[2], w)
+                        _child(channel, [] if entries == "-" else entries.split(","), float(wall), int(memory),
+                               float(cpu), texts[0], texts[1], texts[2], w)
                     except BaseException as e:  # the verdict is then none: the sandbox reports INTERNAL_ERROR
                         try:
                             sys.stderr.write("judge_server: job %s: %s: %s\n" % (nonce, type(e).__name__, e))
@@ -150,7 +137,6 @@ def main():
                     os._exit(0)
                 os.close(w)
                 running[pid] = nonce
-                dirs[pid] = os.path.join(_SCRATCH, str(serial))
                 pipes[r] = [nonce, []]
         while running:
             try:
@@ -160,19 +146,7 @@ def main():
             if pid == 0:
                 break
             running.pop(pid, None)
-            _remove(dirs.pop(pid, None))
     return 0
-
-
-def _remove(job_dir):
-    if job_dir is None:
-        return
-    try:
-        for name in os.listdir(job_dir):
-            os.unlink(os.path.join(job_dir, name))
-        os.rmdir(job_dir)
-    except OSError:
-        pass
 
 
 if __name__ == "__main__":
