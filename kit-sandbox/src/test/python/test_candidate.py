@@ -1,6 +1,10 @@
 """candidate.py: runs the code as the program's __main__ and answers the judge's calls."""
 
+import os
+import sys
+
 import candidate as candidate_module
+import codeagent_wire
 from judging import judge
 
 
@@ -19,3 +23,23 @@ def test_a_generator_crosses_as_a_remote_object_the_tests_can_iterate(tmp_path):
 def test_a_candidate_started_wrongly_says_how_to_start_it(capsys):
     assert candidate_module.main(["candidate.py", "0"]) == 2
     assert "usage: candidate.py" in capsys.readouterr().err
+
+
+def test_a_rehearsal_judges_the_built_in_sample_passed_and_leaves_nothing_behind():
+    # what a judge server and the zygote run once before their first job, each with its own side in-process
+    main, argv, fds = sys.modules.get("__main__"), sys.argv, sorted(os.listdir("/proc/self/fd"))
+    verdict = candidate_module.rehearse("judge")
+    assert verdict["outcome"] == "passed", verdict
+    assert candidate_module.rehearse("candidate") == 0
+    assert sys.modules.get("__main__") is main and sys.argv is argv
+    assert sorted(os.listdir("/proc/self/fd")) == fds
+    assert not codeagent_wire._pending
+
+
+def test_the_built_in_sample_is_judged_as_any_other_code(tmp_path):
+    # the rehearsal's tests would catch its code getting an argument's in-place change wrong
+    verdict, err = judge(tmp_path, candidate_module.REHEARSAL_CODE, candidate_module.REHEARSAL_TESTS)
+    assert verdict["outcome"] == "passed", (verdict, err)
+    wrong = candidate_module.REHEARSAL_CODE.replace("numbers.sort()", "numbers = sorted(numbers)")
+    verdict, err = judge(tmp_path, wrong, candidate_module.REHEARSAL_TESTS)
+    assert verdict["outcome"] == "assertion" and verdict["testSource"] == "assert data == [1, 2, 3]", (verdict, err)

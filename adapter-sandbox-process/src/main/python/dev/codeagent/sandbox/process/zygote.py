@@ -642,7 +642,12 @@ def main(argv):
             for name in ("candidate.py", "candidate.pyc"):
                 _PRELOADED[os.path.join(JUDGE_LIB, name)] = candidate
         except ImportError:
-            pass
+            candidate = None
+        if candidate is not None:
+            # a sample run here once, its judge forked (see candidate.rehearse), before any job
+            status = candidate.rehearse("candidate")
+            if status != 0:
+                sys.stderr.write("zygote: the built-in sample's candidate side ended %s\n" % status)
         del sys.path[0]
     seccomp = argv[2] if argv[2] != "-" else None
     z = Zygote(argv[1], seccomp, argv[3], masked, argv[5]) if seccomp else None

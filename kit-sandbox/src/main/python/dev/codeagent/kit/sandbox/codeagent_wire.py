@@ -119,6 +119,11 @@ def write_frame(fd, message):
 _pending = {}
 
 
+def forget(fd):
+    """Drops what was read past the last frame from fd (a descriptor closed, whose number may come back)."""
+    _pending.pop(fd, None)
+
+
 def read_frame(fd):
     """The bytes of the next frame on fd (not yet parsed)."""
     buf = _pending.pop(fd, b"")
