@@ -50,7 +50,8 @@ import os
 import resource
 import select
 import signal
-import socket
+import socket  # noqa: F401  (imported once here, inherited by every program)
+import _socket
 import struct
 import sys
 import traceback  # noqa: F401
@@ -379,7 +380,8 @@ class Run:
             os._exit(125)
 
     def connect(self, kind):
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # the C socket type, not socket.py's subclass: its Python layers cost each fork ~18 more copy-on-write faults
+        s = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         s.connect(self.z.door)
         s.sendall(("%s %s\n" % (kind, self.token)).encode("ascii"))
         return s
