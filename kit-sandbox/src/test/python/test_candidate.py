@@ -1,10 +1,12 @@
 """candidate.py: runs the code as the program's __main__ and answers the judge's calls."""
 
 import os
+import subprocess
 import sys
 
 import candidate as candidate_module
 import codeagent_wire
+from conftest import SCRIPTS
 from judging import judge
 
 
@@ -43,3 +45,14 @@ def test_the_built_in_sample_is_judged_as_any_other_code(tmp_path):
     wrong = candidate_module.REHEARSAL_CODE.replace("numbers.sort()", "numbers = sorted(numbers)")
     verdict, err = judge(tmp_path, wrong, candidate_module.REHEARSAL_TESTS)
     assert verdict["outcome"] == "assertion" and verdict["testSource"] == "assert data == [1, 2, 3]", (verdict, err)
+
+
+def test_a_rehearsal_whose_own_side_fails_ends_instead_of_waiting_on_the_other():
+    # the side in this process raises before a frame crosses: the forked side must read an end of file (it holds no
+    # write end of its own), or the zygote or judge server would never start
+    code = ("import sys; sys.path.insert(0, %r); import candidate\n"
+            "def broken(*a, **k):\n    raise RuntimeError('broken side')\n"
+            "candidate.Candidate.run = broken\n"
+            "try:\n    candidate.rehearse('candidate')\nexcept RuntimeError as e:\n    print('raised', e)\n" % SCRIPTS)
+    done = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout == "raised broken side\n", (done.stdout, done.stderr)

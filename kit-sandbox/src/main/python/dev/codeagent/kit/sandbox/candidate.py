@@ -243,33 +243,42 @@ def rehearse(side):
     cost each program ~70). Call it before the first job: nothing of a job is in this process yet."""
     j2c_r, j2c_w = os.pipe()
     c2j_r, c2j_w = os.pipe()
+
+    def judge_side():
+        import judge
+        verdict = judge.Judge(c2j_r, j2c_w, 10.0).judge(REHEARSAL_CODE, "main.py", REHEARSAL_TESTS)
+        judge.verdict_json(verdict)
+        return verdict
+
+    def candidate_side():
+        return Candidate(j2c_r, c2j_w, "main.py").run(REHEARSAL_CODE)
+
+    # each process keeps only its own side's ends: a side that fails closes them, and the other reads an end of file
+    # instead of waiting on a write end it holds itself
+    mine, theirs = (judge_side, candidate_side) if side == "judge" else (candidate_side, judge_side)
+    mine_fds, theirs_fds = ((c2j_r, j2c_w), (j2c_r, c2j_w)) if side == "judge" else ((j2c_r, c2j_w), (c2j_r, j2c_w))
     pid = os.fork()
     if pid == 0:
         status = 1
         try:
-            if side == "judge":
-                status = Candidate(j2c_r, c2j_w, "main.py").run(REHEARSAL_CODE)
-            else:
-                import judge
-                judge.Judge(c2j_r, j2c_w, 10.0).judge(REHEARSAL_CODE, "main.py", REHEARSAL_TESTS)
-                status = 0
+            for fd in mine_fds:
+                os.close(fd)
+            theirs()
+            status = 0
         finally:
             os._exit(status)
+    for fd in theirs_fds:
+        os.close(fd)
     main, argv = sys.modules.get("__main__"), sys.argv
     try:
-        if side == "judge":
-            import judge
-            result = judge.Judge(c2j_r, j2c_w, 10.0).judge(REHEARSAL_CODE, "main.py", REHEARSAL_TESTS)
-            judge.verdict_json(result)
-        else:
-            result = Candidate(j2c_r, c2j_w, "main.py").run(REHEARSAL_CODE)
+        return mine()
     finally:
         sys.modules["__main__"], sys.argv = main, argv
-        for fd in (j2c_r, j2c_w, c2j_r, c2j_w):
+        for fd in mine_fds:
             os.close(fd)
+        for fd in mine_fds + theirs_fds:
             wire.forget(fd)
         os.waitpid(pid, 0)
-    return result
 
 
 _MISSING = object()
