@@ -11,6 +11,14 @@
  *
  * It replaces `sh -c` plus setpriv, two program starts per run, with one: this runs once per execution.
  *
+ * It forks first and the child does all of the above; the parent, still root, outside the run's groups, stays as
+ * the run's reaper (PR_SET_CHILD_SUBREAPER): it reaps its child and every orphan of the run that comes to it, and
+ * when none is left exits as its child did (its status, or its signal). Without it the run's processes whose
+ * parent died first (a killed run's inner bubblewrap and supervisor) went to the host's pid 1; where that is the
+ * JVM itself (a container without an init, `unshare -p -f`), nothing reaped them, and their zombies counted
+ * against the pool uid's RLIMIT_NPROC until a later run of that uid could not fork. It dies with the thread
+ * that started it (PR_SET_PDEATHSIG), as the bubblewrap below does with it.
+ *
  *   launch --init PROCS_FILE...
  *
  * The init of a zygote's run (zygote.py spawns it as the first process of the run's pid namespace, then forks the
@@ -28,6 +36,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define SETUP_FAILED 125
@@ -76,6 +85,34 @@ static int init(int argc, char **argv) {
     }
 }
 
+/* The parent's part: reaps until no child is left, then ends as the run's first process did. */
+static void reap(pid_t first) {
+    close(0);
+    close(1);
+    close(2);
+    int status = 0;
+    for (;;) {
+        int st;
+        pid_t p = waitpid(-1, &st, 0);
+        if (p == first) {
+            status = st;
+        } else if (p < 0 && errno != EINTR) {
+            break;
+        }
+    }
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        signal(sig, SIG_DFL);
+        sigset_t one;
+        sigemptyset(&one);
+        sigaddset(&one, sig);
+        sigprocmask(SIG_UNBLOCK, &one, NULL);
+        kill(getpid(), sig);
+        _exit(128 + sig);
+    }
+    _exit(WIFEXITED(status) ? WEXITSTATUS(status) : SETUP_FAILED);
+}
+
 int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "--init") == 0) {
         return init(argc, argv);
@@ -83,6 +120,25 @@ int main(int argc, char **argv) {
     if (argc < 5) {
         errno = EINVAL;
         fail("usage: launch SECCOMP_FILE UID PROCS_FILE... -- COMMAND...", NULL);
+    }
+    pid_t starter = getppid();
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != starter) {
+        fail("prctl(PR_SET_PDEATHSIG)", NULL);
+    }
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+        fail("prctl(PR_SET_CHILD_SUBREAPER)", NULL);
+    }
+    /* an ignored SIGCHLD would reap the children before waitpid could read the first one's status */
+    if (signal(SIGCHLD, SIG_DFL) == SIG_ERR) {
+        fail("signal(SIGCHLD)", NULL);
+    }
+    pid_t reaper = getpid();
+    pid_t first = fork();
+    if (first < 0) {
+        fail("fork", NULL);
+    }
+    if (first > 0) {
+        reap(first);
     }
     const char *seccomp = argv[1];
     char *end;
@@ -122,6 +178,10 @@ int main(int argc, char **argv) {
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0) {
             fail("prctl(PR_SET_NO_NEW_PRIVS)", NULL);
         }
+    }
+    /* after the uid changed, which clears it: the run dies with its reaper, even one killed before this ran */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != reaper) {
+        fail("prctl(PR_SET_PDEATHSIG)", NULL);
     }
     execv(argv[i + 1], argv + i + 1);
     fail("cannot run", argv[i + 1]);

@@ -60,6 +60,17 @@ final class HostProcesses {
         return state.startsWith("Z") || state.startsWith("X") || state.startsWith("x");
     }
 
+    /** Whether any process, a zombie included, has {@code pid} as its parent. */
+    static boolean hasChildren(long pid) {
+        for (long p : pids()) {
+            // after the ")" that ends the command name: state ppid ...
+            if (statFields(p).map(f -> f.length > 1 && Long.parseLong(f[1]) == pid).orElse(false)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Pids of live processes in the process group or session {@code id}. */
     static List<Long> inGroupOrSession(long id) {
         List<Long> found = new ArrayList<>();

@@ -5,10 +5,15 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Kills what a run started. The order is: the direct child and a snapshot of its descendants (with a
- * pid namespace, killing the namespace's init makes the kernel kill everything in it); then, with an
- * own uid, every process of that uid until none is left (nothing else runs as it, so this also finds
- * processes that left the tree by double-forking); without one, the child's process group and session.
+ * Kills what a run started. The order is: a snapshot of the direct child's descendants (with a pid
+ * namespace, killing the namespace's init makes the kernel kill everything in it); then, with an own uid,
+ * every process of that uid until none is left (nothing else runs as it, so this also finds processes that
+ * left the tree by double-forking); without one, the child's process group and session; then the direct
+ * child's descendants again until it has no child left, dead or alive; and the direct child last. The direct
+ * child is the compiled launcher, the run's reaper ({@code launch.c}): killed with the rest, the zombies it had
+ * not reaped yet went to the host's pid 1, which in a container without an init is this JVM, which never reaps
+ * them (they filled their uid's RLIMIT_NPROC). The second round finds what the first could not: a launcher's
+ * child forked after the snapshot, still root before it drops to the run's uid.
  */
 final class Killer {
 
@@ -25,8 +30,6 @@ final class Killer {
         List<ProcessHandle> tree = new ArrayList<>();
         if (direct != null) {
             direct.descendants().forEach(tree::add);
-            tree.add(direct.toHandle());
-            direct.destroyForcibly();
             tree.forEach(ProcessHandle::destroyForcibly);
         }
         boolean gone = true;
@@ -35,7 +38,27 @@ final class Killer {
         } else if (direct != null && !pidNamespace) {
             gone = sweepGroup(direct.pid());
         }
+        if (direct != null) {
+            gone = killUntilChildless(direct, tree) && gone;
+            tree.add(direct.toHandle());
+            direct.destroyForcibly();
+        }
         return waitGone(tree) && gone;
+    }
+
+    /** Kills {@code direct}'s descendants until it has no child, not even an unreaped one (bounded). */
+    private static boolean killUntilChildless(Process direct, List<ProcessHandle> tree) {
+        long deadline = System.nanoTime() + SWEEP.toNanos();
+        while (HostProcesses.hasChildren(direct.pid())) {
+            direct.descendants().forEach(h -> {
+                tree.add(h);
+                h.destroyForcibly();
+            });
+            if (System.nanoTime() > deadline || !pause()) {
+                return !HostProcesses.hasChildren(direct.pid());
+            }
+        }
+        return true;
     }
 
     /**

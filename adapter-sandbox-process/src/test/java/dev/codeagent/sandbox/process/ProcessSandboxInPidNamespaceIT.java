@@ -4,10 +4,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.codeagent.application.sandbox.SandboxWholeRunAttackTest;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.IsolationFeature;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -73,5 +83,54 @@ class ProcessSandboxInPidNamespaceIT extends SandboxWholeRunAttackTest {
         assertThat(scratch.sandbox.isolation().features()).contains(IsolationFeature.CGROUP_MEMORY, IsolationFeature.CGROUP_CPU,
                 IsolationFeature.CGROUP_PIDS, IsolationFeature.SECCOMP, IsolationFeature.TMPFS_ONLY, IsolationFeature.INIT);
         assertThat(Files.isDirectory(Path.of("/proc/1"))).isTrue();
+    }
+
+    /**
+     * This JVM is pid 1 here: the run's processes whose parent dies first come to it, and it never reaps them (the
+     * JDK waits for its own children only). Their zombies once piled up, about one and a half a killed run, and
+     * counted against their pool uid's RLIMIT_NPROC until a later run of that uid could not fork or start a thread
+     * (seen as EAGAIN in the zygote's attack tests run after the cold ones here).
+     */
+    @Test
+    void killedRunsLeaveNoZombiesToThisJvm() throws Exception {
+        HostSupport.requireRootBwrapAndCgroups();
+        ResourceLimits limits = limits().withWallTime(Duration.ofMillis(700));
+        String holdOn = "import os, time\n"
+                + "if os.fork() == 0:\n"
+                + "    os.setsid()\n"
+                + "    time.sleep(60)\n"
+                + "print('started', flush=True)\n"
+                + "time.sleep(60)\n";
+        for (int i = 0; i < 12; i++) {
+            Execution e = scratch.sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON, holdOn), "", List.of(), limits));
+            assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.TIME_LIMIT);
+            assertThat(e.stdout().text()).contains("started");
+        }
+        // the JDK reaps its own children a moment after they end; anything of pid 1's that stays a zombie is an orphan
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        List<String> zombies = zombiesOfPidOne();
+        while (!zombies.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            zombies = zombiesOfPidOne();
+        }
+        assertThat(zombies).as("zombies whose parent is this JVM (pid 1)").isEmpty();
+    }
+
+    /** "pid comm uid" of each zombie whose parent is pid 1, read from /proc. */
+    private static List<String> zombiesOfPidOne() throws IOException {
+        List<String> found = new ArrayList<>();
+        for (long pid : HostProcesses.pids()) {
+            try {
+                String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.ISO_8859_1);
+                int close = stat.lastIndexOf(')');
+                String[] f = stat.substring(close + 2).split(" ");
+                if (f[0].equals("Z") && f[1].equals("1")) {
+                    found.add(pid + " " + stat.substring(stat.indexOf('(') + 1, close));
+                }
+            } catch (IOException gone) {
+                // ended meanwhile
+            }
+        }
+        return found;
     }
 }
