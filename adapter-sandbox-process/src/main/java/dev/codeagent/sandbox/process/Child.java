@@ -126,8 +126,9 @@ final class Child {
         ResourceLimits limits = request.limits();
         OutputBuffer out = launch.out;
         OutputBuffer err = launch.err;
-        out.cap(limits.maxOutputBytes());
-        err.cap(limits.maxOutputBytes() + (marker == null ? 0 : REPORT_ROOM));
+        if (out.cap(limits.maxOutputBytes()) | err.cap(limits.maxOutputBytes() + (marker == null ? 0 : REPORT_ROOM))) {
+            launch.overflow = true;
+        }
         CompletableFuture<Integer> exit = launch.exit;
         long start = System.nanoTime();
         if (live != null) {

@@ -20,8 +20,13 @@ import org.apache.commons.exec.ProcessDestroyer;
 final class Launch {
 
     final LaunchSpec spec;
-    final OutputBuffer out = new OutputBuffer(ResourceLimits.MIB);
-    final OutputBuffer err = new OutputBuffer(ResourceLimits.MIB);
+    /*
+     * Room for the spec's cap from the first byte: a zygote's program writes before its run sets the run's caps
+     * (Child.execute cuts what is beyond them then); with a fixed 1 MiB here, a run allowed more that wrote over
+     * 1 MiB that early was cut at 1 MiB. A pre-started run's spec is the pool's; its program writes only after its job.
+     */
+    final OutputBuffer out;
+    final OutputBuffer err;
     /** How the two streams interleaved as they were read (Piston's {@code run.output}). */
     final dev.codeagent.kit.sandbox.ArrivalOrder order = new dev.codeagent.kit.sandbox.ArrivalOrder();
     final StreamCapture streams;
@@ -44,6 +49,8 @@ final class Launch {
 
     private Launch(LaunchSpec spec, List<String> command, ExecutorService threads) {
         this.spec = spec;
+        this.out = new OutputBuffer(firstCap(spec));
+        this.err = new OutputBuffer(firstCap(spec));
         this.kill = null;
         this.streams = capture(threads);
         DefaultExecutor executor = DefaultExecutor.builder()
@@ -73,6 +80,8 @@ final class Launch {
     private Launch(LaunchSpec spec, ExecutorService threads, OutputStream stdin, InputStream stdout, InputStream stderr,
             CompletableFuture<Ended> ended, Runnable kill) {
         this.spec = spec;
+        this.out = new OutputBuffer(firstCap(spec));
+        this.err = new OutputBuffer(firstCap(spec));
         this.kill = kill;
         this.streams = capture(threads);
         process.complete(null);
@@ -90,6 +99,10 @@ final class Launch {
                     : r.signal() != null ? 128 + r.signal() : r.exitCode();
         });
         exit.whenComplete((v, t) -> wake.complete(null));
+    }
+
+    private static long firstCap(LaunchSpec spec) {
+        return Math.max(ResourceLimits.MIB, spec.limits().maxOutputBytes() + Child.REPORT_ROOM);
     }
 
     static Launch attached(LaunchSpec spec, ExecutorService threads, OutputStream stdin, InputStream stdout,

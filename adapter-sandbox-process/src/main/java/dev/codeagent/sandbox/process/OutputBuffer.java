@@ -22,12 +22,27 @@ final class OutputBuffer {
         this.cap = (int) Math.min(cap, Integer.MAX_VALUE - 8);
     }
 
-    /** Sets the cap of a buffer that has received nothing yet (a pre-started sandbox learns it late). */
-    synchronized void cap(long newCap) {
+    /**
+     * Sets the run's cap, which a buffer may learn after its stream started: a pre-started sandbox learns it with
+     * the job, and a zygote's program runs (and writes) before its run is watched. What arrived beyond it is cut
+     * off, as if the cap had been there from the start (it once stayed, and a fast writer's 100 kB under a 4 kB cap
+     * ended OK).
+     *
+     * @return true when the stream is past the new cap for the first time
+     */
+    synchronized boolean cap(long newCap) {
         if (newCap < 1) {
             throw new IllegalArgumentException("cap must be at least 1, was " + newCap);
         }
-        this.cap = (int) Math.max(size, Math.min(newCap, Integer.MAX_VALUE - 8));
+        this.cap = (int) Math.min(newCap, Integer.MAX_VALUE - 8);
+        if (size > cap) {
+            size = cap;
+            if (!overflowed) {
+                overflowed = true;
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

@@ -33,6 +33,31 @@ class OutputBufferTest {
     }
 
     @Test
+    void aCapLearnedAfterMoreArrivedCutsItOffAsAnOverflow() {
+        // a zygote's program writes before its run sets the caps: 100 kB under a 4 kB cap once ended OK, untruncated
+        OutputBuffer b = new OutputBuffer(1 << 20);
+        byte[] e = bytes("e".repeat(100_000));
+        assertThat(b.append(e, 0, e.length)).isFalse();
+        assertThat(b.cap(4096)).isTrue();
+        assertThat(b.overflowed()).isTrue();
+        assertThat(b.capture().text()).isEqualTo("e".repeat(4096));
+        assertThat(b.capture().truncated()).isTrue();
+        assertThat(b.append(e, 0, 10)).isFalse();
+        assertThat(b.cap(4096)).as("reported once").isFalse();
+        assertThat(b.size()).isEqualTo(4096);
+    }
+
+    @Test
+    void aCapLearnedBeforeTheStreamReachedItChangesNothing() {
+        OutputBuffer b = new OutputBuffer(1 << 20);
+        assertThat(b.append(bytes("hello"), 0, 5)).isFalse();
+        assertThat(b.cap(5)).isFalse();
+        assertThat(b.overflowed()).isFalse();
+        assertThat(b.append(bytes("!"), 0, 1)).isTrue();
+        assertThat(b.capture().text()).isEqualTo("hello");
+    }
+
+    @Test
     void growsPastItsInitialSizeUpToTheCap() {
         OutputBuffer b = new OutputBuffer(100_000);
         byte[] chunk = bytes("x".repeat(1000));

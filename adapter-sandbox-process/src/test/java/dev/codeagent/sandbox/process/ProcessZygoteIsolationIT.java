@@ -50,6 +50,23 @@ class ProcessZygoteIsolationIT {
         return scratch.sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON, code), stdin, List.of(args), limits));
     }
 
+    /**
+     * A forked program runs, and writes, before the host watches its run and sets its output caps; what arrived by
+     * then once stayed whole (100 kB of stderr under a 4 KiB cap ended OK, a flake of the contract's capsStderrToo).
+     */
+    @Test
+    void outputWrittenBeforeTheRunIsWatchedIsStillCapped() {
+        ResourceLimits limits = ResourceLimits.defaults().withWallTime(Duration.ofSeconds(10)).withMaxOutputBytes(4096);
+        for (int i = 0; i < 20; i++) {
+            Execution e = scratch.sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON,
+                    "import os\nos.write(2, b'e' * 100000)\nos.write(1, b'o' * 100000)\n"), "", List.of(), limits));
+            assertThat(e.outcome()).as("run %d: %s bytes of stderr", i, e.stderr().text().length()).isEqualTo(Outcome.OUTPUT_LIMIT);
+            assertThat(e.stderr().text().length()).as("run %d: stderr kept", i).isLessThanOrEqualTo(4096);
+            assertThat(e.stdout().text().length()).as("run %d: stdout kept", i).isLessThanOrEqualTo(4096);
+            assertThat(e.stdout().truncated() || e.stderr().truncated()).isTrue();
+        }
+    }
+
     @Test
     void aProgramLeavesNothingForTheNext() {
         Execution first = run("""
