@@ -61,6 +61,8 @@ class Launches {
      * which lives exactly as long.)
      */
     private final ExecutorService starter;
+    /** The {@link #starter}'s thread (the executor makes a new one if it ever dies): who may start in place. */
+    private final java.util.concurrent.atomic.AtomicReference<Thread> starterThread;
 
     /** Processes of a run that are not the program's: the launcher-turned-bubblewrap and the supervisor (pid 1). */
     static final int INFRA_PROCESSES = 2;
@@ -86,9 +88,11 @@ class Launches {
         this.closed = new java.util.concurrent.atomic.AtomicBoolean();
         this.batchJudged = new java.util.concurrent.atomic.AtomicLong();
         this.forked = new java.util.concurrent.atomic.AtomicLong();
+        this.starterThread = new java.util.concurrent.atomic.AtomicReference<>();
         this.starter = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "process-sandbox-starter");
             t.setDaemon(true);
+            starterThread.set(t);
             return t;
         });
     }
@@ -109,11 +113,13 @@ class Launches {
         this.batchJudged = shared.batchJudged;
         this.forked = shared.forked;
         this.starter = shared.starter;
+        this.starterThread = shared.starterThread;
     }
 
     /** Runs {@code task} (which starts a kept process) on the {@link #starter} thread and returns what it returns. */
     final <T> T onStarter(java.util.concurrent.Callable<T> task) throws IOException {
-        if (Thread.currentThread().getName().equals("process-sandbox-starter")) {
+        // by identity, not by name: another sandbox's starter is named alike, and what it starts dies with it
+        if (Thread.currentThread() == starterThread.get()) {
             return call(task);
         }
         java.util.concurrent.Future<T> f;
