@@ -13,11 +13,11 @@
  *
  * It forks first and the child does all of the above; the parent, still root, outside the run's groups, stays as
  * the run's reaper (PR_SET_CHILD_SUBREAPER): it reaps its child and every orphan of the run that comes to it, and
- * when none is left exits as its child did (its status, or its signal). Without it the run's processes whose
- * parent died first (a killed run's inner bubblewrap and supervisor) went to the host's pid 1; where that is the
- * JVM itself (a container without an init, `unshare -p -f`), nothing reaped them, and their zombies counted
- * against the pool uid's RLIMIT_NPROC until a later run of that uid could not fork. It dies with the thread
- * that started it (PR_SET_PDEATHSIG), as the bubblewrap below does with it.
+ * when none is left exits as its child did (its status, or 128 + its signal, which the JDK reports alike). Without
+ * it the run's processes whose parent died first (a killed run's inner bubblewrap and supervisor) went to the
+ * host's pid 1; where that is the JVM itself (a container without an init, `unshare -p -f`), nothing reaped them,
+ * and their zombies counted against the pool uid's RLIMIT_NPROC until a later run of that uid could not fork. It
+ * dies with the thread that started it (PR_SET_PDEATHSIG), as the bubblewrap below does with it.
  *
  *   launch --init PROCS_FILE...
  *
@@ -101,14 +101,8 @@ static void reap(pid_t first) {
         }
     }
     if (WIFSIGNALED(status)) {
-        int sig = WTERMSIG(status);
-        signal(sig, SIG_DFL);
-        sigset_t one;
-        sigemptyset(&one);
-        sigaddset(&one, sig);
-        sigprocmask(SIG_UNBLOCK, &one, NULL);
-        kill(getpid(), sig);
-        _exit(128 + sig);
+        /* what the JDK reports for a death by signal too; raised again, a core signal would dump this root process */
+        _exit(128 + WTERMSIG(status));
     }
     _exit(WIFEXITED(status) ? WEXITSTATUS(status) : SETUP_FAILED);
 }

@@ -29,8 +29,7 @@ final class Killer {
     boolean killAll(Process direct, long uid) {
         List<ProcessHandle> tree = new ArrayList<>();
         if (direct != null) {
-            direct.descendants().forEach(tree::add);
-            tree.forEach(ProcessHandle::destroyForcibly);
+            killDescendants(direct, tree);
         }
         boolean gone = true;
         if (uid >= 0) {
@@ -49,16 +48,30 @@ final class Killer {
     /** Kills {@code direct}'s descendants until it has no child, not even an unreaped one (bounded). */
     private static boolean killUntilChildless(Process direct, List<ProcessHandle> tree) {
         long deadline = System.nanoTime() + SWEEP.toNanos();
-        while (HostProcesses.hasChildren(direct.pid())) {
-            direct.descendants().forEach(h -> {
-                tree.add(h);
-                h.destroyForcibly();
-            });
+        while (direct.isAlive() && HostProcesses.hasChildren(direct.pid())) {
+            killDescendants(direct, tree);
             if (System.nanoTime() > deadline || !pause()) {
-                return !HostProcesses.hasChildren(direct.pid());
+                return !direct.isAlive() || !HostProcesses.hasChildren(direct.pid());
             }
         }
         return true;
+    }
+
+    /**
+     * Kills a snapshot of {@code direct}'s descendants, only while {@code direct} is alive before and after it: once
+     * the JDK has reaped it, its pid may be another process's (the launcher ends by itself once its children are
+     * gone), whose children the JDK's start-time check would take for its own; while it is unreaped, it is not.
+     */
+    private static void killDescendants(Process direct, List<ProcessHandle> tree) {
+        if (!direct.isAlive()) {
+            return;
+        }
+        List<ProcessHandle> found = direct.descendants().toList();
+        if (!direct.isAlive()) {
+            return;
+        }
+        tree.addAll(found);
+        found.forEach(ProcessHandle::destroyForcibly);
     }
 
     /**
