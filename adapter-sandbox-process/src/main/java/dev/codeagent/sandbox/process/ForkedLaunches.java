@@ -101,7 +101,8 @@ final class ForkedLaunches extends Launches {
             Path d = dir;
             ChildGroup g = group;
             Zygote z = new Zygote(p, door, threads, () -> {
-                p.destroyForcibly();
+                // the launcher is the zygote's reaper: killed alone, its bubblewraps would go to pid 1 unreaped
+                killer.killAll(p, -1);
                 if (g != null) {
                     g.close();
                 }

@@ -85,7 +85,7 @@ final class Zygote implements AutoCloseable {
     /**
      * @param process the started zygote (its command from {@link LaunchPlan#zygoteCommand})
      * @param door the bound listening socket whose path the zygote's view holds as {@value #SANDBOX_DOOR}
-     * @param release what ends the zygote's sandbox for good (its group, its directories)
+     * @param release what ends the zygote's sandbox for good (its processes, launcher last; its group; its directories)
      */
     Zygote(Process process, ServerSocketChannel door, ExecutorService threads, Runnable release) {
         this.process = process;
@@ -310,7 +310,6 @@ final class Zygote implements AutoCloseable {
         } catch (IOException e) {
             // closing
         }
-        process.destroyForcibly();
         release.run();
     }
 }

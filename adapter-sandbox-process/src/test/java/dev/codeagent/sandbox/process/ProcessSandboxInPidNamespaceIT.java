@@ -116,6 +116,30 @@ class ProcessSandboxInPidNamespaceIT extends SandboxWholeRunAttackTest {
         assertThat(zombies).as("zombies whose parent is this JVM (pid 1)").isEmpty();
     }
 
+    /**
+     * The zygote is started through the same launcher as a run, so closing it must also kill its tree before the
+     * launcher: killing the launcher alone once left the zygote's bubblewrap to this JVM as a root zombie, one for
+     * every sandbox closed.
+     */
+    @Test
+    void aClosedZygoteLeavesNoZombieToThisJvm() throws Exception {
+        ScratchSandbox forking = ScratchSandbox.forking("codeagent-pidns-zygote-");
+        try {
+            Execution e = forking.sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON, "print('forked')"), "",
+                    List.of(), limits()));
+            assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.OK);
+        } finally {
+            forking.stop();
+        }
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        List<String> zombies = zombiesOfPidOne();
+        while (!zombies.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+            zombies = zombiesOfPidOne();
+        }
+        assertThat(zombies).as("zombies whose parent is this JVM (pid 1) after the zygote's sandbox closed").isEmpty();
+    }
+
     /** "pid comm uid" of each zombie whose parent is pid 1, read from /proc. */
     private static List<String> zombiesOfPidOne() throws IOException {
         List<String> found = new ArrayList<>();
