@@ -52,6 +52,13 @@ static void fail(const char *what, const char *arg) {
     _exit(SETUP_FAILED);
 }
 
+/* Arms SIGKILL on the parent's death, then checks the parent is still the one expected (it may have died before). */
+static void die_with(pid_t parent) {
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != parent) {
+        fail("prctl(PR_SET_PDEATHSIG)", NULL);
+    }
+}
+
 /* Writes this process's pid into each cgroup.procs file of argv[from..] up to "--" or the end; the index after. */
 static int join(int argc, char **argv, int from) {
     char pid[24];
@@ -115,10 +122,7 @@ int main(int argc, char **argv) {
         errno = EINVAL;
         fail("usage: launch SECCOMP_FILE UID PROCS_FILE... -- COMMAND...", NULL);
     }
-    pid_t starter = getppid();
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != starter) {
-        fail("prctl(PR_SET_PDEATHSIG)", NULL);
-    }
+    die_with(getppid());
     if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
         fail("prctl(PR_SET_CHILD_SUBREAPER)", NULL);
     }
@@ -134,6 +138,8 @@ int main(int argc, char **argv) {
     if (first > 0) {
         reap(first);
     }
+    /* a fork clears it: armed at once, so a reaper killed from here on takes this child with it */
+    die_with(reaper);
     const char *seccomp = argv[1];
     char *end;
     errno = 0;
@@ -174,9 +180,7 @@ int main(int argc, char **argv) {
         }
     }
     /* after the uid changed, which clears it: the run dies with its reaper, even one killed before this ran */
-    if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0 || getppid() != reaper) {
-        fail("prctl(PR_SET_PDEATHSIG)", NULL);
-    }
+    die_with(reaper);
     execv(argv[i + 1], argv + i + 1);
     fail("cannot run", argv[i + 1]);
     return SETUP_FAILED;
