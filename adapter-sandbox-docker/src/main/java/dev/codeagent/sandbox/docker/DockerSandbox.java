@@ -267,7 +267,7 @@ public final class DockerSandbox implements Sandbox, SessionSandbox {
         if (closed) {
             throw new ExecutionCancelledException("the docker sandbox is closed");
         }
-        LiveDocker live = new LiveDocker(listener);
+        LiveDocker live = new LiveDocker(listener, request.limits().maxOutputBytes());
         return live.start(() -> run(request, live));
     }
 

@@ -31,8 +31,8 @@ final class LiveDocker implements LiveExecution, AttachSession.Tap {
     private final java.util.List<byte[]> early = new java.util.ArrayList<>();
     private boolean payloadSent;
 
-    LiveDocker(Listener listener) {
-        this.output = new LiveOutput(listener);
+    LiveDocker(Listener listener, long maxOutputBytes) {
+        this.output = new LiveOutput(listener, maxOutputBytes);
     }
 
     /** Starts {@code body} (the run that feeds this object) on a thread of its own. */

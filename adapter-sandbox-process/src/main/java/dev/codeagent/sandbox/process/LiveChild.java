@@ -39,8 +39,8 @@ final class LiveChild implements LiveExecution {
     private boolean errHeld;
     private long errForwarded;
 
-    LiveChild(Listener listener) {
-        this.output = new LiveOutput(listener);
+    LiveChild(Listener listener, long maxOutputBytes) {
+        this.output = new LiveOutput(listener, maxOutputBytes);
     }
 
     /** Starts {@code body} (the cold run that feeds this object) on a thread of its own. */

@@ -397,7 +397,7 @@ public final class ProcessSandbox implements Sandbox, SessionSandbox {
             throw new ExecutionCancelledException("the process sandbox is closed");
         }
         Isolation runIsolation = isolationFor(request);
-        LiveChild live = new LiveChild(listener);
+        LiveChild live = new LiveChild(listener, request.limits().maxOutputBytes());
         return live.start(() -> runner.cold(request, binary, runIsolation, live));
     }
 

@@ -50,6 +50,38 @@ class ProcessLiveExecutionIT {
         }
     }
 
+    /**
+     * The pumps read up to a MiB at a time, and a run is cut only after the read that took it past its cap: a
+     * program that widened its pipe (F_SETPIPE_SZ) once streamed a whole MiB live under a 4 KiB cap.
+     */
+    @Test
+    void streamsNoMoreThanTheOutputLimitOfEachStream() throws Exception {
+        long[] streamed = new long[3];
+        String flood = "import fcntl, sys\n"
+                + "for fd in (1, 2):\n"
+                + "    try:\n"
+                + "        fcntl.fcntl(fd, 1031, 1 << 20)\n"
+                + "    except OSError:\n"
+                + "        pass\n"
+                + "block = b'x' * (1 << 20)\n"
+                + "for _ in range(64):\n"
+                + "    sys.stderr.buffer.write(block)\n"
+                + "    sys.stdout.buffer.write(block)\n";
+        LiveExecution live = scratch.sandbox.start(new ExecutionRequest(new Program(Language.PYTHON, flood), "",
+                ResourceLimits.defaults().withMaxOutputBytes(4096)), (stream, text) -> {
+                    synchronized (streamed) {
+                        streamed[stream] += text.length();
+                    }
+                });
+        live.closeStdin();
+        Execution e = live.await();
+        assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.OUTPUT_LIMIT);
+        synchronized (streamed) {
+            assertThat(streamed[LiveExecution.Listener.STDOUT]).as("stdout streamed").isLessThanOrEqualTo(4096);
+            assertThat(streamed[LiveExecution.Listener.STDERR]).as("stderr streamed").isLessThanOrEqualTo(4096);
+        }
+    }
+
     @Test
     void answersEachLineWrittenWhileItRunsAndEndsAtEndOfFile() throws Exception {
         BlockingQueue<Chunk> seen = new LinkedBlockingQueue<>();

@@ -18,17 +18,22 @@ import org.slf4j.LoggerFactory;
  * What a tier's {@link LiveExecution} shares: the program's bytes, stream by stream, decoded as UTF-8 and passed to
  * the {@link LiveExecution.Listener} (a character split between two reads comes whole in the later one; malformed
  * bytes become U+FFFD; a listener that throws is logged, never the run's failure), and the wait for the run's task.
+ * At most the run's output limit of each stream is passed on, whatever a tier reads: the limits hold for what a run
+ * streams as for its result (the process tier's pumps read up to a MiB past a small cap before the run is cut).
  */
 public final class LiveOutput {
 
     private static final Logger log = LoggerFactory.getLogger(LiveOutput.class);
 
     private final LiveExecution.Listener listener;
-    private final Decoder out = new Decoder();
-    private final Decoder err = new Decoder();
+    private final Decoder out;
+    private final Decoder err;
 
-    public LiveOutput(LiveExecution.Listener listener) {
+    /** @param maxBytes how many bytes of each stream may be passed on (the run's {@code maxOutputBytes}) */
+    public LiveOutput(LiveExecution.Listener listener, long maxBytes) {
         this.listener = listener;
+        this.out = new Decoder(maxBytes);
+        this.err = new Decoder(maxBytes);
     }
 
     /** Passes on a chunk of {@code stream} ({@link LiveExecution.Listener#STDOUT} or {@code STDERR}). */
@@ -50,7 +55,7 @@ public final class LiveOutput {
     private void decode(int stream, byte[] b, int off, int len, boolean last) {
         Decoder d = stream == LiveExecution.Listener.STDOUT ? out : err;
         synchronized (d) {
-            String text = d.decode(b, off, len, last);
+            String text = d.decode(b, off, d.take(len), last);
             if (text.isEmpty()) {
                 return;
             }
@@ -87,6 +92,18 @@ public final class LiveOutput {
         private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
         private byte[] rest = new byte[0];
+        private long room;
+
+        Decoder(long maxBytes) {
+            this.room = Math.max(0, maxBytes);
+        }
+
+        /** How many of {@code len} more bytes may pass, taken from what is left of the stream's limit. */
+        int take(int len) {
+            int n = (int) Math.min(Math.max(len, 0), room);
+            room -= n;
+            return n;
+        }
 
         String decode(byte[] b, int off, int len, boolean end) {
             ByteBuffer in = ByteBuffer.allocate(rest.length + len);
