@@ -23,10 +23,10 @@ def start_candidate(channel, code_path):
                             stderr=subprocess.PIPE)
 
 
-def job(nonce, channel, code, tests, prelude=None, entries="-"):
+def job(nonce, channel, code, tests, prelude=None, entries="-", cpu="-"):
     texts = [code.encode(), tests.encode(), b"" if prelude is None else prelude.encode()]
     sizes = [len(texts[0]), len(texts[1]), -1 if prelude is None else len(texts[2])]
-    head = "J %s 30 %d 10 %s %s %d %d %d\n" % (nonce, 512 * 1024 * 1024, channel, entries, *sizes)
+    head = "J %s 30 %d 10 %s %s %d %d %d %s\n" % (nonce, 512 * 1024 * 1024, channel, entries, *sizes, cpu)
     return head.encode("ascii") + b"".join(texts)
 
 
@@ -68,6 +68,28 @@ def test_each_job_gets_its_own_verdict_behind_its_own_nonce(tmp_path):
     assert verdicts["bad"]["testSource"] == "assert add(2, 3) == 5"
     # the built-in sample it judged before its first job passed
     assert b"built-in sample" not in err, err
+
+
+def test_a_jobs_judge_runs_on_the_cpu_its_index_names(tmp_path):
+    cpus = sorted(os.sched_getaffinity(0))
+    server = start_server(tmp_path)
+    channel = channel_dir(tmp_path, "pinned")
+    main = tmp_path / "pinned.py"
+    main.write_text("x = 1\n", encoding="utf-8")
+    # an index past the CPUs wraps: the host counts its own CPUs, which may be more than the server may use
+    tests = "import os\nassert os.sched_getaffinity(0) == {%d}, os.sched_getaffinity(0)\n" % cpus[-1]
+    server.stdin.write(job("pinned", channel, "x = 1\n", tests, cpu=str(len(cpus) * 3 + len(cpus) - 1)))
+    server.stdin.flush()
+    candidate = start_candidate(channel, main)
+    try:
+        out, err = server.communicate(timeout=60)
+        candidate.wait(timeout=60)
+    finally:
+        candidate.kill()
+        server.kill()
+    line = [x for x in out.decode("ascii").splitlines() if x.startswith("pinned{")]
+    assert line, (out, err)
+    assert json.loads(line[0][len("pinned"):])["outcome"] == "passed", line
 
 
 def test_a_killed_job_answers_its_nonce_alone(tmp_path):

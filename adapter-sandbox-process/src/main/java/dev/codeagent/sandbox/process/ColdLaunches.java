@@ -52,7 +52,7 @@ final class ColdLaunches extends Launches {
             group = newGroup(request.limits());
             if (supervisor != null) {
                 // nothing on the host's disk: the supervisor (or the zygote's run) writes the files into the run's tmpfs
-                run(startChild(request, plan.programArgv(binary, request), uid, group, List.of(), null, zygote, isolation)
+                run(startChild(request, plan.programArgv(binary, request), uid, group, List.of(), null, zygote, -1, isolation)
                         .live(live), result);
             } else {
                 if (live != null) {

@@ -88,7 +88,7 @@ final class JudgeServer implements AutoCloseable {
      * @param channel the job's channel directory's name under {@link #channels()}
      */
     CompletableFuture<String> submit(String nonce, Duration wall, long memory, Duration sampleCpu, String channel, JudgeJob job,
-            String code) {
+            String code, int cpu) {
         CompletableFuture<String> verdict = new CompletableFuture<>();
         pending.put(nonce, verdict);
         byte[] c = code.getBytes(StandardCharsets.UTF_8);
@@ -96,7 +96,7 @@ final class JudgeServer implements AutoCloseable {
         byte[] p = job.prelude() == null ? null : job.prelude().getBytes(StandardCharsets.UTF_8);
         String header = "J " + nonce + " " + Math.max(1, wall.toSeconds() + 1) + " " + memory + " " + JudgedLaunches.seconds(sampleCpu) + " " + JudgeChannel.SANDBOX_CHANNELS + "/"
                 + channel + " " + (job.entryPoints().isEmpty() ? "-" : String.join(",", job.entryPoints())) + " " + c.length
-                + " " + t.length + " " + (p == null ? -1 : p.length) + "\n";
+                + " " + t.length + " " + (p == null ? -1 : p.length) + " " + (cpu < 0 ? "-" : Integer.toString(cpu)) + "\n";
         try {
             synchronized (stdin) {
                 stdin.write(header.getBytes(StandardCharsets.US_ASCII));

@@ -42,6 +42,7 @@ final class JudgedLaunches extends Launches {
     private static final String JUDGE_PRELUDE = "prelude.py";
 
     private final JudgeServers judgeServers;
+    private final CpuSlots cpus = new CpuSlots(Runtime.getRuntime().availableProcessors());
 
     JudgedLaunches(Launches shared, JudgeServers judgeServers) {
         super(shared);
@@ -106,7 +107,7 @@ final class JudgedLaunches extends Launches {
             judgeRun = jr;
             judging = threads.submit(() -> run(jr, judgeResult));
 
-            run(startChild(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds, null, null,
+            run(startChild(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds, null, null, -1,
                     isolation), result);
             if (!result.cancelled) {
                 awaitJudge(judging, jr);
@@ -145,6 +146,8 @@ final class JudgedLaunches extends Launches {
         String verdictNonce = nonce();
         java.util.concurrent.CompletableFuture<String> verdict = null;
         String line = null;
+        // both sides on one CPU when both are forks (a cold candidate's start dwarfs its turns with the judge)
+        int cpu = zygote == null ? -1 : cpus.acquire();
         try {
             candidateUid = uids.acquire();
             channel = server.newChannel(candidateUid);
@@ -152,9 +155,9 @@ final class JudgedLaunches extends Launches {
             candidateGroup = newGroup(request.limits());
             ResourceLimits judgeLimits = judgeLimits(request.limits());
             verdict = server.submit(verdictNonce, judgeLimits.wallTime(), judgeLimits.memoryBytes(), request.limits().cpuTime(),
-                    channel.getFileName().toString(), request.judging(), request.program().source());
+                    channel.getFileName().toString(), request.judging(), request.program().source(), cpu);
             run(startChild(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds,
-                    server.channels().getFileName() + "/" + channel.getFileName(), zygote, isolation), result);
+                    server.channels().getFileName() + "/" + channel.getFileName(), zygote, cpu, isolation), result);
             if (!result.cancelled) {
                 line = verdict.get(JUDGE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
                 batchJudged.incrementAndGet();
@@ -176,6 +179,7 @@ final class JudgedLaunches extends Launches {
                 reaper.release(candidateUid, result.clean);
             }
             closeLater(candidateGroup);
+            cpus.release(cpu);
         }
         Execution e = result.finish();
         return e == null ? null : e.withJudgement(line == null ? null : JudgeReportJson.parse(line).orElse(null));

@@ -241,10 +241,11 @@ class Launches {
     /**
      * Starts a supervised run of {@code argv} with the request's files, rlimits and stdin: forked by {@code zygote}
      * when there is one ({@code channel}: its judge channel under the channels' root, or null), else in a sandbox of
-     * its own with {@code binds}, its supervisor reporting behind a fresh nonce.
+     * its own with {@code binds}, its supervisor reporting behind a fresh nonce. {@code cpu}: the {@link CpuSlots}
+     * index a forked run is pinned to, or -1.
      */
     Child startChild(ExecutionRequest request, List<String> argv, long uid, ChildGroup group, List<LaunchSpec.Bind> binds,
-            String channel, Zygote zygote, Isolation isolation) throws IOException {
+            String channel, Zygote zygote, int cpu, Isolation isolation) throws IOException {
         if (zygote != null) {
             // the supervisor's job without its nonce (the status comes from the run's init) and without the stdin
             dev.codeagent.kit.sandbox.SupervisorJob job = new dev.codeagent.kit.sandbox.SupervisorJob(
@@ -252,7 +253,7 @@ class Launches {
             rlimits(request).forEach(l -> job.rlimit(l.name(), l.soft(), l.hard()));
             LaunchSpec spec = new LaunchSpec(uid, workRoot, List.of(), argv, plan.environment(null), request.limits(), true, null,
                     false, group, true);
-            Launch launch = zygote.launch(spec, nonce(), channel, group.procsFiles(), job.encode(), threads);
+            Launch launch = zygote.launch(spec, nonce(), channel, group.procsFiles(), cpu, job.encode(), threads);
             forked.incrementAndGet();
             return new Child(launch, request.stdin().getBytes(StandardCharsets.UTF_8), request, isolation, killer, group, 0, null);
         }

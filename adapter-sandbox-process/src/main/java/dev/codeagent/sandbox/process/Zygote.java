@@ -127,11 +127,12 @@ final class Zygote implements AutoCloseable {
      * init's report (the program's real wait status, as {@link Launch#report}).
      *
      * @param channel the judge channel's directory relative to the zygote's channels, or null
+     * @param cpu the {@link CpuSlots} index the run is pinned to, or -1
      * @param job the supervisor's job for the program (files, argv, env, rlimits), without its stdin
      * @throws IOException when the zygote is gone or the run's process did not connect
      */
-    Launch launch(LaunchSpec spec, String token, String channel, List<Path> procsFiles, byte[] job, ExecutorService threads)
-            throws IOException {
+    Launch launch(LaunchSpec spec, String token, String channel, List<Path> procsFiles, int cpu, byte[] job,
+            ExecutorService threads) throws IOException {
         if (!alive()) {
             throw new IOException("the zygote has ended");
         }
@@ -140,7 +141,8 @@ final class Zygote implements AutoCloseable {
         boolean started = false;
         try {
             String procs = procsFiles.isEmpty() ? "-" : String.join(",", procsFiles.stream().map(Path::toString).toList());
-            send("R " + token + " " + spec.uid() + " " + (channel == null ? "-" : channel) + " " + procs + "\n");
+            send("R " + token + " " + spec.uid() + " " + (channel == null ? "-" : channel) + " " + procs + " "
+                    + (cpu < 0 ? "-" : Integer.toString(cpu)) + "\n");
             SocketChannel in = connected(p.in, p);
             SocketChannel out = connected(p.out, p);
             SocketChannel err = connected(p.err, p);

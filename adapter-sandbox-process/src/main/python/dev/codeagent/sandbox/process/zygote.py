@@ -18,7 +18,9 @@ start. Each program gets what a cold run gets, made by the forked child before a
   zygote touched (what it imported; never another program's data: see below).
 
 The wire, all from the host's JVM, which alone holds the other end:
-  stdin   R <token> <uid> <channel or -> <procs files, comma-separated or ->    run a program
+  stdin   R <token> <uid> <channel or -> <procs files, comma-separated or -> <cpu or ->    run a program
+          (cpu: an index into the CPUs this zygote may use, the one the run is pinned to: a judged sample's judge
+          is pinned to the same, as the two take turns and a turn that wakes a side on another CPU costs ~6x)
           K <token>                                                         kill a run (its pid namespace)
   stdout  READY                          once, when the zygote can fork
           S <token> <exit or -> <signal or ->   the program's real wait status (sent when the run's init, and so
@@ -156,6 +158,7 @@ class Zygote:
         self.masked = masked
         self.init = init
         self.own_pid_ns = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        self.cpus = sorted(os.sched_getaffinity(0))
         self.fds = {}  # a run's report pipe ("r"), program's pidfd ("p") or init's pidfd ("i") -> (kind, _Started)
         self.tokens = {}  # token -> _Started
         self.line = bytearray(2 * _REPORT_BYTES)
@@ -278,12 +281,12 @@ class Zygote:
                 except ProcessLookupError:
                     pass
             return None
-        if parts[0] != "R" or len(parts) != 5:
+        if parts[0] != "R" or len(parts) != 6:
             sys.stderr.write("zygote: unknown command %r\n" % " ".join(parts)[:100])
             return None
         return parts[1:]
 
-    def start(self, token, uid, channel, procs):
+    def start(self, token, uid, channel, procs, cpu):
         """Starts a run: its init, then its program forked; the Run in the fresh child, None in the zygote."""
         out = self.out
         procs = [] if procs == "-" else procs.split(",")
@@ -304,7 +307,8 @@ class Zygote:
             # (not in the child: it is in that namespace, and cannot leave it)
             _check(_libc.setns(self.own_pid_ns, CLONE_NEWPID), "setns back")
         if pid == 0:
-            return Run(self, token, int(uid), None if channel == "-" else channel, procs, w)
+            return Run(self, token, int(uid), None if channel == "-" else channel, procs, w,
+                       None if cpu == "-" else self.cpus[int(cpu) % len(self.cpus)])
         os.close(w)
         os.close(ctl_r)
         if pid < 0:
@@ -333,8 +337,9 @@ class Zygote:
 class Run:
     """One program, in the zygote's child: the second process of the run's pid namespace, after its init."""
 
-    def __init__(self, zygote, token, uid, channel, procs, report):
+    def __init__(self, zygote, token, uid, channel, procs, report, cpu):
         self.z = zygote
+        self.cpu = cpu
         self.token = token
         self.uid = uid
         self.channel = channel
@@ -361,6 +366,12 @@ class Run:
                 raise SetupFailed("cannot join %s: %s" % (f, e.strerror))
             finally:
                 os.close(fd)
+        if self.cpu is not None:
+            # (a pin is speed, not a limit: the program may move itself, as any program may run on any of the CPUs)
+            try:
+                os.sched_setaffinity(0, (self.cpu,))
+            except OSError:
+                pass
         # (its mounts stay its own: the zygote made its tree private once, and a new mount namespace inherits that)
         _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS), "unshare")
         streams = [self.connect(kind) for kind in ("I", "O", "E")]

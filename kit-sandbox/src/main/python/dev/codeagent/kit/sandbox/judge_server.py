@@ -10,8 +10,11 @@ source may share a server (the sandbox never hands it a task's tests that came f
 code under test never runs here: it stays in its own sandbox under its own uid, reached through the job's
 channel only, exactly as with judge.py.
 
-A job line:   J <nonce> <wall seconds> <memory bytes> <sample's CPU seconds> <channel dir> <entries, comma-separated or -> <lengths: code tests prelude>
+A job line:   J <nonce> <wall seconds> <memory bytes> <sample's CPU seconds> <channel dir> <entries, comma-separated or -> <lengths: code tests prelude> <cpu or ->
               followed on stdin by exactly that many bytes of code, tests and prelude (UTF-8)
+              (cpu: an index into the CPUs this server may use, the one the job's judge is pinned to: its candidate, forked
+              by the zygote, is pinned to the same, as the two take turns and a turn that wakes a side on another CPU
+              costs ~6x)
 A kill line:  K <nonce>
 A verdict:    <nonce><verdict JSON>     (or <nonce> alone: the job's child died without a verdict)
 """
@@ -57,8 +60,13 @@ def _name(name):
         _PRCTL(15, name, 0, 0, 0)
 
 
-def _child(channel, entries, wall, memory, cpu, code, tests, prelude, verdict_w):
+def _child(channel, entries, wall, memory, cpu, code, tests, prelude, verdict_w, pin):
     _name(b"codeagent-judge")
+    if pin is not None:
+        try:
+            os.sched_setaffinity(0, (pin,))
+        except OSError:
+            pass
     signal.alarm(max(1, int(wall)))
     # each job's judge gets the memory a judge of its own would have: one job cannot starve the others
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -84,6 +92,7 @@ def main():
     gc.freeze()
     out = os.dup(1)
     os.dup2(2, 1)  # the tests' prints go to stderr, never among the verdicts
+    cpus = sorted(os.sched_getaffinity(0))
     running = {}  # pid -> nonce
     pipes = {}  # read fd -> [nonce, chunks]
     buf = b""
@@ -115,7 +124,7 @@ def main():
                             os.kill(pid, signal.SIGKILL)
                     buf = rest
                     continue
-                _, nonce, wall, memory, cpu, channel, entries, n_code, n_tests, n_prelude = parts
+                _, nonce, wall, memory, cpu, channel, entries, n_code, n_tests, n_prelude, pin = parts
                 sizes = (int(n_code), int(n_tests), int(n_prelude))
                 need = sum(max(0, n) for n in sizes)
                 while len(rest) < need:
@@ -137,7 +146,8 @@ def main():
                     os.close(r)
                     try:
                         _child(channel, [] if entries == "-" else entries.split(","), float(wall), int(memory),
-                               float(cpu), texts[0], texts[1], texts[2], w)
+                               float(cpu), texts[0], texts[1], texts[2], w,
+                               None if pin == "-" else cpus[int(pin) % len(cpus)])
                     except BaseException as e:  # the verdict is then none: the sandbox reports INTERNAL_ERROR
                         try:
                             sys.stderr.write("judge_server: job %s: %s: %s\n" % (nonce, type(e).__name__, e))
