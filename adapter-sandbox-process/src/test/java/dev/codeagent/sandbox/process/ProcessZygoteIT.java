@@ -1,13 +1,22 @@
 package dev.codeagent.sandbox.process;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.codeagent.application.sandbox.SandboxAttackTest;
 import dev.codeagent.application.sandbox.SandboxContractTest;
 import dev.codeagent.application.sandbox.SandboxWholeRunAttackTest;
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -17,6 +26,29 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Tag("slow")
 class ProcessZygoteIT {
+
+    /** A batch's samples: the candidate forked by the zygote, its judge by the batch's judge server. */
+    @Nested
+    class BatchJudged {
+
+        @RegisterExtension
+        static final ProcessFixture tier = ProcessFixture.zygote("codeagent-zygote-batch-").onAWholeHost();
+
+        /** The two take turns: both on one CPU, a turn costs ~8 µs instead of ~54 (docs/benchmarks.md). */
+        @Test
+        void aSamplesCandidateAndJudgeShareOneCpu() {
+            for (int i = 0; i < 4; i++) {
+                Execution e = tier.sandbox().execute(new ExecutionRequest(new Program(Language.PYTHON,
+                        "import os\ndef cpus():\n    return sorted(os.sched_getaffinity(0))\n"), "", List.of(),
+                        ResourceLimits.defaults(), new JudgeJob("import os\nmine = sorted(os.sched_getaffinity(0))\n"
+                                + "assert len(mine) == 1 and cpus() == mine, (cpus(), mine)\n", null, List.of("cpus"))
+                                .inBatch("pinned")));
+                assertThat(e.judgement()).as(String.valueOf(e)).isNotNull();
+                assertThat(e.judgement().passed()).as(e.judgement().message()).isTrue();
+            }
+            assertThat(tier.sandbox().diagnostics().batchJudged()).as("judged by the batch's server").isPositive();
+        }
+    }
 
     /** The sandbox contract. */
     @Nested
