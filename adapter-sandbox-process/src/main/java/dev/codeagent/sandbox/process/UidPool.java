@@ -292,7 +292,10 @@ final class UidPool implements AutoCloseable {
     }
 
     private void unlock(long uid) {
-        held.remove(uid);
+        if (!held.remove(uid)) {
+            // not this pool's (any more): the lock in JVM_HELD may be another pool's now
+            return;
+        }
         synchronized (JVM_HELD) {
             FileLock lock = JVM_HELD.remove(uid);
             if (lock != null) {
@@ -305,10 +308,14 @@ final class UidPool implements AutoCloseable {
         }
     }
 
+    /**
+     * Unlocks the uids no run is using; each one still in use stays locked until its run releases it (unlocked at
+     * close, it was taken by the next pool at once while this pool's run still used it).
+     */
     @Override
     public synchronized void close() {
         closed = true;
-        for (Long uid : held.toArray(new Long[0])) {
+        for (Long uid : free) {
             unlock(uid);
         }
         free.clear();

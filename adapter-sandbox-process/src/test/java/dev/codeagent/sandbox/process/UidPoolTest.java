@@ -20,13 +20,40 @@ class UidPoolTest {
             assertThat(first).isNotEqualTo(second).isGreaterThanOrEqualTo(UidPool.BASE);
             a.release(first);
             assertThat(a.acquire()).isEqualTo(first);
+            // given back before closing: a pool keeps a uid still in use locked past its close
+            a.release(first);
+            b.release(second);
+        }
+    }
+
+    /**
+     * A run still using a uid when its pool closed gives it back later. Closing once unlocked every uid, in use or
+     * not, so the next pool took that uid at once; the late release then dropped the new pool's lock, and the uid
+     * was handed out twice: two live sandboxes under one uid, where one run's sweep of its uid kills the other's.
+     */
+    @Test
+    void aUidInUseWhenItsPoolClosesIsNeverHandedOutTwice() {
+        UidPool a = new UidPool(locks, uid -> false);
+        long inUse = a.acquire();
+        a.close();
+        try (UidPool b = new UidPool(locks, uid -> false)) {
+            long first = b.acquire();
+            assertThat(first).as("still in use by a run of the closed pool").isNotEqualTo(inUse);
+            a.release(inUse);
+            long second = b.acquire();
+            assertThat(second).isNotEqualTo(first);
+            long third = b.acquire();
+            assertThat(List.of(first, second, third)).doesNotHaveDuplicates();
+            List.of(first, second, third).forEach(b::release);
         }
     }
 
     @Test
     void skipsUidsSomethingElseUses() {
         try (UidPool p = new UidPool(locks, uid -> uid < UidPool.BASE + 3)) {
-            assertThat(p.acquire()).isGreaterThanOrEqualTo(UidPool.BASE + 3);
+            long got = p.acquire();
+            assertThat(got).isGreaterThanOrEqualTo(UidPool.BASE + 3);
+            p.release(got);
         }
     }
 
@@ -34,10 +61,13 @@ class UidPoolTest {
     void aSecondPoolDoesNotDropTheFirstPoolsLockForOtherProcesses() throws Exception {
         try (UidPool a = new UidPool(locks, uid -> false); UidPool b = new UidPool(locks, uid -> false)) {
             long held = a.acquire();
-            b.acquire();
-            b.acquire();
+            long b1 = b.acquire();
+            long b2 = b.acquire();
             // another process (python's fcntl.lockf uses the same POSIX locks as the JVM) must still find it locked
             assertThat(lockedForOtherProcesses(locks.resolve("uid-" + held + ".lock"))).isEqualTo("locked");
+            a.release(held);
+            b.release(b1);
+            b.release(b2);
         }
     }
 
@@ -68,6 +98,7 @@ class UidPoolTest {
                 assertThat(got).isNotEqualTo(UidPool.BASE);
                 assertThat(lockedForOtherProcesses(legacy.resolve("uid-" + got + ".lock")))
                         .as("claimed there too, so that the earlier version skips it").isEqualTo("locked");
+                pool.release(got);
             }
         } finally {
             p.getOutputStream().close();
