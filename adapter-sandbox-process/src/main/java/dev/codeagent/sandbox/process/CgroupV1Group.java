@@ -45,7 +45,9 @@ final class CgroupV1Group implements ChildGroup {
         if (freezer != null) {
             dirs.add(freezer);
         }
-        this.memsw = Files.exists(memory.resolve("memory.memsw.limit_in_bytes"));
+        // asked of the parent, which exists: the group's own directory is made after this (every group of the
+        // hierarchy has the files when the kernel accounts swap; asked of the group, no run ever got its memsw limit)
+        this.memsw = Files.exists(memory.getParent().resolve("memory.memsw.limit_in_bytes"));
     }
 
     /**

@@ -90,6 +90,30 @@ class ChildGroupIT {
             "died = sum(1 for k in kids if os.waitpid(k, 0)[1] != 0)",
             "print('held', 6 - died)");
 
+    /**
+     * Where the kernel accounts swap (cgroup v1's memory.memsw.*), a run's memory plus swap is held to its memory
+     * limit, so that a run cannot hold more than its limit by being swapped out. The check for those files once looked
+     * in the group's directory before it was made, so no group ever got the memsw limit.
+     */
+    @Test
+    void onAHostThatAccountsSwapAGroupsMemoryPlusSwapIsItsMemoryLimit() throws Exception {
+        ChildGroup g = groups.create(256 * MIB, 16);
+        try {
+            Path memory = g.procsFiles().stream().map(Path::getParent)
+                    .filter(d -> Files.exists(d.resolve("memory.limit_in_bytes"))).findFirst().orElse(null);
+            assumeTrue(memory != null && Files.exists(memory.getParent().resolve("memory.memsw.limit_in_bytes")),
+                    "a cgroup v1 memory hierarchy that accounts swap");
+            Path memsw = memory.resolve("memory.memsw.limit_in_bytes");
+            assertThat(Files.readString(memsw).trim()).isEqualTo(Long.toString(256 * MIB));
+            g.limit(512 * MIB, 16);
+            assertThat(Files.readString(memsw).trim()).as("raised").isEqualTo(Long.toString(512 * MIB));
+            g.limit(128 * MIB, 16);
+            assertThat(Files.readString(memsw).trim()).as("cut").isEqualTo(Long.toString(128 * MIB));
+        } finally {
+            closeAndCheck(g, List.of());
+        }
+    }
+
     @Test
     void memoryIsChargedForEveryForkedChildTogether() throws Exception {
         try (ChildGroup roomy = groups.create(1024 * MIB, 64)) {
