@@ -109,14 +109,21 @@ final class WarmPool implements AutoCloseable {
                 } finally {
                     boolean keep;
                     synchronized (this) {
-                        starting.decrementAndGet();
                         keep = w != null && !closed;
                         if (keep) {
                             idle.addLast(w);
+                            starting.decrementAndGet();
                         }
                     }
-                    if (w != null && !keep) {
-                        discardQuietly(w);
+                    if (!keep) {
+                        try {
+                            if (w != null) {
+                                discardQuietly(w);
+                            }
+                        } finally {
+                            // counted until discarded, so that close() waits for it (its processes gone, its uid back)
+                            starting.decrementAndGet();
+                        }
                     }
                 }
             });
