@@ -50,6 +50,13 @@ class ProcessZygoteIsolationIT {
         return scratch.sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON, code), stdin, List.of(args), limits));
     }
 
+    /** As on the cold path: the program, not its run's init (pid 1 of its namespace), is the OOM killer's first choice. */
+    @Test
+    void theProgramNotItsInitIsTheOomKillersFirstChoice() {
+        Execution e = run("print(open('/proc/self/oom_score_adj').read().strip(), open('/proc/1/oom_score_adj').read().strip())", "");
+        assertThat(e.stdout().text()).as(e.toString()).isEqualTo("1000 0\n");
+    }
+
     /**
      * A forked program runs, and writes, before the host watches its run and sets its output caps; what arrived by
      * then once stayed whole (100 kB of stderr under a 4 KiB cap ended OK, a flake of the contract's capsStderrToo).
