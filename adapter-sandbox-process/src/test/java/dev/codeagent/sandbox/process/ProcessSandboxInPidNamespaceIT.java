@@ -106,14 +106,7 @@ class ProcessSandboxInPidNamespaceIT extends SandboxWholeRunAttackTest {
             assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.TIME_LIMIT);
             assertThat(e.stdout().text()).contains("started");
         }
-        // the JDK reaps its own children a moment after they end; anything of pid 1's that stays a zombie is an orphan
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        List<String> zombies = zombiesOfPidOne();
-        while (!zombies.isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            zombies = zombiesOfPidOne();
-        }
-        assertThat(zombies).as("zombies whose parent is this JVM (pid 1)").isEmpty();
+        assertThat(lastingZombiesOfPidOne()).as("zombies whose parent is this JVM (pid 1)").isEmpty();
     }
 
     /**
@@ -131,13 +124,22 @@ class ProcessSandboxInPidNamespaceIT extends SandboxWholeRunAttackTest {
         } finally {
             forking.stop();
         }
+        assertThat(lastingZombiesOfPidOne()).as("zombies whose parent is this JVM (pid 1) after the zygote's sandbox closed")
+                .isEmpty();
+    }
+
+    /**
+     * The zombies of pid 1 still there after up to 5 s: the JDK reaps its own children a moment after they end, so
+     * anything of pid 1's that stays a zombie is an orphan.
+     */
+    private static List<String> lastingZombiesOfPidOne() throws IOException, InterruptedException {
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         List<String> zombies = zombiesOfPidOne();
         while (!zombies.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(50);
             zombies = zombiesOfPidOne();
         }
-        assertThat(zombies).as("zombies whose parent is this JVM (pid 1) after the zygote's sandbox closed").isEmpty();
+        return zombies;
     }
 
     /** "pid comm uid" of each zombie whose parent is pid 1, read from /proc. */
