@@ -27,6 +27,11 @@ final class CpuSlots {
         return best;
     }
 
+    /** The index as the zygote's R line and the judge server's J line carry it: "-" for none. */
+    static String wire(int cpu) {
+        return cpu < 0 ? "-" : Integer.toString(cpu);
+    }
+
     synchronized void release(int cpu) {
         if (cpu >= 0 && cpu < holders.length && holders[cpu] > 0) {
             holders[cpu]--;

@@ -96,7 +96,7 @@ final class JudgeServer implements AutoCloseable {
         byte[] p = job.prelude() == null ? null : job.prelude().getBytes(StandardCharsets.UTF_8);
         String header = "J " + nonce + " " + Math.max(1, wall.toSeconds() + 1) + " " + memory + " " + JudgedLaunches.seconds(sampleCpu) + " " + JudgeChannel.SANDBOX_CHANNELS + "/"
                 + channel + " " + (job.entryPoints().isEmpty() ? "-" : String.join(",", job.entryPoints())) + " " + c.length
-                + " " + t.length + " " + (p == null ? -1 : p.length) + " " + (cpu < 0 ? "-" : Integer.toString(cpu)) + "\n";
+                + " " + t.length + " " + (p == null ? -1 : p.length) + " " + CpuSlots.wire(cpu) + "\n";
         try {
             synchronized (stdin) {
                 stdin.write(header.getBytes(StandardCharsets.US_ASCII));

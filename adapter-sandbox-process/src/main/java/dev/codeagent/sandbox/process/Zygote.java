@@ -142,7 +142,7 @@ final class Zygote implements AutoCloseable {
         try {
             String procs = procsFiles.isEmpty() ? "-" : String.join(",", procsFiles.stream().map(Path::toString).toList());
             send("R " + token + " " + spec.uid() + " " + (channel == null ? "-" : channel) + " " + procs + " "
-                    + (cpu < 0 ? "-" : Integer.toString(cpu)) + "\n");
+                    + CpuSlots.wire(cpu) + "\n");
             SocketChannel in = connected(p.in, p);
             SocketChannel out = connected(p.out, p);
             SocketChannel err = connected(p.err, p);
