@@ -182,6 +182,7 @@ final class Child {
         }
         Integer signal;
         Integer exitCode;
+        boolean killedOutside = false;
         if (kill != null && (report == null || kill != Kill.CPU_TIME)) {
             signal = OutcomeClassifier.SIGKILL;
             exitCode = null;
@@ -195,6 +196,11 @@ final class Child {
             // program's own exit status 137; the group's figures above and the classifier decide whose doing it was
             signal = OutcomeClassifier.SIGKILL;
             exitCode = null;
+            // with a group that saw neither an OOM kill nor a limit, nothing of the run's did it: the program cannot
+            // kill its supervisor (pid 1 of its namespace, which ignores a SIGKILL sent from inside), so something
+            // outside the run did, and the program's result is unknown (without a group, an OOM kill cannot be
+            // ruled out: the classifier decides as before)
+            killedOutside = group != null;
         } else if (marker != null && status != null) {
             // the supervisor never reports nothing unless it failed before the program started: its status
             signal = null;
@@ -205,7 +211,9 @@ final class Child {
         }
         String stdout = out.capture().text();
         String stderr = err.capture().text();
-        Classification v = kill == null && !out.overflowed() && !err.overflowed()
+        Classification v = killedOutside ? new Classification(Outcome.SANDBOX_ERROR, "the run's supervisor was killed from "
+                + "outside the run (SIGKILL, with no limit of the run reached): the program's result is unknown")
+                : kill == null && !out.overflowed() && !err.overflowed()
                 ? WrapperFailure.detail(exitCode, stdout, stderr).map(d -> new Classification(Outcome.SANDBOX_ERROR, d)).orElse(null)
                 : null;
         if (v == null && kill == Kill.CPU_TIME && !out.overflowed() && !err.overflowed()) {

@@ -77,6 +77,39 @@ class ProcessSandboxIT {
     }
 
     @Test
+    void aSupervisorKilledFromOutsideTheRunIsTheSandboxsErrorNotTheProgramsDeath() throws Exception {
+        // the program cannot kill its supervisor (pid 1 of its namespace ignores a SIGKILL from inside), so a run with
+        // no report, SIGKILL's status and a group that saw no limit was ended by something outside it: blaming the
+        // program (RUNTIME_ERROR "killed by signal 9") would be a fact the sandbox made up
+        assumeThat(sandbox.isolation().has(IsolationFeature.INIT)).isTrue();
+        assumeThat(sandbox.isolation().has(IsolationFeature.CGROUP_MEMORY)).isTrue();
+        String marker = HostProbe.marker("outside-kill");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<Execution> run = pool.submit(() -> sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON,
+                    "import time\nprint('started', flush=True)\ntime.sleep(60)"), "", List.of(marker),
+                    ResourceLimits.defaults().withWallTime(Duration.ofSeconds(60)))));
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            long program = HostProbe.processesWithArg(marker).get(0);
+            String stat = Files.readString(Path.of("/proc", Long.toString(program), "stat"));
+            long supervisor = Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[1]);
+            assertThat(Files.readString(Path.of("/proc", Long.toString(supervisor), "status")))
+                    .as("the program's parent is its namespace's pid 1").containsPattern("NSpid:\\s+\\d+\\s+1\\n");
+            assertThat(new ProcessBuilder("kill", "-KILL", Long.toString(supervisor)).start().waitFor()).isZero();
+
+            Execution e = run.get(30, TimeUnit.SECONDS);
+            assertThat(e.outcome()).as(e.toString()).isEqualTo(Outcome.SANDBOX_ERROR);
+            assertThat(e.detail()).contains("killed from outside the run");
+            assertThat(HostProbe.processesWithArg(marker)).isEmpty();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void concurrentRunsGetDifferentUnprivilegedUids() throws Exception {
         assumeThat(sandbox.isolation().has(IsolationFeature.UNPRIVILEGED_UID)).isTrue();
         ExecutorService pool = Executors.newFixedThreadPool(4);
