@@ -37,7 +37,8 @@ final class LiveChild implements LiveExecution {
     private volatile ChildGroup group;
     private FutureTask<Execution> task;
     private boolean errHeld;
-    private long errForwarded;
+    /** Characters of stderr streamed before its first NUL byte, counted as the result's text counts them. */
+    private long errStreamed;
 
     LiveChild(Listener listener, long maxOutputBytes) {
         this.output = new LiveOutput(listener, maxOutputBytes);
@@ -79,8 +80,7 @@ final class LiveChild implements LiveExecution {
                     break;
                 }
             }
-            output.pass(Listener.STDERR, b, off, upto);
-            errForwarded += upto;
+            errStreamed += output.pass(Listener.STDERR, b, off, upto);
         }
     }
 
@@ -142,9 +142,14 @@ final class LiveChild implements LiveExecution {
         Execution e = LiveOutput.await(task);
         output.end(Listener.STDOUT, new byte[0], 0, 0);
         synchronized (errLock) {
-            byte[] all = errHeld && e != null ? e.stderr().text().getBytes(StandardCharsets.UTF_8) : new byte[0];
-            int from = (int) Math.min(errForwarded, all.length);
-            output.end(Listener.STDERR, all, from, all.length - from);
+            if (errHeld && e != null) {
+                // the rest in the result's characters, counted as they were streamed: the program's bytes and the
+                // result's text differ in length (a malformed byte is one U+FFFD, three bytes of UTF-8)
+                String all = e.stderr().text();
+                output.endWith(Listener.STDERR, all.substring((int) Math.min(errStreamed, all.length())));
+            } else {
+                output.end(Listener.STDERR, new byte[0], 0, 0);
+            }
         }
         return e;
     }

@@ -82,6 +82,33 @@ class ProcessLiveExecutionIT {
         }
     }
 
+    /**
+     * A program's stderr is held back from its first NUL byte and sent at the end from the result's stderr, starting
+     * where the live part stopped. The live part was counted in the program's bytes, the result in its text's UTF-8
+     * encoding, where each malformed byte is U+FFFD (three bytes): what is streamed must still be what the result says.
+     */
+    @Test
+    void streamsStderrAsTheResultHasItWhenMalformedBytesComeBeforeANulByte() throws Exception {
+        StringBuilder err = new StringBuilder();
+        LiveExecution live = scratch.sandbox.start(new ExecutionRequest(new Program(Language.PYTHON,
+                "import sys\nsys.stderr.buffer.write(b'\\xff' * 100 + b'\\x00tail')\nsys.stderr.flush()\n"), "",
+                ResourceLimits.defaults()), (stream, text) -> {
+                    if (stream == LiveExecution.Listener.STDERR) {
+                        synchronized (err) {
+                            err.append(text);
+                        }
+                    }
+                });
+        live.closeStdin();
+        Execution e = live.await();
+        assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.OK);
+        synchronized (err) {
+            assertThat(err.toString().chars().filter(c -> c == '\uFFFD').count()).as("U+FFFD streamed, in the result: %s",
+                    e.stderr().text().chars().filter(c -> c == '\uFFFD').count()).isEqualTo(100);
+            assertThat(err.toString()).as("stderr streamed").isEqualTo(e.stderr().text());
+        }
+    }
+
     @Test
     void answersEachLineWrittenWhileItRunsAndEndsAtEndOfFile() throws Exception {
         BlockingQueue<Chunk> seen = new LinkedBlockingQueue<>();

@@ -36,14 +36,29 @@ public final class LiveOutput {
         this.err = new Decoder(maxBytes);
     }
 
-    /** Passes on a chunk of {@code stream} ({@link LiveExecution.Listener#STDOUT} or {@code STDERR}). */
-    public void pass(int stream, byte[] b, int off, int len) {
-        decode(stream, b, off, len, false);
+    /**
+     * Passes on a chunk of {@code stream} ({@link LiveExecution.Listener#STDOUT} or {@code STDERR}); how many
+     * characters that was (a character split at the chunk's end comes with the next).
+     */
+    public int pass(int stream, byte[] b, int off, int len) {
+        return decode(stream, b, off, len, false);
     }
 
     /** Passes on the last bytes of {@code stream} and what its decoder held back: the stream is over. */
     public void end(int stream, byte[] b, int off, int len) {
         decode(stream, b, off, len, true);
+    }
+
+    /**
+     * Ends {@code stream} with text the run's result holds rather than bytes: what its decoder held back is dropped
+     * (the text has it as the result decoded it), and the text passes on whole (it is the result's, within its cap).
+     */
+    public void endWith(int stream, String text) {
+        Decoder d = stream == LiveExecution.Listener.STDOUT ? out : err;
+        synchronized (d) {
+            d.drop();
+            tell(stream, text);
+        }
     }
 
     /** {@link #end(int, byte[], int, int)} with nothing more for both streams. */
@@ -52,18 +67,23 @@ public final class LiveOutput {
         end(LiveExecution.Listener.STDERR, new byte[0], 0, 0);
     }
 
-    private void decode(int stream, byte[] b, int off, int len, boolean last) {
+    private int decode(int stream, byte[] b, int off, int len, boolean last) {
         Decoder d = stream == LiveExecution.Listener.STDOUT ? out : err;
         synchronized (d) {
             String text = d.decode(b, off, d.take(len), last);
-            if (text.isEmpty()) {
-                return;
-            }
-            try {
-                listener.output(stream, text);
-            } catch (RuntimeException e) {
-                log.warn("a live execution's listener failed: {}", e.toString());
-            }
+            tell(stream, text);
+            return text.length();
+        }
+    }
+
+    private void tell(int stream, String text) {
+        if (text.isEmpty()) {
+            return;
+        }
+        try {
+            listener.output(stream, text);
+        } catch (RuntimeException e) {
+            log.warn("a live execution's listener failed: {}", e.toString());
         }
     }
 
@@ -103,6 +123,12 @@ public final class LiveOutput {
             int n = (int) Math.min(Math.max(len, 0), room);
             room -= n;
             return n;
+        }
+
+        void drop() {
+            rest = new byte[0];
+            room = 0;
+            decoder.reset();
         }
 
         String decode(byte[] b, int off, int len, boolean end) {
