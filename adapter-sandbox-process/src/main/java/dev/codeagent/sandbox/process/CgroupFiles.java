@@ -112,11 +112,6 @@ final class CgroupFiles {
     }
 
     static void pause() {
-        try {
-            Thread.sleep(5);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while emptying a control group", e);
-        }
+        Cleanup.pause(5);
     }
 }

@@ -50,9 +50,10 @@ final class Killer {
         long deadline = System.nanoTime() + SWEEP.toNanos();
         while (direct.isAlive() && HostProcesses.hasChildren(direct.pid())) {
             killDescendants(direct, tree);
-            if (System.nanoTime() > deadline || !pause()) {
+            if (System.nanoTime() > deadline) {
                 return !direct.isAlive() || !HostProcesses.hasChildren(direct.pid());
             }
+            Cleanup.pause(2);
         }
         return true;
     }
@@ -93,9 +94,10 @@ final class Killer {
                 return true;
             }
             left.forEach(HostProcesses::kill);
-            if (System.nanoTime() > deadline || !pause()) {
+            if (System.nanoTime() > deadline) {
                 return HostProcesses.inGroupOrSession(id).isEmpty();
             }
+            Cleanup.pause(2);
         }
     }
 
@@ -103,21 +105,12 @@ final class Killer {
         long deadline = System.nanoTime() + SWEEP.toNanos();
         for (ProcessHandle h : tree) {
             while (HostProcesses.alive(h.pid())) {
-                if (System.nanoTime() > deadline || !pause()) {
+                if (System.nanoTime() > deadline) {
                     return false;
                 }
+                Cleanup.pause(2);
             }
         }
         return true;
-    }
-
-    private static boolean pause() {
-        try {
-            Thread.sleep(2);
-            return true;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
     }
 }

@@ -66,12 +66,7 @@ final class Reaper {
             if (System.nanoTime() > deadline) {
                 return HostProcesses.ofUid(uid).isEmpty();
             }
-            try {
-                Thread.sleep(2);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return HostProcesses.ofUid(uid).isEmpty();
-            }
+            Cleanup.pause(2);
         }
     }
 

@@ -17,6 +17,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.LongPredicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Unprivileged uids for concurrent executions, one per execution at a time, so that RLIMIT_NPROC
@@ -31,6 +33,8 @@ import java.util.function.LongPredicate;
  * keep every uid "in use".
  */
 final class UidPool implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(UidPool.class);
 
     static final long BASE = 200_000;
     static final int MAX = 4096;
@@ -116,6 +120,13 @@ final class UidPool implements AutoCloseable {
         return false;
     }
 
+    /** Whether a pool of this JVM holds the uid's lock (a uid in use or free in a pool; a retired one is not). */
+    static boolean heldByThisJvm(long uid) {
+        synchronized (JVM_HELD) {
+            return JVM_HELD.containsKey(uid);
+        }
+    }
+
     /** The lock directory, made or checked; a directory another user could steer is refused in one line. */
     private static Path ensureLockDir(Path lockDir) {
         try {
@@ -190,6 +201,12 @@ final class UidPool implements AutoCloseable {
     }
 
     synchronized void release(long uid) {
+        if (!held.contains(uid) || free.contains(uid)) {
+            // not this pool's (retired, or another's) or given back already: freeing it again would let two runs
+            // take it
+            log.warn("process sandbox: uid {} given back twice, or not this pool's; ignored", uid);
+            return;
+        }
         if (closed) {
             unlock(uid);
             return;

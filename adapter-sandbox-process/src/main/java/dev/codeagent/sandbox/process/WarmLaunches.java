@@ -80,21 +80,31 @@ final class WarmLaunches extends Launches {
 
     /** Kills a pre-started sandbox that will not run anything, and releases what it held. */
     void discardWarm(WarmPool.Warm w) {
-        Process p;
+        // the discard runs to its end (its waits are bounded) and gives the uid back whatever fails: a discard cut
+        // short by an interrupt kept the uid locked for the JVM's life; the interrupt is kept for the caller
+        boolean interrupted = Thread.interrupted();
+        boolean clean = false;
         try {
-            p = w.launch().process.get(2, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            p = w.launch().process.getNow(null);
-        } catch (ExecutionException | TimeoutException e) {
-            p = null;
+            Process p;
+            try {
+                p = w.launch().process.get(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                interrupted = true;
+                p = w.launch().process.getNow(null);
+            } catch (ExecutionException | TimeoutException e) {
+                p = null;
+            }
+            clean = w.group() == null || w.group().killAll();
+            clean = killer.killAll(p, w.uid()) && clean;
+            w.launch().streams.abandon();
+            if (w.group() != null) {
+                w.group().close();
+            }
+        } finally {
+            reaper.release(w.uid(), clean);
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
-        boolean clean = w.group() == null || w.group().killAll();
-        clean = killer.killAll(p, w.uid()) && clean;
-        w.launch().streams.abandon();
-        if (w.group() != null) {
-            w.group().close();
-        }
-        reaper.release(w.uid(), clean);
     }
 }

@@ -150,12 +150,8 @@ final class WarmPool implements AutoCloseable {
         all.forEach(this::discardQuietly);
         long deadline = System.nanoTime() + java.time.Duration.ofSeconds(5).toNanos();
         while (starting.get() > 0 && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(5);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+            // a close on an interrupted thread waits too: its caller closes the uid pool next
+            Cleanup.pause(5);
         }
     }
 

@@ -48,6 +48,24 @@ class UidPoolTest {
         }
     }
 
+    /**
+     * A run's uid given back twice (a clean-up path run twice) must not make the pool hand it to two runs: release
+     * puts it on the free list again whether or not it is there already, and two acquires then return the same uid.
+     */
+    @Test
+    void aUidReleasedTwiceIsStillHandedToOneRunAtATime() {
+        try (UidPool p = new UidPool(locks, uid -> false)) {
+            long uid = p.acquire();
+            p.release(uid);
+            p.release(uid);
+            long first = p.acquire();
+            long second = p.acquire();
+            assertThat(second).as("handed out again while a run still uses it").isNotEqualTo(first);
+            p.release(first);
+            p.release(second);
+        }
+    }
+
     @Test
     void skipsUidsSomethingElseUses() {
         try (UidPool p = new UidPool(locks, uid -> uid < UidPool.BASE + 3)) {

@@ -48,4 +48,46 @@ class WarmPoolTest {
             threads.shutdownNow();
         }
     }
+    /**
+     * The same late sandbox, with close() called on a thread whose interrupt flag is set (a shutdown run by a
+     * cancelled task, a test's timeout): close() must still wait for the discard. It returns at once, and the owner
+     * then closes the uid pool and removes the state directory under a discard still running.
+     */
+    @Test
+    void closeOnAnInterruptedThreadStillWaitsForALateSandboxsDiscard() throws Exception {
+        CountDownLatch closeBegan = new CountDownLatch(1);
+        AtomicBoolean discarded = new AtomicBoolean();
+        AtomicBoolean discardedWhenCloseReturned = new AtomicBoolean();
+        ExecutorService threads = Executors.newCachedThreadPool();
+        try {
+            WarmPool pool = new WarmPool(1, threads, memory -> {
+                try {
+                    closeBegan.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return new WarmPool.Warm(null, 7, null, memory);
+            }, warm -> {
+                try {
+                    Thread.sleep(300);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                discarded.set(true);
+            });
+            pool.refill(64L << 20);
+            Thread closer = new Thread(() -> {
+                Thread.currentThread().interrupt();
+                pool.close();
+                discardedWhenCloseReturned.set(discarded.get());
+            });
+            closer.start();
+            Thread.sleep(100);
+            closeBegan.countDown();
+            closer.join(10_000);
+            assertThat(discardedWhenCloseReturned).as("discarded before close() returned").isTrue();
+        } finally {
+            threads.shutdownNow();
+        }
+    }
 }

@@ -1,0 +1,64 @@
+package dev.codeagent.sandbox.process;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.codeagent.domain.execution.Execution;
+import dev.codeagent.domain.execution.ExecutionRequest;
+import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
+import dev.codeagent.domain.execution.Program;
+import dev.codeagent.domain.execution.ResourceLimits;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A sandbox closed on a thread whose interrupt flag is set (a shutdown run by a cancelled task, a timed-out test's
+ * thread) must give back every uid it holds, the pre-started sandbox's included: a uid this JVM keeps locked is lost
+ * to every sandbox of the host until the JVM exits (4096 in all).
+ */
+@Tag("slow")
+class ProcessSandboxInterruptedCloseIT {
+
+    @Test
+    void aSandboxClosedOnAnInterruptedThreadGivesBackItsPreStartedSandboxsUid() throws Exception {
+        HostSupport.requireRootBwrapAndCgroups();
+        Set<Long> before = claimedByThisJvm();
+        ScratchSandbox scratch = ScratchSandbox.start("codeagent-interrupted-close-", true);
+        try {
+            for (int i = 0; i < 2; i++) {
+                Execution e = scratch.sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON, "print(1)"), "",
+                        ResourceLimits.defaults()));
+                assertThat(e.outcome()).as(e.stderr().text()).isEqualTo(Outcome.OK);
+            }
+            // the second execution refilled the pool: wait for the pre-started sandbox's uid, then for its start
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (claimedByThisJvm().equals(before) && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertThat(claimedByThisJvm()).as("a sandbox was pre-started").isNotEqualTo(before);
+            Thread.sleep(2000);
+        } finally {
+            Thread.currentThread().interrupt();
+            try {
+                scratch.sandbox.close();
+            } finally {
+                Thread.interrupted();
+            }
+            WorkDir.delete(scratch.workRoot);
+        }
+        assertThat(claimedByThisJvm()).as("uids this JVM still holds after the sandbox closed").isEqualTo(before);
+    }
+
+    /** The pool uids this JVM holds (another JVM's locks are not counted: they are not this sandbox's). */
+    private static Set<Long> claimedByThisJvm() {
+        Set<Long> held = new TreeSet<>();
+        for (long uid = UidPool.BASE; uid < UidPool.BASE + 64; uid++) {
+            if (UidPool.heldByThisJvm(uid)) {
+                held.add(uid);
+            }
+        }
+        return held;
+    }
+}
