@@ -201,6 +201,13 @@ final class Child {
             // outside the run did, and the program's result is unknown (without a group, an OOM kill cannot be
             // ruled out: the classifier decides as before)
             killedOutside = group != null;
+        } else if (marker == null && launch.attached() && status != null) {
+            // a zygote's run with no wait status and no kill of ours: the zygote read none, or the run's init ended
+            // before its program, which only something outside the run brings about (the zygote says which runs it
+            // killed; the group's figures above have ruled out the run's memory and CPU)
+            signal = OutcomeClassifier.SIGKILL;
+            exitCode = null;
+            killedOutside = group != null;
         } else if (marker != null && status != null) {
             // the supervisor never reports nothing unless it failed before the program started: its status
             signal = null;
@@ -211,8 +218,8 @@ final class Child {
         }
         String stdout = out.capture().text();
         String stderr = err.capture().text();
-        Classification v = killedOutside ? new Classification(Outcome.SANDBOX_ERROR, "the run's supervisor was killed from "
-                + "outside the run (SIGKILL, with no limit of the run reached): the program's result is unknown")
+        Classification v = killedOutside ? new Classification(Outcome.SANDBOX_ERROR, "the run's supervisor or init was killed "
+                + "from outside the run (SIGKILL, with no limit of the run reached): the program's result is unknown")
                 : kill == null && !out.overflowed() && !err.overflowed()
                 ? WrapperFailure.detail(exitCode, stdout, stderr).map(d -> new Classification(Outcome.SANDBOX_ERROR, d)).orElse(null)
                 : null;

@@ -42,6 +42,8 @@ final class Launch {
     volatile Child.Report report;
     /** What else ends the run when it is killed (a zygote's run: its pid namespace), or null. */
     private final Runnable kill;
+    /** Whether another process started this run (a {@link Zygote}'s): its end is that process's word, not an exit. */
+    private final boolean attached;
 
     /** How a zygote's run ended: the program's wait status, or null with why it never ran (null: it was killed). */
     record Ended(Child.Report report, String failure) {
@@ -52,6 +54,7 @@ final class Launch {
         this.out = new OutputBuffer(firstCap(spec));
         this.err = new OutputBuffer(firstCap(spec));
         this.kill = null;
+        this.attached = false;
         this.streams = capture(threads);
         DefaultExecutor executor = DefaultExecutor.builder()
                 .setExecuteStreamHandler(streams)
@@ -83,6 +86,7 @@ final class Launch {
         this.out = new OutputBuffer(firstCap(spec));
         this.err = new OutputBuffer(firstCap(spec));
         this.kill = kill;
+        this.attached = true;
         this.streams = capture(threads);
         process.complete(null);
         streams.setProcessInputStream(stdin);
@@ -115,6 +119,10 @@ final class Launch {
             overflow = true;
             wake.complete(null);
         });
+    }
+
+    boolean attached() {
+        return attached;
     }
 
     /** Kills what a kill of the run's processes by the host may not reach at once (a zygote's run's namespace). */

@@ -26,7 +26,8 @@ The wire, all from the host's JVM, which alone holds the other end:
           S <token> <exit or -> <signal or ->   the program's real wait status (sent when the run's init, and so
                                          everything of the run, has ended too)
           F <token> <message>            the run failed before the program started
-          X <token>                      the run was killed (K), or its program's status could not be read
+          X <token>                      the run was killed (K), its init ended before its program (killed from
+                                         outside the run), or its program's status could not be read
 The run's child connects to DOOR three times ("I <token>", "O <token>", "E <token>": the program's stdin,
 stdout and stderr) and reads its job (files, argv, env, rlimits: the supervisor's job format) from O until
 the host shuts that direction; nothing of the program's — code, input, output — ever passes through this
@@ -101,6 +102,29 @@ _PRELOADED = {}
 _ARGS = (0, 0)
 #: the job's JSON parser, made once: json.loads's Python layers cost each fork ~40 copy-on-write faults more
 _SCAN = json.scanner.make_scanner(json.decoder.JSONDecoder())
+
+
+#: task flag: the process has begun to exit (include/linux/sched.h)
+_PF_EXITING = 0x4
+
+
+def _exiting(pid):
+    """Whether a child has begun to exit. A run's init that was killed waits in its exit until its namespace's last
+    process, the program (this process's child), is reaped, so it is exiting, not yet gone, when its program's end is
+    read; a child already gone counts as exiting."""
+    try:
+        fd = os.open("/proc/%d/stat" % pid, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return True
+    try:
+        stat = os.read(fd, 1024)
+    finally:
+        os.close(fd)
+    try:
+        # after "pid (comm) ": state, ppid, pgrp, session, tty, tpgid, flags
+        return bool(int(stat[stat.rindex(b")") + 2:].split()[6]) & _PF_EXITING)
+    except (ValueError, IndexError):
+        return False
 
 
 def _check(result, what):
@@ -214,7 +238,10 @@ class Zygote:
             pid = _libc.waitpid(run.program, ctypes.byref(run.status), WNOHANG)
             if pid == 0:
                 return
-            if pid < 0:
+            if pid < 0 or (run.status[0] & 0x7F == signal.SIGKILL and not run.killed and _exiting(run.init)):
+                # no status to read; or a program killed because its init was, which nothing of the run can bring
+                # about (the init is root's and its namespace's init; this process ends it only after its program):
+                # the host hears that the run was killed (X), never that its program died by signal 9
                 run.killed = True
             # the init ends, and with it the kernel ends whatever of the run is left
             os.close(run.ctl)

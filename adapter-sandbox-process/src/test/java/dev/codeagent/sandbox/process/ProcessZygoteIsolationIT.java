@@ -58,6 +58,46 @@ class ProcessZygoteIsolationIT {
     }
 
     /**
+     * As on the cold path: the run's init (pid 1 of its namespace) killed from outside the run ends its program with
+     * SIGKILL, which the program cannot bring about (its init is root's and its namespace's init): the sandbox's error,
+     * never the program's death by signal 9.
+     */
+    @Test
+    void anInitKilledFromOutsideTheRunIsTheSandboxsErrorNotTheProgramsDeath() throws Exception {
+        String marker = HostProbe.marker("zygote-outside-kill");
+        CompletableFuture<Execution> run = CompletableFuture.supplyAsync(() -> run(
+                "import time\nprint('up', flush=True)\ntime.sleep(30)", "", marker));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        long program = HostProbe.processesWithArg(marker).get(0);
+        Path namespace = Files.readSymbolicLink(Path.of("/proc", Long.toString(program), "ns", "pid"));
+        long init = -1;
+        try (var pids = Files.list(Path.of("/proc"))) {
+            for (Path p : (Iterable<Path>) pids::iterator) {
+                String name = p.getFileName().toString();
+                try {
+                    if (name.matches("\\d+") && Files.readSymbolicLink(p.resolve("ns/pid")).equals(namespace)
+                            && Files.readString(p.resolve("status")).matches("(?s).*\\nNSpid:[^\\n]*\\s1\\n.*")) {
+                        init = Long.parseLong(name);
+                    }
+                } catch (IOException gone) {
+                    // ended meanwhile, or not ours to read
+                }
+            }
+        }
+        assertThat(init).as("the run's init").isPositive();
+        assertThat(new ProcessBuilder("kill", "-KILL", Long.toString(init)).start().waitFor()).isZero();
+
+        Execution e = run.get(30, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(e.outcome()).as(e.toString()).isEqualTo(Outcome.SANDBOX_ERROR);
+        assertThat(e.detail()).contains("killed from outside the run");
+        assertThat(HostProbe.processesWithArg(marker)).isEmpty();
+        assertThat(run("print('next')", "").stdout().text()).as("the zygote serves the next run").isEqualTo("next\n");
+    }
+
+    /**
      * A forked program runs, and writes, before the host watches its run and sets its output caps; what arrived by
      * then once stayed whole (100 kB of stderr under a 4 KiB cap ended OK, a flake of the contract's capsStderrToo).
      */
