@@ -158,7 +158,31 @@ final class ChildGroups {
         } catch (IOException e) {
             throw new Unavailable("cgroup v2: cannot enable memory and pids in " + parent + " (" + e.getMessage() + ")");
         }
+        Path swaps = Path.of("/proc/swaps");
+        // (a kernel without swap support has no /proc/swaps)
+        String swap = swapUnbounded(parent, Files.exists(swaps) ? lines(swaps) : List.of());
+        if (swap != null) {
+            throw new Unavailable(swap);
+        }
         return new ChildGroups(Version.V2, Map.of("", parent));
+    }
+
+    /**
+     * Why a v2 run group's memory limit would not hold, or null: swap is on and the kernel does not account it (no
+     * {@code memory.swap.max} in a group with the memory controller: {@code swapaccount=0}, or a kernel built without
+     * it), so a run could hold more than its limit by being swapped out, and v2 has no per-group swappiness to fall
+     * back on as v1 does.
+     *
+     * @param group a group whose parent hands it the memory controller
+     * @param procSwaps the lines of /proc/swaps (a header, then one line per active swap area)
+     */
+    static String swapUnbounded(Path group, List<String> procSwaps) {
+        boolean swapOn = procSwaps.stream().skip(1).anyMatch(line -> !line.isBlank());
+        if (!swapOn || Files.exists(group.resolve("memory.swap.max"))) {
+            return null;
+        }
+        return "cgroup v2: swap is on and the kernel does not account it (no memory.swap.max in " + group + "), so a run"
+                + " could exceed its memory limit by swapping; turn swap off (swapoff -a) or boot with swapaccount=1";
     }
 
     private static void enable(Path group) throws IOException {

@@ -75,4 +75,21 @@ class ChildGroupsNamesTest {
     private static Owner owner(String name) {
         return ChildGroups.owner(name, NS, 77, 5, ONLY_812_LIVES);
     }
+
+    /**
+     * v2 has no per-group swappiness: where swap is on and not accounted, a run's memory limit would not hold (it
+     * could be swapped out past it), so the groups are refused in one line, and strict isolation refuses to start.
+     */
+    @Test
+    void aV2GroupWhoseSwapIsNotAccountedOnAHostWithSwapIsRefused(@org.junit.jupiter.api.io.TempDir Path group) throws Exception {
+        List<String> swapOn = List.of("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority",
+                "/swapfile                               file\t\t2097148\t\t0\t\t-2");
+        List<String> swapOff = List.of("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority");
+        assertThat(ChildGroups.swapUnbounded(group, swapOn)).contains("swap is on and the kernel does not account it",
+                "swapaccount=1").doesNotContain("\n");
+        assertThat(ChildGroups.swapUnbounded(group, swapOff)).as("no swap: nothing to exceed the limit with").isNull();
+        assertThat(ChildGroups.swapUnbounded(group, List.of())).as("a kernel without swap").isNull();
+        java.nio.file.Files.writeString(group.resolve("memory.swap.max"), "max\n");
+        assertThat(ChildGroups.swapUnbounded(group, swapOn)).as("accounted: each run group gets memory.swap.max 0").isNull();
+    }
 }
