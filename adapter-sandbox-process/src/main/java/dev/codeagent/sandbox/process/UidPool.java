@@ -216,6 +216,12 @@ final class UidPool implements AutoCloseable {
 
     /** Never hands the uid out again (a process of it could not be killed). */
     synchronized void retire(long uid) {
+        if (!held.contains(uid)) {
+            log.warn("process sandbox: uid {} retired twice, or not this pool's; ignored", uid);
+            return;
+        }
+        // given back before it was found unclean: off the free list too, or it would be handed out unlocked
+        free.remove(uid);
         unlock(uid);
     }
 

@@ -66,6 +66,21 @@ class UidPoolTest {
         }
     }
 
+    /** Found by an attack review: retire unlocked the uid but left it on the free list, to be handed out unlocked. */
+    @Test
+    void aUidRetiredAfterItWasGivenBackIsNeverHandedToTwoRuns() {
+        try (UidPool a = new UidPool(locks, uid -> false); UidPool b = new UidPool(locks, uid -> false)) {
+            long uid = a.acquire();
+            a.release(uid);
+            a.retire(uid);
+            long fromA = a.acquire();
+            long fromB = b.acquire();
+            assertThat(fromB).as("pool a handed out uid %d, which pool b then took too", fromA).isNotEqualTo(fromA);
+            a.release(fromA);
+            b.release(fromB);
+        }
+    }
+
     @Test
     void skipsUidsSomethingElseUses() {
         try (UidPool p = new UidPool(locks, uid -> uid < UidPool.BASE + 3)) {
