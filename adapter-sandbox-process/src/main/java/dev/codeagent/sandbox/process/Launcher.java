@@ -160,12 +160,8 @@ final class Launcher {
         }
         long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
         while (!shared.active.isEmpty() && System.nanoTime() < deadline) {
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                break;
-            }
+            // an interrupted close waits too: the zygote and the channels go next, under runs still cleaning up
+            Cleanup.pause(10);
         }
         forked.close();
         judgeServers.removeChannelsRoot();

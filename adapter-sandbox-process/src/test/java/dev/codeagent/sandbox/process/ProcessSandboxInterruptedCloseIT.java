@@ -8,8 +8,13 @@ import dev.codeagent.domain.execution.Language;
 import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.ResourceLimits;
+import dev.codeagent.application.sandbox.HostProbe;
+import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -54,6 +59,39 @@ class ProcessSandboxInterruptedCloseIT {
         // (only this sandbox's: an earlier test's uid may be given back meanwhile)
         assertThat(ours).as("the pre-started sandbox's uid").isNotEmpty();
         assertThat(claimedByThisJvm()).as("uids this JVM still holds after the sandbox closed").doesNotContainAnyElementsOf(ours);
+    }
+
+    /** As with a run in flight: close waits for its clean-up (bounded) also when the closing thread is interrupted. */
+    @Test
+    void aSandboxClosedOnAnInterruptedThreadStillCleansUpItsRunsInFlight() throws Exception {
+        HostSupport.requireRootBwrapAndCgroups();
+        ScratchSandbox scratch = ScratchSandbox.start("codeagent-interrupted-close-run-", false);
+        String marker = HostProbe.marker("interrupted-close");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            pool.submit(() -> scratch.sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON,
+                    "import time\ntime.sleep(60)"), "", List.of(marker), ResourceLimits.defaults().withWallTime(Duration.ofSeconds(60)))));
+            long deadline = System.nanoTime() + 20_000_000_000L;
+            while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            assertThat(HostProbe.processesWithArg(marker)).as("the run started").isNotEmpty();
+            Set<Long> ours = claimedByThisJvm();
+            Thread.currentThread().interrupt();
+            try {
+                scratch.sandbox.close();
+            } finally {
+                Thread.interrupted();
+            }
+            // at once: what close() is for is that nothing of its runs is left when it returns
+            assertThat(HostProbe.processesWithArg(marker)).as("the run's program after close()").isEmpty();
+            Set<Long> left = claimedByThisJvm();
+            left.retainAll(ours);
+            assertThat(left).as("the run's uid after close()").isEmpty();
+        } finally {
+            pool.shutdownNow();
+            WorkDir.delete(scratch.workRoot);
+        }
     }
 
     /** The pool uids this JVM holds (another JVM's locks are not counted: they are not this sandbox's). */
