@@ -190,21 +190,14 @@ final class Child {
             // the real wait status, as the supervisor saw it
             signal = report.signal();
             exitCode = report.exitCode();
-        } else if (marker != null && status != null && status == 128 + OutcomeClassifier.SIGKILL) {
-            // no report and bubblewrap's status for a child killed by SIGKILL: the supervisor itself was killed (the
-            // OOM killer may pick it, or anything that kills the whole run), so this is a death by signal, never the
-            // program's own exit status 137; the group's figures above and the classifier decide whose doing it was
-            signal = OutcomeClassifier.SIGKILL;
-            exitCode = null;
-            // with a group that saw neither an OOM kill nor a limit, nothing of the run's did it: the program cannot
-            // kill its supervisor (pid 1 of its namespace, which ignores a SIGKILL sent from inside), so something
-            // outside the run did, and the program's result is unknown (without a group, an OOM kill cannot be
-            // ruled out: the classifier decides as before)
-            killedOutside = group != null;
-        } else if (marker == null && launch.attached() && status != null) {
-            // a zygote's run with no wait status and no kill of ours: the zygote read none, or the run's init ended
-            // before its program, which only something outside the run brings about (the zygote says which runs it
-            // killed; the group's figures above have ruled out the run's memory and CPU)
+        } else if (status != null && (marker != null ? status == 128 + OutcomeClassifier.SIGKILL : launch.attached())) {
+            // no report, and either bubblewrap's status for a child killed by SIGKILL (the supervisor itself was
+            // killed: never the program's own exit status 137) or a zygote's run with no wait status (the zygote read
+            // none, or the run's init ended before its program): a death by SIGKILL. With a group that saw neither an
+            // OOM kill nor a limit (its figures above), nothing of the run's did it: the program cannot kill its
+            // supervisor or init (pid 1 of its namespace, which ignores a SIGKILL sent from inside; the zygote ends the
+            // init only after its program), so something outside the run did, and the program's result is unknown.
+            // Without a group an OOM kill cannot be ruled out: the classifier decides.
             signal = OutcomeClassifier.SIGKILL;
             exitCode = null;
             killedOutside = group != null;
