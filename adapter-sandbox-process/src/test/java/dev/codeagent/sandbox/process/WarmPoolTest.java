@@ -18,43 +18,21 @@ class WarmPoolTest {
      */
     @Test
     void closeWaitsForASandboxThatFinishedStartingAfterItToBeDiscarded() throws Exception {
-        CountDownLatch closeBegan = new CountDownLatch(1);
-        AtomicBoolean discarded = new AtomicBoolean();
-        ExecutorService threads = Executors.newCachedThreadPool();
-        try {
-            WarmPool pool = new WarmPool(1, threads, memory -> {
-                try {
-                    closeBegan.await(10, TimeUnit.SECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                return new WarmPool.Warm(null, 7, null, memory);
-            }, warm -> {
-                try {
-                    Thread.sleep(300);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                discarded.set(true);
-            });
-            pool.refill(64L << 20);
-            Thread closer = new Thread(pool::close);
-            closer.start();
-            Thread.sleep(100);
-            closeBegan.countDown();
-            closer.join(10_000);
-            assertThat(discarded).as("discarded before close() returned").isTrue();
-        } finally {
-            threads.shutdownNow();
-        }
+        assertThat(discardedWhenCloseReturned(false)).as("discarded before close() returned").isTrue();
     }
+
     /**
      * The same late sandbox, with close() called on a thread whose interrupt flag is set (a shutdown run by a
-     * cancelled task, a test's timeout): close() must still wait for the discard. It returns at once, and the owner
-     * then closes the uid pool and removes the state directory under a discard still running.
+     * cancelled task, a test's timeout): close() must still wait for the discard. It returned at once, and the owner
+     * then closed the uid pool and removed the state directory under a discard still running.
      */
     @Test
     void closeOnAnInterruptedThreadStillWaitsForALateSandboxsDiscard() throws Exception {
+        assertThat(discardedWhenCloseReturned(true)).as("discarded before close() returned").isTrue();
+    }
+
+    /** Whether a sandbox that finished starting after close() began was discarded by the time close() returned. */
+    private static boolean discardedWhenCloseReturned(boolean closerInterrupted) throws Exception {
         CountDownLatch closeBegan = new CountDownLatch(1);
         AtomicBoolean discarded = new AtomicBoolean();
         AtomicBoolean discardedWhenCloseReturned = new AtomicBoolean();
@@ -77,7 +55,9 @@ class WarmPoolTest {
             });
             pool.refill(64L << 20);
             Thread closer = new Thread(() -> {
-                Thread.currentThread().interrupt();
+                if (closerInterrupted) {
+                    Thread.currentThread().interrupt();
+                }
                 pool.close();
                 discardedWhenCloseReturned.set(discarded.get());
             });
@@ -85,7 +65,7 @@ class WarmPoolTest {
             Thread.sleep(100);
             closeBegan.countDown();
             closer.join(10_000);
-            assertThat(discardedWhenCloseReturned).as("discarded before close() returned").isTrue();
+            return discardedWhenCloseReturned.get();
         } finally {
             threads.shutdownNow();
         }
