@@ -54,10 +54,7 @@ class DockerEngineFaultIT {
             Future<Execution> running = caller.submit(() -> sandbox.execute(new ExecutionRequest(
                     new Program(Language.PYTHON, "import time\nprint('up', flush=True)\ntime.sleep(120)"), "",
                     List.of(marker), LIMITS.withWallTime(Duration.ofSeconds(60)).withCpuTime(Duration.ofSeconds(60)))));
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            HostProbe.awaitProcessWithArg(marker, Duration.ofSeconds(20));
             assertThat(HostProbe.processesWithArg(marker)).as("the run started").isNotEmpty();
 
             long stoppedAt = System.nanoTime();

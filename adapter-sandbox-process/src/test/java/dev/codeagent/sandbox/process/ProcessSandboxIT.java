@@ -89,10 +89,7 @@ class ProcessSandboxIT {
             Future<Execution> run = pool.submit(() -> sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON,
                     "import time\nprint('started', flush=True)\ntime.sleep(60)"), "", List.of(marker),
                     ResourceLimits.defaults().withWallTime(Duration.ofSeconds(60)))));
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            HostProbe.awaitProcessWithArg(marker, Duration.ofSeconds(20));
             long program = HostProbe.processesWithArg(marker).get(0);
             String stat = Files.readString(Path.of("/proc", Long.toString(program), "stat"));
             long supervisor = Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[1]);
@@ -157,10 +154,7 @@ class ProcessSandboxIT {
         try {
             Future<Execution> run = pool.submit(() -> own.execute(new ExecutionRequest(new Program(Language.PYTHON,
                     "import time\ntime.sleep(60)"), "", List.of(marker), ResourceLimits.defaults().withWallTime(Duration.ofSeconds(60)))));
-            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
-            while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            HostProbe.awaitProcessWithArg(marker, Duration.ofSeconds(20));
             own.close();
             assertThatThrownBy(() -> run.get(10, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(dev.codeagent.domain.execution.ExecutionCancelledException.class)

@@ -71,10 +71,7 @@ class ProcessSandboxInterruptedCloseIT {
         try {
             pool.submit(() -> scratch.sandbox.execute(new ExecutionRequest(new Program(Language.PYTHON,
                     "import time\ntime.sleep(60)"), "", List.of(marker), ResourceLimits.defaults().withWallTime(Duration.ofSeconds(60)))));
-            long deadline = System.nanoTime() + 20_000_000_000L;
-            while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            HostProbe.awaitProcessWithArg(marker, Duration.ofSeconds(20));
             assertThat(HostProbe.processesWithArg(marker)).as("the run started").isNotEmpty();
             Set<Long> ours = claimedByThisJvm();
             Thread.currentThread().interrupt();

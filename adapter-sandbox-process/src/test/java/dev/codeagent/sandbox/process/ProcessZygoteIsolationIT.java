@@ -67,10 +67,7 @@ class ProcessZygoteIsolationIT {
         String marker = HostProbe.marker("zygote-outside-kill");
         CompletableFuture<Execution> run = CompletableFuture.supplyAsync(() -> run(
                 "import time\nprint('up', flush=True)\ntime.sleep(30)", "", marker));
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        HostProbe.awaitProcessWithArg(marker, Duration.ofSeconds(10));
         long program = HostProbe.processesWithArg(marker).get(0);
         Path namespace = Files.readSymbolicLink(Path.of("/proc", Long.toString(program), "ns", "pid"));
         long init = -1;
@@ -145,10 +142,7 @@ class ProcessZygoteIsolationIT {
         String marker = HostProbe.marker("zygote-neighbour");
         CompletableFuture<Execution> neighbour = CompletableFuture.supplyAsync(() -> run(
                 "import time\nprint('up', flush=True)\ntime.sleep(2)\nprint('survived')", "", marker));
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        HostProbe.awaitProcessWithArg(marker, Duration.ofSeconds(10));
         assertThat(HostProbe.processesWithArg(marker)).as("the neighbour runs").isNotEmpty();
         Execution attacker = run("""
                 import os, signal
@@ -248,10 +242,7 @@ class ProcessZygoteIsolationIT {
                     time.sleep(0.05)
                 print('got', len(got))
                 """, "", marker));
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        HostProbe.awaitProcessWithArg(marker, Duration.ofSeconds(10));
         Thread.sleep(300);
         Execution attacker = run("import os, signal\nos.kill(0, signal.SIGCONT)\nos.kill(os.getppid(), signal.SIGCONT)\n"
                 + "print('sent')", "");
@@ -331,10 +322,7 @@ class ProcessZygoteIsolationIT {
         String marker = HostProbe.marker("zygote-pty");
         CompletableFuture<Execution> holder = CompletableFuture.supplyAsync(() -> run(
                 "import os, time\nheld = [os.openpty() for _ in range(3)]\nprint('held', flush=True)\ntime.sleep(3)", "", marker));
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (HostProbe.processesWithArg(marker).isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(20);
-        }
+        HostProbe.awaitProcessWithArg(marker, Duration.ofSeconds(10));
         Thread.sleep(300); // its terminals opened
         Execution looker = run("""
                 import os

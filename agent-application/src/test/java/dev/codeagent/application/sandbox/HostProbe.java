@@ -48,6 +48,20 @@ public final class HostProbe {
     }
 
     /**
+     * Waits at most {@code within} for a process carrying the marker to appear (a run started in the background); its
+     * pids, or empty when none came.
+     */
+    public static List<Long> awaitProcessWithArg(String marker, Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        List<Long> found = processesWithArg(marker);
+        while (found.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            found = processesWithArg(marker);
+        }
+        return found;
+    }
+
+    /**
      * Pids still carrying the marker after waiting at most {@code grace}; empty when all are gone.
      * A grace of zero checks once.
      */
