@@ -48,7 +48,7 @@ final class Child {
     /** Why the sandbox itself ended a run, if it did. */
     enum Kill {
         WALL_TIME(Enforced.WALL_TIME), OUTPUT(Enforced.OUTPUT), CANCELLED(null), CLOSED(Enforced.CLOSED),
-        MEMORY(Enforced.MEMORY), CPU_TIME(null);
+        MEMORY(Enforced.MEMORY), CPU_TIME(null), JUDGED(null);
 
         final Enforced enforced;
 
@@ -120,6 +120,15 @@ final class Child {
     /** Ends the run from another thread because the sandbox is closing. */
     void cancelFromClose() {
         launch.close();
+    }
+
+    /**
+     * Ends the run from another thread because the judge has decided from the program's replies
+     * ({@link dev.codeagent.domain.execution.JudgeReport.Outcome#decidedFromReplies()}): what it computes after them
+     * (calls the judge sent ahead of the tests) would never have run in one process.
+     */
+    void endJudged() {
+        launch.endJudged();
     }
 
     Execution execute() {
@@ -211,7 +220,9 @@ final class Child {
         }
         String stdout = out.capture().text();
         String stderr = err.capture().text();
-        Classification v = killedOutside ? new Classification(Outcome.SANDBOX_ERROR, "the run's supervisor or init was killed "
+        Classification v = kill == Kill.JUDGED ? new Classification(Outcome.RUNTIME_ERROR, "ended by the sandbox once "
+                + "the judge had decided from its replies: what it did after them does not count")
+                : killedOutside ? new Classification(Outcome.SANDBOX_ERROR, "the run's supervisor or init was killed "
                 + "from outside the run (SIGKILL, with no limit of the run reached): the program's result is unknown")
                 : kill == null && !out.overflowed() && !err.overflowed()
                 ? WrapperFailure.detail(exitCode, stdout, stderr).map(d -> new Classification(Outcome.SANDBOX_ERROR, d)).orElse(null)
@@ -376,6 +387,9 @@ final class Child {
             }
             if (exit.isDone()) {
                 return null;
+            }
+            if (launch.judged) {
+                return Kill.JUDGED;
             }
             if (group != null) {
                 Kill k = poll(request.limits());

@@ -156,8 +156,17 @@ final class JudgedLaunches extends Launches {
             ResourceLimits judgeLimits = judgeLimits(request.limits());
             verdict = server.submit(verdictNonce, judgeLimits.wallTime(), judgeLimits.memoryBytes(), request.limits().cpuTime(),
                     channel.getFileName().toString(), request.judging(), request.program().source(), cpu);
-            run(startChild(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds,
-                    server.channels().getFileName() + "/" + channel.getFileName(), zygote, cpu, isolation), result);
+            Child candidate = startChild(request, candidateArgv(request, binary, scripts), candidateUid, candidateGroup, binds,
+                    server.channels().getFileName() + "/" + channel.getFileName(), zygote, cpu, isolation);
+            // the judge sends calls ahead of the tests: once it has failed them on a reply, the candidate may still be
+            // computing a later call one process would never have made (one that never ends, say), which must not cost
+            // the run its time limit or decide anything
+            verdict.thenAccept(l -> {
+                if (JudgeReportJson.parse(l).map(r -> r.outcome().decidedFromReplies()).orElse(false)) {
+                    candidate.endJudged();
+                }
+            });
+            run(candidate, result);
             if (!result.cancelled) {
                 line = verdict.get(JUDGE_GRACE.toMillis(), TimeUnit.MILLISECONDS);
                 batchJudged.incrementAndGet();

@@ -137,6 +137,15 @@ final class Launch {
         return new Launch(spec, command, threads);
     }
 
+    /** Set from another thread once the judge's verdict stands whatever the program does next (see Child). */
+    volatile boolean judged;
+
+    /** Ends the launch from another thread because the judge's verdict is in and nothing after it counts. */
+    void endJudged() {
+        judged = true;
+        wake.complete(null);
+    }
+
     /** Ends the launch from another thread because the sandbox is closing. */
     void close() {
         closing = true;

@@ -8,7 +8,9 @@ import dev.codeagent.application.sandbox.SandboxWholeRunAttackTest;
 import dev.codeagent.domain.execution.Execution;
 import dev.codeagent.domain.execution.ExecutionRequest;
 import dev.codeagent.domain.execution.JudgeJob;
+import dev.codeagent.domain.execution.JudgeReport;
 import dev.codeagent.domain.execution.Language;
+import dev.codeagent.domain.execution.Outcome;
 import dev.codeagent.domain.execution.Program;
 import dev.codeagent.domain.execution.ResourceLimits;
 import dev.codeagent.domain.execution.Sandbox;
@@ -47,6 +49,28 @@ class ProcessZygoteIT {
                 assertThat(e.judgement().passed()).as(e.judgement().message()).isTrue();
             }
             assertThat(tier.sandbox().diagnostics().batchJudged()).as("judged by the batch's server").isPositive();
+        }
+
+        /**
+         * The judge sends a run of literal asserts ahead of the tests: after the first fails, the candidate is already
+         * computing the second, which never ends. One process would have stopped at the failure: the run ends there
+         * too, with the failed assertion, not after the time limit with it.
+         */
+        @Test
+        void aWrongAnswerEndsTheRunThoughACallSentAheadNeverEnds() {
+            ResourceLimits limits = ResourceLimits.defaults().withWallTime(java.time.Duration.ofSeconds(30))
+                    .withCpuTime(java.time.Duration.ofSeconds(30));
+            Execution e = tier.sandbox().execute(new ExecutionRequest(new Program(Language.PYTHON,
+                    "def f(x):\n    while x == 2:\n        pass\n    return x\n"), "", List.of(), limits,
+                    new JudgeJob("def check(candidate):\n    assert candidate(1) == 2\n    assert candidate(2) == 3\n"
+                            + "    assert candidate(3) == 4\n\n\ncheck(f)\n", null, List.of("f")).inBatch("ahead")));
+
+            assertThat(e.judgement()).as(String.valueOf(e)).isNotNull();
+            assertThat(e.judgement().outcome()).as(e.judgement().message()).isEqualTo(JudgeReport.Outcome.ASSERTION);
+            assertThat(e.judgement().calls()).containsExactly("f(1) returned 1");
+            assertThat(e.outcome()).as(e.detail()).isEqualTo(Outcome.RUNTIME_ERROR);
+            assertThat(e.detail()).contains("once the judge had decided");
+            assertThat(e.wallTime()).as("ended at the verdict, not at the limit").isLessThan(java.time.Duration.ofSeconds(15));
         }
     }
 

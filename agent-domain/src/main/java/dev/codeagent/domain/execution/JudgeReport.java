@@ -59,6 +59,17 @@ public record JudgeReport(
             this.wire = wire;
         }
 
+        /**
+         * Whether the judge decided this from replies it had read whole (a failed assertion, the code's exception, a
+         * value that is not data, the tests' own error), not from the program's end: in one process nothing the
+         * program did after that reply would have run, so the verdict stands over it (a limit it reached later, the
+         * sandbox ending its run). The judge may send calls ahead of the tests, which the program computes while the
+         * judge reads an earlier reply.
+         */
+        public boolean decidedFromReplies() {
+            return this == ASSERTION || this == RAISED || this == NOT_DATA || this == TESTS_ERROR;
+        }
+
         /** The name {@code judge.py} writes. */
         public String wireName() {
             return wire;

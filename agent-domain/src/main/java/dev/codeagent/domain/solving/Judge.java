@@ -26,7 +26,8 @@ import java.util.stream.Collectors;
  * {@link Verdict}:
  * <ul>
  *   <li>a limit the sandbox enforced gives the matching limit verdict (a Python {@code MemoryError}
- *       counts as the memory limit too); a policy refusal {@code POLICY_VIOLATION}; a failure of the
+ *       counts as the memory limit too), unless the judge had already failed the tests on a reply the program sent
+ *       whole ({@link JudgeReport.Outcome#decidedFromReplies()}): one process would have stopped there; a policy refusal {@code POLICY_VIOLATION}; a failure of the
  *       sandbox itself {@code INTERNAL_ERROR}; a compiled language's failed compile stage {@code COMPILATION_ERROR}
  *       with the compiler's first error (file, line, column, its words) mapped to the code's line;</li>
  *   <li>with tests, only the judge's report counts: {@code ACCEPTED} only when it says the tests ran to their end
@@ -163,6 +164,14 @@ public final class Judge {
         Objects.requireNonNull(submission, "submission");
         Objects.requireNonNull(execution, "execution");
         ResourceLimits limits = task.limits();
+        JudgeReport report = execution.judgement();
+        if (submission.judging() != null && report != null && report.outcome().decidedFromReplies()
+                && (execution.outcome() == Outcome.TIME_LIMIT || execution.outcome() == Outcome.MEMORY_LIMIT
+                        || execution.outcome() == Outcome.OUTPUT_LIMIT)) {
+            // the tests failed on a reply the program had sent whole: a limit it reached afterwards (computing a
+            // call the judge sent ahead, which one process would never have made) does not decide
+            return judged(task, execution);
+        }
         switch (execution.outcome()) {
             case TIME_LIMIT:
                 return limitVerdict(Verdict.Kind.TIME_LIMIT_EXCEEDED, execution, submission,

@@ -92,6 +92,28 @@ class JudgeTest {
                 .as("a limit the sandbox enforced wins").isEqualTo(Verdict.Kind.TIME_LIMIT_EXCEEDED);
     }
 
+    /** The judge may send calls ahead: a limit the candidate reached computing one after a failed test decides nothing. */
+    @Test
+    void aFailureTheJudgeReadInTheRepliesStandsOverALimitReachedAfterIt() {
+        for (Outcome limit : List.of(Outcome.TIME_LIMIT, Outcome.MEMORY_LIMIT, Outcome.OUTPUT_LIMIT)) {
+            assertThat(judged(limit, null, 9, report(JudgeReport.Outcome.ASSERTION, "failed assertion: add(1, 2) == 3")).kind())
+                    .as("a failed assertion, then %s", limit).isEqualTo(Verdict.Kind.WRONG_ANSWER);
+            assertThat(judged(limit, null, 9, report(JudgeReport.Outcome.NOT_DATA, "a generator")).kind())
+                    .isEqualTo(Verdict.Kind.WRONG_ANSWER);
+            assertThat(judged(limit, null, 9, report(JudgeReport.Outcome.RAISED, "ValueError: x")).kind())
+                    .isEqualTo(Verdict.Kind.RUNTIME_ERROR);
+            assertThat(judged(limit, null, 9, report(JudgeReport.Outcome.TESTS_ERROR, "TypeError: x")).kind())
+                    .isEqualTo(Verdict.Kind.RUNTIME_ERROR);
+        }
+        // the program's end, or a protocol broken, may be the limit's own doing: the limit decides
+        assertThat(judged(Outcome.TIME_LIMIT, null, 9, report(JudgeReport.Outcome.ENDED, "the program ended")).kind())
+                .isEqualTo(Verdict.Kind.TIME_LIMIT_EXCEEDED);
+        assertThat(judged(Outcome.MEMORY_LIMIT, null, 9, report(JudgeReport.Outcome.PROTOCOL, "a frame cut short")).kind())
+                .isEqualTo(Verdict.Kind.MEMORY_LIMIT_EXCEEDED);
+        assertThat(judged(Outcome.SANDBOX_ERROR, null, 9, report(JudgeReport.Outcome.ASSERTION, "failed")).kind())
+                .as("the sandbox's own failure is never the program's verdict").isEqualTo(Verdict.Kind.INTERNAL_ERROR);
+    }
+
     @Test
     void passedTestsStillCompareTheExpectedOutput() {
         Task task = new Task("add", Language.PYTHON, "assert add(1, 2) == 3", "3\n", "", ResourceLimits.defaults(), 3);
