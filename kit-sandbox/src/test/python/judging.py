@@ -43,3 +43,49 @@ def judge(tmp_path, code, tests, prelude=None, entries=(), timeout=60, judge_mem
     line = out.decode("ascii")
     assert line.startswith(NONCE) and line.endswith("\n") and line.count("\n") == 1, line
     return json.loads(line[len(NONCE):]), err.decode("utf-8", "replace")
+
+
+_AHEAD_DRIVER = r"""
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import codeagent_wire as wire
+import judge
+spec = json.loads(open(sys.argv[2], encoding="utf-8").read())
+# as judge_server.py does before it forks a job's judge: the texts read once, what can be sent ahead with them
+judge.precompile(spec["tests"], judge.TESTS_FILE)
+judge.precompile(spec["prelude"], "<prelude>")
+frames = [0]
+write = wire.write_frame
+def counted(fd, message):
+    frames[0] += 1
+    return write(fd, message)
+wire.write_frame = counted
+verdict = judge.judge_texts(sys.argv[3], sys.argv[4], spec["code"], "main.py", spec["tests"],
+                            spec["prelude"], spec["entries"])
+sys.stdout.write(json.dumps({"verdict": verdict, "frames": frames[0]}) + "\n")
+"""
+
+
+def judge_served(tmp_path, code, tests, prelude=None, entries=(), timeout=60):
+    """As judge(), with the judge as a judge server's child runs it (the tests read before, so that calls can be sent
+    ahead of them): the verdict, how many frames the judge wrote itself (calls sent ahead are not frames it wrote
+    one by one), and the candidate's process, still running or not."""
+    main = tmp_path / "main.py"
+    main.write_text(code, encoding="utf-8")
+    spec = tmp_path / "spec.json"
+    spec.write_text(json.dumps({"code": code, "tests": tests, "prelude": prelude, "entries": list(entries)}),
+                    encoding="utf-8")
+    j2c_r, j2c_w = os.pipe()
+    c2j_r, c2j_w = os.pipe()
+    candidate = subprocess.Popen([PYTHON, os.path.join(SCRIPTS, "candidate.py"), str(j2c_r), str(c2j_w), str(main)],
+                                 pass_fds=(j2c_r, c2j_w), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE, cwd=tmp_path)
+    judge_process = subprocess.Popen([PYTHON, "-I", "-S", "-c", _AHEAD_DRIVER, SCRIPTS, str(spec), str(c2j_r),
+                                      str(j2c_w)], pass_fds=(c2j_r, j2c_w), stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=tmp_path)
+    for fd in (j2c_r, j2c_w, c2j_r, c2j_w):
+        os.close(fd)
+    out, err = judge_process.communicate(timeout=timeout)
+    assert out, err.decode("utf-8", "replace")
+    result = json.loads(out)
+    return result["verdict"], result["frames"], candidate

@@ -16,7 +16,9 @@ tests that ran to their end give "passed".
 """
 
 import builtins
-import json  # noqa: F401  (codeagent_wire's; imported before a judge server forks)
+import collections
+import fcntl
+import json
 import os
 import sys
 import time
@@ -72,14 +74,29 @@ class Judge:
         # in replies, argument states, globals): a call of the tests past a cap is the sample's once there is one
         self.code_values = [0]
         self.cpu_limit = _cpu_limit() if cpu_limit is None else cpu_limit
+        self.remotes = 0  # remote objects the candidate's replies have made here
+        # calls sent ahead (see Plan): the plan of these tests, the steps sent whose replies the tests have not taken
+        # yet, the steps of the current run not sent yet, the code's function they call, and the channel's size
+        self.plan = None
+        self.ahead = collections.deque()
+        self.unsent = collections.deque()
+        self.ahead_name = None
+        self.pipe_size = None
 
     # ------------------------------------------------------------ the channel
 
-    def request(self, message, what):
+    def request(self, message, what, ahead=False):
+        """Sends message (None: a call sent ahead, whose reply is next) and reads the reply; ahead: the message is a
+        run's first call (see Plan), and its run's next calls go too."""
         if self.failure is not None:
             raise self.failure
+        if self.ahead and message is not None:
+            self.out_of_step(what)
         try:
-            wire.write_frame(self.wfd, message)
+            if message is not None:
+                wire.write_frame(self.wfd, message)
+            if ahead or self.unsent:
+                self.send_ahead()
             reply = self.read()
         except wire.TooLarge as e:
             # only writing raises it: the tests' call, over the frame cap
@@ -188,8 +205,11 @@ class Judge:
             if time.process_time() > deadline:
                 self.over_cpu()
 
-        return wire.Decoder(known, remote=lambda ref, type_name: Remote(self, ref, type_name), standin=wire.standin,
-                            check=check, tally=self.code_values)
+        return wire.Decoder(known, remote=self.remote_in, standin=wire.standin, check=check, tally=self.code_values)
+
+    def remote_in(self, ref, type_name):
+        self.remotes += 1
+        return Remote(self, ref, type_name)
 
     def shared_globals(self):
         return {n: v for n, v in self.globals.items() if isinstance(v, _SHARED)}
@@ -303,14 +323,106 @@ class Judge:
             # the crossing's own recursion gets room above the limit: the tests' stack is where it is in one process
             with wire.Room():
                 sent, a, k = self.encode_args(what, args, kwargs)
-                message = ["call", ["g" if target[0] == "g" else "r", target[1]], attr, a, k]
-                value = self.result(self.request(message, what), what, sent)
+                remotes = self.remotes
+                if self.ahead:
+                    # this call's reply is on its way: it was sent ahead, as the tests' next call
+                    self.take_ahead(line, target, attr, a, k, what)
+                    reply = self.request(None, what)
+                else:
+                    message = ["call", ["g" if target[0] == "g" else "r", target[1]], attr, a, k]
+                    reply = self.request(message, what, self.start_run(line, target, attr, a, k))
+                value = self.result(reply, what, sent)
+                if self.remotes != remotes:
+                    # the candidate runs no call sent ahead once it has sent a remote object: the tests may use
+                    # the object first, as they would in one process
+                    self.skip_ahead(what)
         except CandidateRaised as e:
+            # nor once a call raised: in one process the tests' next call may come after an except
+            self.skip_ahead(what)
             self.calls.append((line, what, "raised " + e.remote_type))
             raise
         self.calls.append((line, what, "returned " + _shown(value)))
         del self.calls[:-50]
         return value
+
+    # ------------------------------------------------------------ calls sent ahead
+
+    def start_run(self, line, target, attr, a, k):
+        """Whether this call starts (or is in) a run of the plan: the run's later calls are then sent ahead."""
+        plan = self.plan
+        if plan is None or attr is not None or target[0] != "g":
+            return False
+        at = plan.at.get(line)
+        if at is None:
+            return False
+        run, index = at
+        step = run[index]
+        if index + 1 >= len(run) or step.args != wire.dumps(a) or step.kwargs != wire.dumps(k):
+            return False
+        self.unsent = collections.deque(run[index + 1:])
+        self.ahead_name = target[1]
+        return True
+
+    def send_ahead(self):
+        """Sends the run's next calls while the channel has room for them: a write here never waits, so the judge
+        never blocks on the candidate while the candidate waits for it to read its replies."""
+        while self.unsent:
+            step = self.unsent[0]
+            body = step.frame(self.ahead_name)
+            data = b"%d\n%s" % (len(body), body)
+            if not self.room(len(data)):
+                return
+            self.unsent.popleft()
+            self.ahead.append(step)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.wfd, view):]
+
+    def room(self, n):
+        """Whether n more bytes fit in the channel with half of it left free."""
+        if self.pipe_size is None:
+            try:
+                self.pipe_size = fcntl.fcntl(self.wfd, _F_GETPIPE_SZ)
+            except OSError:
+                self.pipe_size = 0
+        if not self.pipe_size:
+            return False
+        try:
+            unread = int.from_bytes(fcntl.ioctl(self.wfd, _FIONREAD, bytes(4)), sys.byteorder)
+        except OSError:
+            self.pipe_size = 0
+            return False
+        return unread + n <= self.pipe_size // 2
+
+    def take_ahead(self, line, target, attr, a, k, what):
+        step = self.ahead[0]
+        if not (attr is None and target[0] == "g" and target[1] == self.ahead_name and step.first <= line <= step.last
+                and step.args == wire.dumps(a) and step.kwargs == wire.dumps(k)):
+            self.out_of_step(what)
+        self.ahead.popleft()
+
+    def skip_ahead(self, what):
+        """Reads the candidate's word that it skipped each call sent ahead: after a raise or a remote object, it
+        runs none of them."""
+        self.unsent.clear()
+        while self.ahead:
+            self.ahead.popleft()
+            try:
+                reply = self.read()
+            except (wire.Closed, OSError):
+                self.fail("ended", "the program ended while the tests were calling " + what
+                          + ": does the code call sys.exit(), exit() or os._exit(), or kill itself?")
+            except wire.WireError as e:
+                self.fail("protocol", "the program broke the judging protocol while the tests were calling "
+                          + what + ": " + str(e))
+            if reply != ["skipped"]:
+                self.fail("protocol", "the program ran a call the tests had not made yet after " + what)
+
+    def out_of_step(self, what):
+        # the plan says which calls the tests make next; should they make another, the candidate has run calls
+        # one process would not have: no verdict from here on could be trusted
+        self.fail("unjudgeable", "the judge's calls sent ahead went out of step with the tests at %s (the judge's "
+                  "fault, not the code's)" % what)
 
     # ------------------------------------------------------------ the run
 
@@ -382,6 +494,7 @@ class Judge:
         """The verdict of the tests on the code (its text, and the file name its frames give), from their texts:
         a judge server's child has them in memory, and writing and reading them back cost it more page faults
         (copy-on-write, after the fork) than any other step."""
+        self.plan = _plan(tests, prelude, entries)
         try:
             tests = _compile(tests, TESTS_FILE)
             prelude = None if prelude is None else _compile(prelude, "<prelude>")
@@ -845,16 +958,325 @@ _MAX_COMPILED = 512
 
 
 def precompile(text, name):
-    """Compiles a trusted text (the tests, as TESTS_FILE, or the prelude) for the children forked after this; a
-    text that does not compile is left for the child to report."""
+    """Compiles a trusted text (the tests, as TESTS_FILE, or the prelude) for the children forked after this, and
+    reads what of it can be sent ahead (Plan); a text that does not compile is left for the child to report."""
+    global _COMPARE, _ARITHMETIC, _ast
     if text is None or (text, name) in _compiled:
         return
     if len(_compiled) >= _MAX_COMPILED:
         _compiled.clear()
+        _read.clear()
+    import ast
+
     try:
-        _compiled[(text, name)] = compile(text, name, "exec", dont_inherit=True)
-    except (SyntaxError, ValueError):
+        tree = ast.parse(text, name)
+        code = compile(tree, name, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return
+    _compiled[(text, name)] = code
+    if not _COMPARE:
+        _ast = ast
+        _COMPARE, _ARITHMETIC = _step_kinds()
+    try:
+        _read[(text, name)] = _Reading(tree, name == TESTS_FILE)
+    except (RecursionError, MemoryError):
         pass
+
+
+# ---------------------------------------------------------------- calls sent ahead
+
+_F_GETPIPE_SZ = getattr(fcntl, "F_GETPIPE_SZ", 1032)
+_FIONREAD = 0x541B
+
+#: what a judge server read of the tests and preludes it compiled: (text, name) -> _Reading
+_read = {}
+
+
+class _Step:
+    """One statement of the tests that calls the code once, with literal arguments: `assert f(1, [2]) == 3`."""
+
+    __slots__ = ("first", "last", "callee", "args", "kwargs")
+
+    def __init__(self, first, last, callee, args, kwargs):
+        self.first, self.last, self.callee, self.args, self.kwargs = first, last, callee, args, kwargs
+
+    def frame(self, name):
+        return ('["ahead",["g",%s],null,%s,%s]' % (json.dumps(name), self.args, self.kwargs)).encode("ascii")
+
+
+#: the built-ins a step may call besides the code: none of them calls the code (a value of the code's that is not
+#: data stops the calls sent ahead before the tests can use it)
+_PLAIN = frozenset(("abs", "round", "len", "sorted", "set", "list", "tuple", "str", "int", "float", "sum", "min",
+                    "max", "frozenset", "dict", "bool", "repr", "type", "isinstance", "reversed", "complex", "bytes"))
+
+
+class _Reading:
+    """What a trusted text binds (names), whether anything in it can catch an exception (or suspend: a generator's
+    caller decides when it goes on), and, for tests, their runs: consecutive statements of the module or of a plain
+    function at its top that each call the same function of the code once with literal arguments and use nothing
+    else but built-ins (see Plan). tree: the text parsed (ast), which the caller compiles."""
+
+    def __init__(self, tree, tests):
+        import ast  # in the judge server, once per problem: its children inherit what it read
+
+        self.bound, self.uses, self.catching, self.runs = set(), set(), False, []
+        self._catching = tuple(getattr(ast, n) for n in ("Try", "TryStar", "With", "AsyncWith", "Match", "Yield",
+                                                         "YieldFrom", "Await", "AsyncFunctionDef") if hasattr(ast, n))
+        steps = []
+        if tests:
+            # a step binds nothing and catches nothing: only the other statements are walked (a suite is mostly steps)
+            self._runs(ast, tree.body, steps)
+            for node in tree.body:
+                if type(node) is ast.FunctionDef and not node.decorator_list:
+                    self.bound.add(node.name)
+                    self._walk(ast, node.args)
+                    if node.returns is not None:
+                        self._walk(ast, node.returns)
+                    self._runs(ast, node.body, steps)
+                    for inner in node.body:
+                        if not getattr(inner, "_step", False):
+                            self._walk(ast, inner)
+                elif not getattr(node, "_step", False):
+                    self._walk(ast, node)
+        else:
+            self._walk(ast, tree)
+        if not tests or self.catching:
+            self.runs = []
+            return
+        for step, call in steps:
+            try:
+                # made as the tests' compiled code makes them: equal tuples of constants in one call are one object
+                # there (the compiler merges equal constants), which crosses as one value and an alias of it
+                merged = {}
+                args = [_made(a, merged) for a in call.args]
+                kwargs = {kw.arg: _made(kw.value, merged) for kw in call.keywords}
+                # as the judge's encoder sends the tests' arguments (Judge.encoder): values alone have no objects known
+                enc = wire.Encoder(share=True, max_depth=wire.CALL_DEPTH)
+                step.args = wire.dumps([enc.encode(x) for x in args])
+                step.kwargs = wire.dumps({n: enc.encode(x) for n, x in kwargs.items()}) if kwargs else "{}"
+            except (wire.NotData, RecursionError, MemoryError, ValueError, TypeError):
+                step.args = None
+        # a step whose arguments cannot be made here (not a literal: 'ab' + 'c', 0 ** 0) is a statement like any
+        # other: it ends its run, and the next run starts after it
+        runs = []
+        for run in self.runs:
+            part = []
+            for step in run + [None]:
+                if step is not None and step.args is not None:
+                    part.append(step)
+                    continue
+                if len(part) > 1:
+                    runs.append(part)
+                part = []
+        self.runs = runs
+
+    def _runs(self, ast, body, steps):
+        run = []
+        for i, stmt in enumerate(body):
+            alone = ((i == 0 or body[i - 1].end_lineno < stmt.lineno)
+                     and (i + 1 == len(body) or body[i + 1].lineno > stmt.end_lineno))
+            call = self._step(ast, stmt) if alone else None
+            if call is None or (run and run[0].callee != call.func.id):
+                if len(run) > 1:
+                    self.runs.append(run)
+                run = []
+            if call is not None:
+                stmt._step = True
+                step = _Step(stmt.lineno, stmt.end_lineno, call.func.id, None, None)
+                steps.append((step, call))
+                run.append(step)
+        if len(run) > 1:
+            self.runs.append(run)
+
+    def _walk(self, ast, tree):
+        """Adds the names tree binds; marks the text catching when tree holds a try, a with, a match or a yield."""
+        Name, Store, Del, arg = ast.Name, ast.Store, ast.Del, ast.arg
+        defs, imports, scopes = (ast.FunctionDef, ast.ClassDef), (ast.Import, ast.ImportFrom), (ast.Global, ast.Nonlocal)
+        for node in ast.walk(tree):
+            t = type(node)
+            if t is Name:
+                if type(node.ctx) is Store or type(node.ctx) is Del:
+                    self.bound.add(node.id)
+            elif t is arg:
+                self.bound.add(node.arg)
+            elif t in defs:
+                self.bound.add(node.name)
+            elif t in imports:
+                self.bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+            elif t in scopes:
+                self.bound.update(node.names)
+            elif isinstance(node, self._catching):
+                self.catching = True
+
+    def _step(self, ast, stmt):
+        """The one call of the code in stmt when stmt is a step, else None."""
+        if type(stmt) is not ast.Assert or not (stmt.msg is None or type(stmt.msg) is ast.Constant):
+            return None
+        found = []
+        names = set()
+        if not _expression(stmt.test, found, names) or len(found) != 1:
+            return None
+        call = found[0]
+        if not names <= _PLAIN or any(kw.arg is None for kw in call.keywords):
+            return None
+        self.uses |= names
+        return call
+
+
+def _expression(node, calls, names):
+    """Whether node is made of literals, names and calls only (a step's expression), with the calls of anything but
+    a plain built-in put in calls and every other name read in names."""
+    ast = _ast
+    t = type(node)
+    if t is ast.Constant:
+        return True
+    if t is ast.Name:
+        names.add(node.id)
+        return type(node.ctx) is ast.Load
+    if t is ast.Call:
+        if type(node.func) is not ast.Name:
+            return False
+        if node.func.id in _PLAIN:
+            names.add(node.func.id)
+        else:
+            calls.append(node)
+        return (all(_expression(a, calls, names) for a in node.args)
+                and all(_expression(k.value, calls, names) for k in node.keywords))
+    if t is ast.Compare:
+        return (type(node.ops[0]) in _COMPARE and all(type(o) in _COMPARE for o in node.ops)
+                and _expression(node.left, calls, names) and all(_expression(c, calls, names) for c in node.comparators))
+    if t is ast.BinOp:
+        return type(node.op) in _ARITHMETIC and _expression(node.left, calls, names) and _expression(node.right, calls, names)
+    if t is ast.UnaryOp:
+        return _expression(node.operand, calls, names)
+    if t is ast.Subscript:
+        return _expression(node.value, calls, names) and _expression(node.slice, calls, names)
+    if t is ast.Slice:
+        return all(p is None or _expression(p, calls, names) for p in (node.lower, node.upper, node.step))
+    if t is ast.List or t is ast.Tuple or t is ast.Set:
+        return all(_expression(e, calls, names) for e in node.elts)
+    if t is ast.Dict:
+        return (None not in node.keys and all(_expression(k, calls, names) for k in node.keys)
+                and all(_expression(v, calls, names) for v in node.values))
+    return False
+
+
+def _made(node, merged):
+    """The value of a literal as ast.literal_eval reads one (a number, string, bytes, True, False, None, a negative
+    number, a complex sum, and lists, tuples, sets and dicts of them), made without running anything, its tuples of
+    constants merged as the compiler merges them (one object for equal ones); ValueError for anything else."""
+    ast = _ast
+    t = type(node)
+    if t is ast.Constant:
+        return node.value
+    if t is ast.Tuple:
+        items = tuple(_made(e, merged) for e in node.elts)
+        key = _constant_key(items)
+        return items if key is None else merged.setdefault(key, items)
+    if t is ast.List:
+        return [_made(e, merged) for e in node.elts]
+    if t is ast.Set:
+        # the order a set iterates in is the compiler's making (a frozenset constant for three or more constants):
+        # a call with one is not sent ahead, rather than sent as a set that iterates otherwise
+        raise ValueError("a set")
+    if t is ast.Dict:
+        if None in node.keys:
+            raise ValueError("a dict unpacked")
+        return {_made(k, merged): _made(v, merged) for k, v in zip(node.keys, node.values)}
+    if t is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd) and _number(node.operand):
+        return -node.operand.value if type(node.op) is ast.USub else +node.operand.value
+    if (t is ast.BinOp and type(node.op) in (ast.Add, ast.Sub) and type(node.right) is ast.Constant
+            and type(node.right.value) is complex):
+        left = _made(node.left, merged)
+        if type(left) not in (int, float) or not (_number(node.left) or type(node.left) is ast.UnaryOp):
+            raise ValueError("not a complex number")
+        return left + node.right.value if type(node.op) is ast.Add else left - node.right.value
+    raise ValueError("not a literal")
+
+
+def _constant_key(value):
+    """What the compiler merges a constant by (its type and value, a float's sign of zero included), or None for a
+    tuple holding anything but constants (the code builds that one each time)."""
+    t = type(value)
+    if t is tuple:
+        keys = []
+        for item in value:
+            k = _constant_key(item)
+            if k is None:
+                return None
+            keys.append(k)
+        return (tuple, tuple(keys))
+    if t in (int, bool, str, bytes) or value is None:
+        return (t, value)
+    if t in (float, complex):
+        return (t, repr(value))
+    return None
+
+
+def _number(node):
+    ast = _ast
+    return type(node) is ast.Constant and type(node.value) in (int, float, complex)
+
+
+def _step_kinds():
+    import ast
+
+    return (frozenset((ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE, ast.Is, ast.IsNot, ast.In, ast.NotIn)),
+            frozenset((ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)))
+
+
+_COMPARE = _ARITHMETIC = frozenset()
+_ast = None  # the ast module, once a judge server reads a text
+
+
+class Plan:
+    """Which calls of the tests can be sent to the candidate before the tests make them, so that it computes them
+    one after another and the judge reads each reply as the tests reach it: one turn of the channel instead of one
+    a call (a suite of hundreds of asserts paid a turn for each).
+
+    A run is a list of statements that follow one another in the tests' module or in a plain function at its top
+    (HumanEval's check), each `assert` on a call of the same function of the code with literal arguments, and
+    nothing else but literals and built-ins no one rebinds. Once the tests reach a run's first call, they make its
+    calls in order with exactly those arguments, or they stop: a statement can only go on to the next or raise, and
+    nothing in the tests or the prelude can catch an exception (neither has a try, a with or a match). Each call is
+    still checked against the step it stands for when the tests make it.
+
+    What one process would not do, the candidate does not count: it skips every call sent ahead once a call raised
+    or sent a remote object (after which the tests could make other calls first); and a run's calls after a failed
+    assertion, which one process would never make, may run in the candidate but decide nothing: the failed
+    assertion's verdict stands over whatever the candidate does after it (the sandbox ends its run)."""
+
+    def __init__(self, runs):
+        self.at = {}
+        for run in runs:
+            for i, step in enumerate(run):
+                for line in range(step.first, step.last + 1):
+                    self.at[line] = (run, i)
+
+
+#: (tests, prelude) -> their Plan
+_plans = {}
+
+
+def _plan(tests, prelude, entries=()):
+    """The plan for these tests after this prelude, or None when nothing can be sent ahead: only texts a judge
+    server read before forking (the cost of reading them is paid once per problem, not per sample)."""
+    key = (tests, prelude, tuple(entries))
+    if key in _plans:
+        return _plans[key]
+    reading = _read.get((tests, TESTS_FILE))
+    before = None if prelude is None else _read.get((prelude, "<prelude>"))
+    plan = None
+    if reading is not None and reading.runs and (prelude is None or (before is not None and not before.catching
+                                                                     and not (before.bound & reading.uses))
+                                                 ) and not (reading.bound & reading.uses) \
+            and not (set(entries) & reading.uses):
+        # (an entry named like a built-in, MBPP's sum, is the code's: a second call of the code in a step)
+        plan = Plan(reading.runs)
+    if len(_plans) >= _MAX_COMPILED:
+        _plans.clear()
+    _plans[key] = plan
+    return plan
 
 
 def _compile(text, name):
