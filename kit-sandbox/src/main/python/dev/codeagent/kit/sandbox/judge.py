@@ -81,6 +81,7 @@ class Judge:
         self.ahead = collections.deque()
         self.unsent = collections.deque()
         self.ahead_name = None
+        self.ahead_frame = None  # the tests' frame making the run's calls
         self.pipe_size = None
 
     # ------------------------------------------------------------ the channel
@@ -315,7 +316,7 @@ class Judge:
         self.fail("unjudgeable", "the tests passed " + what + " " + why
                   + ("" if cap is None else ", before the code had sent them any value"))
 
-    def call(self, target, attr, label, args, kwargs):
+    def call(self, target, attr, label, args, kwargs, caller=None):
         what = label + "(" + _short(", ".join([_shown(a) for a in args]
                                            + ["%s=%s" % (k, _shown(v)) for k, v in kwargs.items()]), 120) + ")"
         line = _test_line()
@@ -326,11 +327,11 @@ class Judge:
                 remotes = self.remotes
                 if self.ahead:
                     # this call's reply is on its way: it was sent ahead, as the tests' next call
-                    self.take_ahead(line, target, attr, a, k, what)
+                    self.take_ahead(caller, target, attr, a, k, what)
                     reply = self.request(None, what)
                 else:
                     message = ["call", ["g" if target[0] == "g" else "r", target[1]], attr, a, k]
-                    reply = self.request(message, what, self.start_run(line, target, attr, a, k))
+                    reply = self.request(message, what, self.start_run(caller, target, attr, a, k))
                 value = self.result(reply, what, sent)
                 if self.remotes != remotes:
                     # the candidate runs no call sent ahead once it has sent a remote object: the tests may use
@@ -347,22 +348,40 @@ class Judge:
 
     # ------------------------------------------------------------ calls sent ahead
 
-    def start_run(self, line, target, attr, a, k):
-        """Whether this call starts (or is in) a run of the plan: the run's later calls are then sent ahead."""
+    def start_run(self, caller, target, attr, a, k):
+        """Whether this call starts (or is in) a run of the plan: the run's later calls are then sent ahead. Only
+        where the tests' own frame calls the code's function itself, by the step's name, on the step's line, with
+        nothing but the tests' frames between it and this judge: a call through a helper (which may call the code
+        again, or not at all: a cache), or under code that may catch a failed step's exception (unittest, a context
+        decorator, a thread) is not the step's, and the tests would go on after it where one process would not have
+        made the calls sent ahead (a reviewer's attacks)."""
         plan = self.plan
-        if plan is None or attr is not None or target[0] != "g":
+        if plan is None or attr is not None or target[0] != "g" or caller is None:
             return False
-        at = plan.at.get(line)
+        code = caller.f_code
+        if code.co_filename != TESTS_FILE:
+            return False
+        at = plan.at.get(caller.f_lineno)
         if at is None:
             return False
         run, index = at
         step = run[index]
         if index + 1 >= len(run) or step.args != wire.dumps(a) or step.kwargs != wire.dumps(k):
             return False
+        named = caller.f_locals.get(step.callee, _MISSING)
+        if named is _MISSING:
+            named = caller.f_globals.get(step.callee, _MISSING)
+        if not (type(named) is Function and named._judge is self and named._name == target[1]):
+            return False
+        f = caller
+        while f is not None and f.f_code.co_filename == TESTS_FILE:
+            f = f.f_back
+        if f is None or f.f_code is not _JUDGE_CODE:
+            return False
         self.unsent = collections.deque(run[index + 1:])
         self.ahead_name = target[1]
+        self.ahead_frame = caller
         return True
-
     def send_ahead(self):
         """Sends the run's next calls while the channel has room for them: a write here never waits, so the judge
         never blocks on the candidate while the candidate waits for it to read its replies."""
@@ -394,10 +413,11 @@ class Judge:
             return False
         return unread + n <= self.pipe_size // 2
 
-    def take_ahead(self, line, target, attr, a, k, what):
+    def take_ahead(self, caller, target, attr, a, k, what):
         step = self.ahead[0]
-        if not (attr is None and target[0] == "g" and target[1] == self.ahead_name and step.first <= line <= step.last
-                and step.args == wire.dumps(a) and step.kwargs == wire.dumps(k)):
+        if not (caller is self.ahead_frame and attr is None and target[0] == "g" and target[1] == self.ahead_name
+                and step.first <= caller.f_lineno <= step.last and step.args == wire.dumps(a)
+                and step.kwargs == wire.dumps(k)):
             self.out_of_step(what)
         self.ahead.popleft()
 
@@ -597,7 +617,7 @@ class Function:
         self._judge, self._name = judge, name
 
     def __call__(self, *args, **kwargs):
-        return self._judge.call(("g", self._name), None, self._name, args, kwargs)
+        return self._judge.call(("g", self._name), None, self._name, args, kwargs, sys._getframe(1))
 
     def __repr__(self):
         return "<%s of the code under test>" % self._name
@@ -1045,11 +1065,8 @@ class _Reading:
             return
         for step, call in steps:
             try:
-                # made as the tests' compiled code makes them: equal tuples of constants in one call are one object
-                # there (the compiler merges equal constants), which crosses as one value and an alias of it
-                merged = {}
-                args = [_made(a, merged) for a in call.args]
-                kwargs = {kw.arg: _made(kw.value, merged) for kw in call.keywords}
+                args = [_made(a) for a in call.args]
+                kwargs = {kw.arg: _made(kw.value) for kw in call.keywords}
                 # as the judge's encoder sends the tests' arguments (Judge.encoder): values alone have no objects known
                 enc = wire.Encoder(share=True, max_depth=wire.CALL_DEPTH)
                 step.args = wire.dumps([enc.encode(x) for x in args])
@@ -1161,20 +1178,21 @@ def _expression(node, calls, names):
     return False
 
 
-def _made(node, merged):
+def _made(node):
     """The value of a literal as ast.literal_eval reads one (a number, string, bytes, True, False, None, a negative
-    number, a complex sum, and lists, tuples, sets and dicts of them), made without running anything, its tuples of
-    constants merged as the compiler merges them (one object for equal ones); ValueError for anything else."""
+    number, a complex sum, and lists and dicts of them), made without running anything, a new object each time as the
+    tests' code makes one; ValueError for anything else (tuples and sets: see below)."""
     ast = _ast
     t = type(node)
     if t is ast.Constant:
         return node.value
     if t is ast.Tuple:
-        items = tuple(_made(e, merged) for e in node.elts)
-        key = _constant_key(items)
-        return items if key is None else merged.setdefault(key, items)
+        # a tuple of constants is one object of the tests' code, made once: a global of the code's that kept it from
+        # an earlier call crosses to the judge as that very object, and the judge then sends it by name; what the
+        # candidate should get cannot be told before the call (a reviewer's attack), so such a call is not sent ahead
+        raise ValueError("a tuple")
     if t is ast.List:
-        return [_made(e, merged) for e in node.elts]
+        return [_made(e) for e in node.elts]
     if t is ast.Set:
         # the order a set iterates in is the compiler's making (a frozenset constant for three or more constants):
         # a call with one is not sent ahead, rather than sent as a set that iterates otherwise
@@ -1182,35 +1200,16 @@ def _made(node, merged):
     if t is ast.Dict:
         if None in node.keys:
             raise ValueError("a dict unpacked")
-        return {_made(k, merged): _made(v, merged) for k, v in zip(node.keys, node.values)}
+        return {_made(k): _made(v) for k, v in zip(node.keys, node.values)}
     if t is ast.UnaryOp and type(node.op) in (ast.USub, ast.UAdd) and _number(node.operand):
         return -node.operand.value if type(node.op) is ast.USub else +node.operand.value
     if (t is ast.BinOp and type(node.op) in (ast.Add, ast.Sub) and type(node.right) is ast.Constant
             and type(node.right.value) is complex):
-        left = _made(node.left, merged)
+        left = _made(node.left)
         if type(left) not in (int, float) or not (_number(node.left) or type(node.left) is ast.UnaryOp):
             raise ValueError("not a complex number")
         return left + node.right.value if type(node.op) is ast.Add else left - node.right.value
     raise ValueError("not a literal")
-
-
-def _constant_key(value):
-    """What the compiler merges a constant by (its type and value, a float's sign of zero included), or None for a
-    tuple holding anything but constants (the code builds that one each time)."""
-    t = type(value)
-    if t is tuple:
-        keys = []
-        for item in value:
-            k = _constant_key(item)
-            if k is None:
-                return None
-            keys.append(k)
-        return (tuple, tuple(keys))
-    if t in (int, bool, str, bytes) or value is None:
-        return (t, value)
-    if t in (float, complex):
-        return (t, repr(value))
-    return None
 
 
 def _number(node):
@@ -1235,11 +1234,13 @@ class Plan:
     a call (a suite of hundreds of asserts paid a turn for each).
 
     A run is a list of statements that follow one another in the tests' module or in a plain function at its top
-    (HumanEval's check), each `assert` on a call of the same function of the code with literal arguments, and
-    nothing else but literals and built-ins no one rebinds. Once the tests reach a run's first call, they make its
-    calls in order with exactly those arguments, or they stop: a statement can only go on to the next or raise, and
-    nothing in the tests or the prelude can catch an exception (neither has a try, a with or a match). Each call is
-    still checked against the step it stands for when the tests make it.
+    (HumanEval's check), each `assert` on a call of the same function with literal arguments (no tuple, no set: see
+    _made), and nothing else but literals and built-ins no one rebinds. Its calls are sent ahead only when the tests'
+    own frame calls the code's function itself by that name, with nothing but the tests' frames between it and the
+    judge (Judge.start_run). Then the tests make the run's calls in order with exactly those arguments, or stop: a
+    statement can only go on to the next or raise, and nothing in the tests or the prelude can catch (neither has a
+    try, a with, a match or a generator). Each call is still checked against the step it stands for when the tests
+    make it (its frame, line, function and arguments' wire text).
 
     What one process would not do, the candidate does not count: it skips every call sent ahead once a call raised
     or sent a remote object (after which the tests could make other calls first); and a run's calls after a failed
@@ -1256,6 +1257,8 @@ class Plan:
 
 #: (tests, prelude) -> their Plan
 _plans = {}
+#: the code of the frame that runs the tests (Judge.judge): the only caller the tests' frames may have for a run
+_JUDGE_CODE = Judge.judge.__code__
 
 
 def _plan(tests, prelude, entries=()):
