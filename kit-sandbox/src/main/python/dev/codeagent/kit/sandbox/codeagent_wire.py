@@ -355,6 +355,7 @@ def describe(value):
 # ---------------------------------------------------------------- values in
 
 _SCALARS = (str, int, float, bool, type(None))
+_FLAT = frozenset(_SCALARS)
 _HEX = re.compile(r"-?[0-9a-f]+")
 _CONTAINER_TAGS = {"u": tuple, "s": set, "f": frozenset, "d": dict}
 
@@ -452,7 +453,7 @@ class Decoder:
         if tag in ("u", "s", "f"):
             if type(body) is not list:
                 raise WireError("a malformed container")
-            items = [self.decode(x, depth + 1) for x in body]
+            items = self._fill([], body, depth)
             if tag == "u":
                 out = tuple(items)
                 self._count(out, items)
@@ -550,6 +551,19 @@ class Decoder:
             self.aliases[alias] = out
 
     def _fill(self, out, items, depth):
+        n = len(items)
+        if n and depth < self.max_depth and self.nodes + n <= MAX_NODES and set(map(type, items)) <= _FLAT:
+            # items that are all JSON scalars (most lists crossing), taken as they are at C speed, counted as the
+            # loop below counts them: the same caps, the same tally, the CPU looked at as often
+            if self.tally is not None:
+                self.tally[0] += sum(1 for x in items if type(x) is str and len(x) > 64)
+            self.nodes += n
+            ticks = self.ops >> 4
+            self.ops += n
+            if self.check is not None and self.ops >> 4 != ticks:
+                self.check()
+            out.extend(items)
+            return out
         for x in items:
             out.append(self.decode(x, depth + 1))
         return out
