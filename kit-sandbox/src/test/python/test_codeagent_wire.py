@@ -161,3 +161,29 @@ def test_a_channel_end_that_is_no_fifo_is_refused(tmp_path):
     os.chmod(plain, 0o600)
     with pytest.raises(wire.WireError, match="j2c is not a FIFO"):
         wire.open_channel(str(plain), fifo(tmp_path, "c2j", 0o600), read_first=True)
+
+
+def test_a_list_of_scalars_taken_at_once_keeps_every_cap_and_count():
+    # depth: the items of a list at the deepest level are one level past it
+    with pytest.raises(wire.WireError, match="deeper"):
+        wire.Decoder(max_depth=1).decode([[1, 2]])
+    assert wire.Decoder(max_depth=1).decode([1, 2]) == [1, 2]
+    # items: a flat list past the cap, and one that fits only with what came before it
+    with pytest.raises(wire.WireError, match="items"):
+        wire.Decoder().decode(list(range(wire.MAX_NODES)))
+    d = wire.Decoder()
+    assert d.decode(list(range(wire.MAX_NODES - 1))) == list(range(wire.MAX_NODES - 1))
+    assert d.nodes == wire.MAX_NODES
+    # the tally of values that could weigh in a value sent back: the list and each string over 64 characters
+    tally = [0]
+    wire.Decoder(tally=tally).decode(["x" * 65, "y", 3, None, 1.5, True, "z" * 100])
+    assert tally == [3]
+    # the CPU check is still called for a list past sixteen items, and for each sixteen a set's items go in
+    calls = []
+    wire.Decoder(check=lambda: calls.append(1)).decode({"u": list(range(100))})
+    assert calls
+    calls.clear()
+    wire.Decoder(check=lambda: calls.append(1)).decode({"s": list(range(100))})
+    assert len(calls) >= 100 // 16
+    # a list holding anything else goes item by item, as before
+    assert wire.Decoder().decode([1, {"u": [2]}, [3]]) == [1, (2,), [3]]

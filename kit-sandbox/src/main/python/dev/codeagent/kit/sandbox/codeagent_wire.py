@@ -554,7 +554,8 @@ class Decoder:
         n = len(items)
         if n and depth < self.max_depth and self.nodes + n <= MAX_NODES and set(map(type, items)) <= _FLAT:
             # items that are all JSON scalars (most lists crossing), taken as they are at C speed, counted as the
-            # loop below counts them: the same caps, the same tally, the CPU looked at as often
+            # loop below counts them: the same caps and tally; the CPU is looked at once for the list (taking it is
+            # linear and in C: what the checks are for, a set or dict of colliding hashes, is filled item by item)
             if self.tally is not None:
                 self.tally[0] += sum(1 for x in items if type(x) is str and len(x) > 64)
             self.nodes += n
