@@ -96,7 +96,7 @@ class Judge:
         try:
             if message is not None:
                 wire.write_frame(self.wfd, message)
-            if ahead or self.unsent:
+            if ahead or (message is None and self.unsent):
                 self.send_ahead()
             reply = self.read()
         except wire.TooLarge as e:
@@ -331,7 +331,15 @@ class Judge:
                     reply = self.request(None, what)
                 else:
                     message = ["call", ["g" if target[0] == "g" else "r", target[1]], attr, a, k]
-                    reply = self.request(message, what, self.start_run(caller, target, attr, a, k))
+                    if self.unsent and self.is_step(self.unsent[0], caller, target, attr, a, k):
+                        # the run's next step, which had no room in the channel yet: sent now as the tests' call,
+                        # and the rest of the run after it
+                        self.unsent.popleft()
+                        going_on = True
+                    else:
+                        self.unsent.clear()
+                        going_on = self.start_run(caller, target, attr, a, k)
+                    reply = self.request(message, what, going_on)
                 value = self.result(reply, what, sent)
                 if self.remotes != remotes:
                     # the candidate runs no call sent ahead once it has sent a remote object: the tests may use
@@ -358,25 +366,36 @@ class Judge:
         plan = self.plan
         if plan is None or attr is not None or target[0] != "g" or caller is None:
             return False
-        code = caller.f_code
-        if code.co_filename != TESTS_FILE:
-            return False
         at = plan.at.get(caller.f_lineno)
         if at is None:
             return False
         run, index = at
         step = run[index]
-        if index + 1 >= len(run) or step.args != wire.dumps(a) or step.kwargs != wire.dumps(k):
+        if index + 1 >= len(run) or caller.f_code is not step.code or step.code is None:
+            return False
+        # the step's frame called by the tests' module (or the module itself), called by the judge: no frame between,
+        # not even one C code may hide (an old-style iteration, a length hint, a finalizer can each swallow a failed
+        # step's exception), and not a text the tests compiled themselves under their file's name (a reviewer's)
+        up = caller.f_back
+        if step.code is not step.module:
+            if up is None or up.f_code is not step.module:
+                return False
+            up = up.f_back
+        if up is None or up.f_code is not _JUDGE_CODE:
+            return False
+        if sys.gettrace() is not None or sys.getprofile() is not None:
+            # a tracer of the tests' may call the code between two steps
+            return False
+        threading = sys.modules.get("threading")
+        if threading is not None and threading.active_count() > 1:
+            # as may a thread of theirs
+            return False
+        if step.args != wire.dumps(a) or step.kwargs != wire.dumps(k):
             return False
         named = caller.f_locals.get(step.callee, _MISSING)
         if named is _MISSING:
             named = caller.f_globals.get(step.callee, _MISSING)
         if not (type(named) is Function and named._judge is self and named._name == target[1]):
-            return False
-        f = caller
-        while f is not None and f.f_code.co_filename == TESTS_FILE:
-            f = f.f_back
-        if f is None or f.f_code is not _JUDGE_CODE:
             return False
         self.unsent = collections.deque(run[index + 1:])
         self.ahead_name = target[1]
@@ -414,12 +433,15 @@ class Judge:
         return unread + n <= self.pipe_size // 2
 
     def take_ahead(self, caller, target, attr, a, k, what):
-        step = self.ahead[0]
-        if not (caller is self.ahead_frame and attr is None and target[0] == "g" and target[1] == self.ahead_name
-                and step.first <= caller.f_lineno <= step.last and step.args == wire.dumps(a)
-                and step.kwargs == wire.dumps(k)):
+        if not self.is_step(self.ahead[0], caller, target, attr, a, k):
             self.out_of_step(what)
         self.ahead.popleft()
+
+    def is_step(self, step, caller, target, attr, a, k):
+        """Whether this call of the tests is the step of the current run."""
+        return (caller is self.ahead_frame and attr is None and target[0] == "g" and target[1] == self.ahead_name
+                and step.first <= caller.f_lineno <= step.last and step.args == wire.dumps(a)
+                and step.kwargs == wire.dumps(k))
 
     def skip_ahead(self, what):
         """Reads the candidate's word that it skipped each call sent ahead: after a raise or a remote object, it
@@ -998,7 +1020,7 @@ def precompile(text, name):
         _ast = ast
         _COMPARE, _ARITHMETIC = _step_kinds()
     try:
-        _read[(text, name)] = _Reading(tree, name == TESTS_FILE)
+        _read[(text, name)] = _Reading(tree, name == TESTS_FILE, code)
     except (RecursionError, MemoryError):
         pass
 
@@ -1015,10 +1037,12 @@ _read = {}
 class _Step:
     """One statement of the tests that calls the code once, with literal arguments: `assert f(1, [2]) == 3`."""
 
-    __slots__ = ("first", "last", "callee", "args", "kwargs")
+    __slots__ = ("first", "last", "callee", "args", "kwargs", "code", "module")
 
     def __init__(self, first, last, callee, args, kwargs):
         self.first, self.last, self.callee, self.args, self.kwargs = first, last, callee, args, kwargs
+        # the code objects of the frame that runs the step and of the tests' module (None: neither found)
+        self.code = self.module = None
 
     def frame(self, name):
         return ('["ahead",["g",%s],null,%s,%s]' % (json.dumps(name), self.args, self.kwargs)).encode("ascii")
@@ -1036,7 +1060,7 @@ class _Reading:
     function at its top that each call the same function of the code once with literal arguments and use nothing
     else but built-ins (see Plan). tree: the text parsed (ast), which the caller compiles."""
 
-    def __init__(self, tree, tests):
+    def __init__(self, tree, tests, code=None):
         import ast  # in the judge server, once per problem: its children inherit what it read
 
         self.bound, self.uses, self.catching, self.runs = set(), set(), False, []
@@ -1046,13 +1070,20 @@ class _Reading:
         if tests:
             # a step binds nothing and catches nothing: only the other statements are walked (a suite is mostly steps)
             self._runs(ast, tree.body, steps)
+            for step, _ in steps:
+                step.code = step.module = code
             for node in tree.body:
                 if type(node) is ast.FunctionDef and not node.decorator_list:
                     self.bound.add(node.name)
                     self._walk(ast, node.args)
                     if node.returns is not None:
                         self._walk(ast, node.returns)
+                    before = len(steps)
                     self._runs(ast, node.body, steps)
+                    inner = next((c for c in (code.co_consts if code is not None else ()) if type(c) is type(code)
+                                  and c.co_name == node.name and c.co_firstlineno == node.lineno), None)
+                    for step, _ in steps[before:]:
+                        step.code, step.module = inner, code
                     for inner in node.body:
                         if not getattr(inner, "_step", False):
                             self._walk(ast, inner)
