@@ -441,7 +441,7 @@ class DockerBatchReuseIT {
             for (int job = 0; job < 2; job++) {
                 Execution e = judged(HOG, batch, limits);
                 assertThat(e.outcome()).as("%s %s %s", e.detail(), e.judgement(), e.stderr().text()).isEqualTo(Outcome.MEMORY_LIMIT);
-                assertThat(reached(e)).as("MiB the hog reached under 256: %s (%s)", e.stdout().text(), e.detail()).isBetween(224L, 272L);
+                assertThat(reached(e)).as("MiB the hog reached under 256: job %s %s (%s) stderr %s wall %s", job, e.stdout().text(), e.detail(), e.stderr().text(), e.wallTime()).isBetween(224L, 272L);
             }
         }
 
