@@ -220,7 +220,9 @@ final class Child {
         }
         String stdout = out.capture().text();
         String stderr = err.capture().text();
-        Classification v = kill == Kill.JUDGED ? new Classification(Outcome.RUNTIME_ERROR, "ended by the sandbox once "
+        // OK, as the run of a candidate that ends by itself once the judge hangs up: whether the sandbox or the program
+        // was first must not show (an evaluation's report would differ from run to run)
+        Classification v = kill == Kill.JUDGED ? new Classification(Outcome.OK, "ended by the sandbox once "
                 + "the judge had decided from its replies: what it did after them does not count")
                 : killedOutside ? new Classification(Outcome.SANDBOX_ERROR, "the run's supervisor or init was killed "
                 + "from outside the run (SIGKILL, with no limit of the run reached): the program's result is unknown")
