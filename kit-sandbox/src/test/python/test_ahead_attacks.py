@@ -30,6 +30,15 @@ def _served(tmp_path, code, tests, **kw):
     return verdict, frames
 
 
+def _agrees(tmp_path, code, tests, expected, prelude=None):
+    """One process, the cold judge (nothing sent ahead) and the served judge (calls sent ahead) all end expected."""
+    assert _plain(code, tests if prelude is None else prelude + tests) == expected
+    cold, _ = judge(tmp_path, code, tests, prelude=prelude)
+    assert cold["outcome"] == expected, cold
+    verdict, _ = _served(tmp_path, code, tests, prelude=prelude)
+    assert verdict["outcome"] == expected, verdict
+
+
 # ---------------------------------------------------------------- A: a global aliasing a tests' constant tuple
 
 ALIAS_CODE = ("last = None\n"
@@ -45,11 +54,7 @@ ALIAS_TESTS = ("def check(candidate):\n"
 
 
 def test_a_global_that_keeps_a_tuple_argument_does_not_make_the_sample_unjudgeable(tmp_path):
-    assert _plain(ALIAS_CODE, ALIAS_TESTS) == "passed"
-    cold, _ = judge(tmp_path, ALIAS_CODE, ALIAS_TESTS)
-    assert cold["outcome"] == "passed", cold
-    verdict, _ = _served(tmp_path, ALIAS_CODE, ALIAS_TESTS)
-    assert verdict["outcome"] == "passed", verdict
+    _agrees(tmp_path, ALIAS_CODE, ALIAS_TESTS, "passed")
 
 
 # ---------------------------------------------------------------- B: an assertion caught by library code
@@ -75,11 +80,7 @@ UNITTEST_TESTS = ("import unittest\n"
 def test_an_assertion_caught_by_unittest_does_not_make_a_wrong_answer_unjudgeable(tmp_path):
     # the tests have no try, yet unittest catches the failed assertion and runs the next test, which calls f(10)
     # while f(2) and f(3) are still ahead
-    assert _plain(WRONG_AT_ONE, UNITTEST_TESTS) == "passed"
-    cold, _ = judge(tmp_path, WRONG_AT_ONE, UNITTEST_TESTS)
-    assert cold["outcome"] == "passed", cold
-    verdict, _ = _served(tmp_path, WRONG_AT_ONE, UNITTEST_TESTS)
-    assert verdict["outcome"] == cold["outcome"], verdict
+    _agrees(tmp_path, WRONG_AT_ONE, UNITTEST_TESTS, "passed")
 
 
 DECORATOR_TESTS = ("import contextlib\n"
@@ -104,11 +105,7 @@ DECORATOR_TESTS = ("import contextlib\n"
 
 
 def test_an_assertion_caught_by_a_context_decorator_does_not_make_a_wrong_answer_unjudgeable(tmp_path):
-    assert _plain(WRONG_AT_ONE, DECORATOR_TESTS) == "passed"
-    cold, _ = judge(tmp_path, WRONG_AT_ONE, DECORATOR_TESTS)
-    assert cold["outcome"] == "passed", cold
-    verdict, _ = _served(tmp_path, WRONG_AT_ONE, DECORATOR_TESTS)
-    assert verdict["outcome"] == "passed", verdict
+    _agrees(tmp_path, WRONG_AT_ONE, DECORATOR_TESTS, "passed")
 
 
 # ---------------------------------------------------------------- C: a step whose callee is not the code's function
@@ -127,11 +124,7 @@ NONE_AT_ONE = "def f(x):\n    return None if x == 1 else x + 1\n"
 def test_a_prelude_helper_that_calls_the_code_again_on_its_answer_gives_the_assertion(tmp_path):
     # helper(1) calls f(1) at the step's line: the run starts (f(2), f(3) go ahead); f(1) is None, so helper calls
     # f(0), which the judge takes for the step on the next line
-    assert _plain(NONE_AT_ONE, HELPER_PRELUDE + HELPER_TESTS) == "assertion"
-    cold, _ = judge(tmp_path, NONE_AT_ONE, HELPER_TESTS, prelude=HELPER_PRELUDE)
-    assert cold["outcome"] == "assertion", cold
-    verdict, _ = _served(tmp_path, NONE_AT_ONE, HELPER_TESTS, prelude=HELPER_PRELUDE)
-    assert verdict["outcome"] == "assertion", verdict
+    _agrees(tmp_path, NONE_AT_ONE, HELPER_TESTS, "assertion", prelude=HELPER_PRELUDE)
 
 
 CACHED_TESTS = ("import functools\n"
@@ -148,11 +141,7 @@ def test_a_cached_wrapper_of_the_code_as_a_steps_callee_passes_a_right_answer(tm
     # g(1) the second time is a cache hit, with no call: f(1) ran twice in the candidate, and g(2)'s call is taken
     # for the second step's
     code = "def f(x):\n    return x + 1\n"
-    assert _plain(code, CACHED_TESTS) == "passed"
-    cold, _ = judge(tmp_path, code, CACHED_TESTS)
-    assert cold["outcome"] == "passed", cold
-    verdict, _ = _served(tmp_path, code, CACHED_TESTS)
-    assert verdict["outcome"] == "passed", verdict
+    _agrees(tmp_path, code, CACHED_TESTS, "passed")
 
 
 DEEP_PRELUDE = ("def _down(x, n):\n"
@@ -170,8 +159,4 @@ def test_a_call_made_more_than_50_frames_below_its_step_is_taken_without_an_erro
     # the tests' line of the second call cannot be found (None): take_ahead compares step.first <= None, a TypeError
     # the tests see as theirs
     code = "def f(x):\n    return x + 1\n"
-    assert _plain(code, DEEP_PRELUDE + DEEP_TESTS) == "passed"
-    cold, _ = judge(tmp_path, code, DEEP_TESTS, prelude=DEEP_PRELUDE)
-    assert cold["outcome"] == "passed", cold
-    verdict, _ = _served(tmp_path, code, DEEP_TESTS, prelude=DEEP_PRELUDE)
-    assert verdict["outcome"] == "passed", verdict
+    _agrees(tmp_path, code, DEEP_TESTS, "passed", prelude=DEEP_PRELUDE)

@@ -3,19 +3,9 @@
 Each case's cold verdict (judging.judge, nothing sent ahead) agrees with one process; the served one (judge_served)
 ends "unjudgeable" (out_of_step), an INTERNAL_ERROR-class verdict."""
 
-from judging import judge
-from test_ahead_attacks import _plain, _served
+from test_ahead_attacks import WRONG_AT_ONE, _agrees
 
-WRONG_AT_ONE = "def f(x):\n    return 0 if x == 1 else x + 1\n"
 RIGHT = "def f(x):\n    return x + 1\n"
-
-
-def _agrees(tmp_path, code, tests, expected):
-    assert _plain(code, tests) == expected
-    cold, _ = judge(tmp_path, code, tests)
-    assert cold["outcome"] == expected, cold
-    verdict, _ = _served(tmp_path, code, tests)
-    assert verdict["outcome"] == expected, verdict
 
 
 # ---------------------------------------------------------------- catching with no try in the text: C code between
